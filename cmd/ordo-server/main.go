@@ -1,0 +1,21 @@
+// Command ordo-server is Ordo's network server: a drop-in for
+// redis-server. It takes redis-server's options, as flags or in a
+// redis.conf-style file:
+//
+//	ordo-server --port 6380 --bind 127.0.0.1 --dir ./data --requirepass s3cret
+//	ordo-server ordo.conf --port 6381
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/ordo-db/ordo/internal/server"
+)
+
+func main() {
+	if err := server.Main(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "ordo-server:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,3 @@
+module github.com/ordo-db/ordo
+
+go 1.26

@@ -1,0 +1,244 @@
+package engine
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// Flag is a command flag, named as in COMMAND INFO.
+type Flag uint32
+
+// Command flags (see COMMAND INFO in the Redis documentation).
+const (
+	FlagWrite Flag = 1 << iota
+	FlagReadonly
+	FlagDenyOOM
+	FlagAdmin
+	FlagPubSub
+	FlagNoScript
+	FlagBlocking
+	FlagLoading
+	FlagStale
+	FlagFast
+	FlagNoAuth
+	FlagNoMulti
+	FlagMovableKeys
+	FlagAllowBusy
+)
+
+var flagNames = map[string]Flag{
+	"write": FlagWrite, "readonly": FlagReadonly, "denyoom": FlagDenyOOM,
+	"admin": FlagAdmin, "pubsub": FlagPubSub, "noscript": FlagNoScript,
+	"blocking": FlagBlocking, "loading": FlagLoading, "stale": FlagStale,
+	"fast": FlagFast, "no_auth": FlagNoAuth, "no_multi": FlagNoMulti,
+	"movablekeys": FlagMovableKeys, "allow_busy": FlagAllowBusy,
+}
+
+// Handler executes one command. It runs with the engine lock held and
+// writes exactly one reply to c.W (or calls c.Block).
+type Handler func(c *Ctx)
+
+// KeysFunc extracts the key argument indexes of a command whose keys are
+// not at fixed positions (EVAL's numkeys, ZUNIONSTORE's numkeys, ...).
+type KeysFunc func(args [][]byte) []int
+
+// Command is one entry of the command table. The same table serves the
+// server, the embedded DB, scripts, COMMAND replies and the AOF.
+type Command struct {
+	Name     string // lower case; "config|get" for a subcommand
+	Arity    int    // as Redis: n exact, -n at least n (the name counts)
+	Flags    Flag
+	FirstKey int
+	LastKey  int
+	Step     int
+	Keys     KeysFunc // for movable keys; nil otherwise
+	Handler  Handler
+	Sub      map[string]*Command
+
+	info resp.Value // Redis's COMMAND INFO entry, or one built for Ordo
+	docs resp.Value // Redis's COMMAND DOCS entry (a map), if any
+}
+
+// Has reports whether the command has flag f.
+func (cmd *Command) Has(f Flag) bool { return cmd.Flags&f != 0 }
+
+// KeyIndexes returns the indexes of the key arguments in args.
+func (cmd *Command) KeyIndexes(args [][]byte) []int {
+	if cmd.Keys != nil {
+		return cmd.Keys(args)
+	}
+	if cmd.FirstKey <= 0 {
+		return nil
+	}
+	last := cmd.LastKey
+	if last < 0 {
+		last = len(args) + last
+	}
+	var idx []int
+	for i := cmd.FirstKey; i <= last && i < len(args); i += max(cmd.Step, 1) {
+		idx = append(idx, i)
+	}
+	return idx
+}
+
+//go:embed redis_command_info.resp
+var redisCommandInfo []byte
+
+//go:embed redis_command_docs.resp
+var redisCommandDocs []byte
+
+// commands is the table, by lower-case name. It is filled by init
+// functions through register and never changed afterwards.
+var commands = map[string]*Command{}
+
+// redisSpec holds Redis's own metadata, by name ("get", "config|get").
+var redisSpec, redisDocs = loadRedisSpec()
+
+func loadRedisSpec() (map[string]resp.Value, map[string]resp.Value) {
+	spec := map[string]resp.Value{}
+	v, _, err := resp.ParseReply(redisCommandInfo)
+	if err != nil {
+		panic("engine: redis_command_info.resp: " + err.Error())
+	}
+	var add func(e resp.Value)
+	add = func(e resp.Value) {
+		spec[e.Elems[0].Str] = e
+		if len(e.Elems) > 9 {
+			for _, s := range e.Elems[9].Elems {
+				add(s)
+			}
+		}
+	}
+	for _, e := range v.Elems {
+		add(e)
+	}
+	docs := map[string]resp.Value{}
+	d, _, err := resp.ParseReply(redisCommandDocs)
+	if err != nil {
+		panic("engine: redis_command_docs.resp: " + err.Error())
+	}
+	var addDocs func(prefix string, m resp.Value)
+	addDocs = func(prefix string, m resp.Value) {
+		for i := 0; i+1 < len(m.Elems); i += 2 {
+			name := m.Elems[i].Str
+			docs[prefix+name] = m.Elems[i+1]
+			for j := 0; j+1 < len(m.Elems[i+1].Elems); j += 2 {
+				if m.Elems[i+1].Elems[j].Str == "subcommands" {
+					addDocs("", m.Elems[i+1].Elems[j+1])
+				}
+			}
+		}
+	}
+	addDocs("", d)
+	return spec, docs
+}
+
+// Spec describes a command Redis does not have (JSON.*, Ordo's own).
+type Spec struct {
+	Arity                    int
+	Flags                    []string
+	FirstKey, LastKey, Step  int
+	Categories               []string
+}
+
+// register adds a command taking its metadata from Redis's table. A
+// subcommand is registered as "parent|sub".
+func register(name string, h Handler) *Command {
+	spec, ok := redisSpec[name]
+	if !ok {
+		panic("engine: no Redis metadata for command " + name)
+	}
+	return install(name, h, spec)
+}
+
+// registerSpec adds a command Redis does not have, with explicit metadata.
+func registerSpec(name string, h Handler, s Spec) *Command {
+	flags := resp.Value{Kind: resp.KindSet}
+	for _, f := range s.Flags {
+		flags.Elems = append(flags.Elems, resp.Value{Kind: resp.KindSimple, Str: f})
+	}
+	cats := resp.Value{Kind: resp.KindSet}
+	for _, c := range s.Categories {
+		cats.Elems = append(cats.Elems, resp.Value{Kind: resp.KindSimple, Str: c})
+	}
+	info := resp.Value{Kind: resp.KindArray, Elems: []resp.Value{
+		{Kind: resp.KindBulk, Str: name}, {Kind: resp.KindInt, Int: int64(s.Arity)},
+		flags, {Kind: resp.KindInt, Int: int64(s.FirstKey)}, {Kind: resp.KindInt, Int: int64(s.LastKey)},
+		{Kind: resp.KindInt, Int: int64(s.Step)}, cats,
+		{Kind: resp.KindSet}, {Kind: resp.KindSet}, {Kind: resp.KindSet},
+	}}
+	return install(name, h, info)
+}
+
+func install(name string, h Handler, info resp.Value) *Command {
+	cmd := &Command{Name: name, Handler: h, info: info, docs: redisDocs[name]}
+	e := info.Elems
+	cmd.Arity = int(e[1].Int)
+	for _, f := range e[2].Elems {
+		cmd.Flags |= flagNames[f.Str]
+	}
+	cmd.FirstKey, cmd.LastKey, cmd.Step = int(e[3].Int), int(e[4].Int), int(e[5].Int)
+	if parent, sub, ok := strings.Cut(name, "|"); ok {
+		p := commands[parent]
+		if p == nil {
+			panic(fmt.Sprintf("engine: subcommand %s registered before %s", name, parent))
+		}
+		if p.Sub == nil {
+			p.Sub = map[string]*Command{}
+		}
+		p.Sub[sub] = cmd
+		return cmd
+	}
+	if commands[name] != nil {
+		panic("engine: command registered twice: " + name)
+	}
+	commands[name] = cmd
+	return cmd
+}
+
+// registerContainer adds a command that only dispatches to subcommands
+// (CONFIG, CLIENT, OBJECT ...); its handler runs only when the
+// subcommand is unknown.
+func registerContainer(name string) *Command {
+	return register(name, func(c *Ctx) {
+		c.W.Error(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.",
+			truncate(string(c.Args[1]), 128), strings.ToUpper(name)))
+	})
+}
+
+// Lookup returns the command named by args[0] (and args[1] for
+// containers), or nil.
+func Lookup(args [][]byte) *Command {
+	var buf [32]byte
+	cmd := commands[string(lower(buf[:0], args[0]))]
+	if cmd == nil || cmd.Sub == nil || len(args) < 2 {
+		return cmd
+	}
+	if sub := cmd.Sub[string(lower(buf[:0], args[1]))]; sub != nil {
+		return sub
+	}
+	return cmd
+}
+
+// Commands returns the table (read-only).
+func Commands() map[string]*Command { return commands }
+
+func lower(dst, b []byte) []byte {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,368 @@
+package engine
+
+import (
+	"strconv"
+	"unsafe"
+)
+
+// Value is what a key holds. A string value lives in s with o nil, so a
+// plain string key costs no extra heap object for its header; every other
+// type is a pointer in o (*Hash, *Set, *List, *ZSet, *JSON ...).
+type Value struct {
+	s string
+	o any
+}
+
+// StringValue makes a string value; s must not alias a request buffer.
+func StringValue(s string) Value { return Value{s: s} }
+
+// ObjectValue makes a value of a non-string type.
+func ObjectValue(o any) Value { return Value{o: o} }
+
+// Str returns the string of a string value.
+func (v Value) Str() string { return v.s }
+
+// Obj returns the object of a non-string value (nil for strings).
+func (v Value) Obj() any { return v.o }
+
+// Typed is implemented by every non-string value type.
+type Typed interface {
+	TypeName() string // as TYPE replies: "hash", "list", ...
+	Encoding() string // as OBJECT ENCODING replies
+}
+
+// TypeName is the reply of TYPE for v.
+func (v Value) TypeName() string {
+	if v.o == nil {
+		return "string"
+	}
+	if t, ok := v.o.(Typed); ok {
+		return t.TypeName()
+	}
+	return "none"
+}
+
+// DB is one of the numbered databases.
+type DB struct {
+	ID      int
+	keys    *Dict[Value]
+	expires *Dict[int64] // absolute unix ms
+	watched map[string][]*Client
+
+	expireCursor uint64
+}
+
+func newDB(id int) *DB {
+	return &DB{ID: id, keys: NewDict[Value](), expires: NewDict[int64](), watched: map[string][]*Client{}}
+}
+
+// Len is the number of keys (including expired ones not yet collected).
+func (db *DB) Len() int { return db.keys.Len() }
+
+// ExpiresLen is the number of keys with a TTL.
+func (db *DB) ExpiresLen() int { return db.expires.Len() }
+
+// view returns a string aliasing b without copying, for lookups only: it
+// must never be stored.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// Lookup returns the live value at key, deleting it first if it expired.
+func (c *Ctx) Lookup(key []byte) (Value, bool) {
+	return c.DB.lookup(c, view(key))
+}
+
+func (db *DB) lookup(c *Ctx, key string) (Value, bool) {
+	v, ok := db.keys.Get(key)
+	if !ok {
+		return v, false
+	}
+	if db.expires.Len() > 0 {
+		if at, has := db.expires.Get(key); has && at <= c.Now {
+			db.expireKey(c.E, key)
+			return Value{}, false
+		}
+	}
+	return v, true
+}
+
+// expireKey deletes an expired key and logs the deletion.
+func (db *DB) expireKey(e *Engine, key string) {
+	k := cloneString(key)
+	db.keys.Delete(k)
+	db.expires.Delete(k)
+	e.Stats.ExpiredKeys.Add(1)
+	db.touchWatched(k)
+	if e.Propagate != nil {
+		e.Propagate(db.ID, [][]byte{[]byte("DEL"), []byte(k)})
+	}
+	e.dirty++
+}
+
+// Exists reports whether key is live.
+func (c *Ctx) Exists(key []byte) bool {
+	_, ok := c.Lookup(key)
+	return ok
+}
+
+// Set stores v at key, keeping an existing TTL only if keepTTL.
+func (c *Ctx) Set(key []byte, v Value, keepTTL bool) {
+	k := view(key)
+	c.DB.keys.Set(k, v)
+	if !keepTTL && c.DB.expires.Len() > 0 {
+		c.DB.expires.Delete(k)
+	}
+	c.Modified(key)
+}
+
+// Add stores a new value at a key known to be absent.
+func (c *Ctx) Add(key []byte, v Value) {
+	c.DB.keys.Set(view(key), v)
+	c.Modified(key)
+}
+
+// Delete removes key and reports whether it existed (expired keys count as absent).
+func (c *Ctx) Delete(key []byte) bool {
+	if !c.Exists(key) {
+		return false
+	}
+	k := view(key)
+	c.DB.keys.Delete(k)
+	if c.DB.expires.Len() > 0 {
+		c.DB.expires.Delete(k)
+	}
+	c.DB.keys.ShrinkIfNeeded()
+	c.Modified(key)
+	return true
+}
+
+// DeleteIfEmpty removes key when a collection value became empty.
+func (c *Ctx) DeleteIfEmpty(key []byte, n int) {
+	if n == 0 {
+		c.Delete(key)
+	}
+}
+
+// Modified must follow every change to the value at key: it invalidates
+// WATCHes and wakes blocked clients. (Redis's signalModifiedKey.)
+func (c *Ctx) Modified(key []byte) {
+	if len(c.DB.watched) > 0 {
+		c.DB.touchWatched(view(key))
+	}
+}
+
+// Ready marks key as having received elements, so clients blocked on it
+// are served after the current command. (Redis's signalKeyAsReady.)
+func (c *Ctx) Ready(key []byte) {
+	e := c.E
+	if len(e.blocked) == 0 {
+		return
+	}
+	bk := blockKey{c.DB.ID, view(key)}
+	if _, ok := e.blocked[bk]; !ok || e.readySet[bk] {
+		return
+	}
+	bk.key = string(key)
+	e.readySet[bk] = true
+	e.readyKeys = append(e.readyKeys, bk)
+}
+
+// TTL returns the absolute expiry of key in unix ms, or -1.
+func (c *Ctx) TTL(key []byte) int64 {
+	if c.DB.expires.Len() == 0 {
+		return -1
+	}
+	if at, ok := c.DB.expires.Get(view(key)); ok {
+		return at
+	}
+	return -1
+}
+
+// SetExpire sets the absolute expiry of an existing key (unix ms).
+func (c *Ctx) SetExpire(key []byte, at int64) {
+	c.DB.expires.Set(view(key), at)
+	c.Modified(key)
+}
+
+// Persist removes the expiry of key and reports whether it had one.
+func (c *Ctx) Persist(key []byte) bool {
+	if c.DB.expires.Len() == 0 {
+		return false
+	}
+	_, ok := c.DB.expires.Delete(view(key))
+	if ok {
+		c.DB.expires.ShrinkIfNeeded()
+		c.Modified(key)
+	}
+	return ok
+}
+
+// activeExpireCycle samples up to n keys with a TTL and deletes the
+// expired ones; it returns how many it deleted and sampled.
+func (db *DB) activeExpireCycle(e *Engine, n int) (expired, sampled int) {
+	now := NowMs()
+	var dead []string
+	for sampled < n {
+		db.expireCursor = db.expires.Scan(db.expireCursor, func(k string, at int64) {
+			sampled++
+			if at <= now {
+				dead = append(dead, k)
+			}
+		})
+		if db.expireCursor == 0 {
+			break
+		}
+	}
+	for _, k := range dead {
+		db.expireKey(e, k)
+	}
+	if len(dead) > 0 {
+		db.keys.ShrinkIfNeeded()
+		db.expires.ShrinkIfNeeded()
+	}
+	return len(dead), sampled
+}
+
+// Each calls fn for every live key of db (for persistence snapshots).
+func (db *DB) Each(now int64, fn func(key string, v Value, expireAt int64) bool) {
+	db.keys.Each(func(k string, v Value) bool {
+		at := int64(-1)
+		if db.expires.Len() > 0 {
+			if x, ok := db.expires.Get(k); ok {
+				if x <= now {
+					return true
+				}
+				at = x
+			}
+		}
+		return fn(k, v, at)
+	})
+}
+
+// Flush empties db, invalidating every WATCH on it.
+func (db *DB) Flush() int {
+	n := db.keys.Len()
+	db.keys.Clear()
+	db.expires.Clear()
+	for k := range db.watched {
+		db.touchWatched(k)
+	}
+	return n
+}
+
+// ---- WATCH ----
+
+func (db *DB) touchWatched(key string) {
+	for _, cl := range db.watched[key] {
+		cl.dirtyCAS = true
+	}
+}
+
+func (e *Engine) watch(c *Ctx, key []byte) {
+	cl := c.Client
+	for _, w := range cl.watched {
+		if w.db == c.DB.ID && w.key == view(key) {
+			return
+		}
+	}
+	k := string(key)
+	cl.watched = append(cl.watched, watchKey{c.DB.ID, k})
+	c.DB.watched[k] = append(c.DB.watched[k], cl)
+}
+
+func (e *Engine) unwatchAll(cl *Client) {
+	for _, w := range cl.watched {
+		db := e.dbs[w.db]
+		list := db.watched[w.key]
+		for i, x := range list {
+			if x == cl {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(db.watched, w.key)
+		} else {
+			db.watched[w.key] = list
+		}
+	}
+	cl.watched = nil
+	cl.dirtyCAS = false
+}
+
+// ---- argument helpers shared by the command families ----
+
+// ParseInt parses an integer argument as Redis's string2ll does.
+func ParseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if b[0] == '+' || (b[0] == '0' && len(b) > 1) || (b[0] == '-' && (len(b) == 1 || b[1] == '0')) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(view(b), 10, 64)
+	return n, err == nil
+}
+
+// IntArg parses args[i] as an integer, replying with Redis's error if it is not one.
+func (c *Ctx) IntArg(i int) (int64, bool) {
+	n, ok := ParseInt(c.Args[i])
+	if !ok {
+		c.W.Error(ErrNotInteger)
+	}
+	return n, ok
+}
+
+// Str copies args[i] into a string that may be stored.
+func (c *Ctx) Str(i int) string { return string(c.Args[i]) }
+
+// ArgIs reports whether args[i] equals s, ignoring ASCII case.
+func (c *Ctx) ArgIs(i int, s string) bool { return EqualFold(c.Args[i], s) }
+
+// EqualFold compares ASCII case-insensitively without allocating.
+func EqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		x, y := b[i], s[i]
+		if x >= 'A' && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if y >= 'A' && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// Get returns the object of type T at key. If the key is missing, obj is
+// the zero T and ok is true; if it holds another type, a WRONGTYPE error
+// is written and ok is false.
+func Get[T any](c *Ctx, key []byte) (obj T, ok bool) {
+	v, found := c.Lookup(key)
+	if !found {
+		return obj, true
+	}
+	t, is := v.o.(T)
+	if !is {
+		c.W.Error(ErrWrongType)
+		return obj, false
+	}
+	return t, true
+}
+
+// GetString returns the string at key; ok is false after a WRONGTYPE reply.
+func GetString(c *Ctx, key []byte) (s string, found, ok bool) {
+	v, found := c.Lookup(key)
+	if !found {
+		return "", false, true
+	}
+	if v.o != nil {
+		c.W.Error(ErrWrongType)
+		return "", true, false
+	}
+	return v.s, true, true
+}

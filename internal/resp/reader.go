@@ -1,0 +1,350 @@
+// Package resp reads Redis requests and writes Redis replies, in RESP2 and RESP3.
+//
+// It knows nothing of commands. The Reader accepts exactly what redis-server
+// 7.0 accepts (multibulk requests, inline requests, bare CRLFs that are
+// ignored) and fails with Redis's own protocol error strings at the same
+// points, so that a caller can reply "-ERR Protocol error: ..." and close the
+// connection as Redis does. Declared lengths are checked against limits
+// before anything is allocated for them, and buffers grow only with bytes
+// that actually arrived: a client cannot make the server allocate by lying.
+//
+// The Writer appends replies to a byte slice; it never writes to a socket
+// itself, so the caller decides when to flush (once per pipelined batch).
+package resp
+
+import (
+	"errors"
+	"io"
+	"strconv"
+)
+
+// Limits Redis applies while parsing requests.
+const (
+	InlineMaxSize      = 64 * 1024         // PROTO_INLINE_MAX_SIZE
+	DefaultMaxBulkLen  = 512 * 1024 * 1024 // proto-max-bulk-len default
+	MaxMultibulkLen    = 1024 * 1024 * 1024
+	unauthMultibulkLen = 10
+	unauthBulkLen      = 16384
+	readChunk          = 16 * 1024
+)
+
+// ProtocolError is a malformed request. Its text is what Redis puts after
+// "ERR " in the reply; the connection must be closed after replying.
+type ProtocolError struct{ Msg string }
+
+func (e *ProtocolError) Error() string { return "Protocol error: " + e.Msg }
+
+func protoErr(msg string) error { return &ProtocolError{Msg: msg} }
+
+// ErrIncomplete is returned by TryCommand when the buffer holds no complete request.
+var ErrIncomplete = errors.New("resp: incomplete request")
+
+// Reader parses requests from a stream. Arguments returned by ReadCommand
+// and TryCommand point into the Reader's buffer and stay valid only until
+// the next call that may read from the stream (ReadCommand). TryCommand
+// never reads, so a caller may parse and execute a whole pipelined batch
+// with TryCommand while holding the arguments of one command at a time.
+type Reader struct {
+	rd         io.Reader
+	buf        []byte
+	start, end int
+	args       [][]byte
+
+	// MaxBulkLen is proto-max-bulk-len; 0 means the default.
+	MaxBulkLen int64
+	// Authenticated, when false, applies Redis's tighter limits for
+	// unauthenticated clients (multibulk ≤ 10, bulk ≤ 16384).
+	Authenticated bool
+}
+
+// NewReader returns a Reader of requests from rd.
+func NewReader(rd io.Reader) *Reader {
+	return &Reader{rd: rd, buf: make([]byte, readChunk), Authenticated: true}
+}
+
+// Buffered reports how many unparsed bytes are in the buffer.
+func (r *Reader) Buffered() int { return r.end - r.start }
+
+// ReadCommand returns the next request, reading from the stream as needed.
+// Empty requests (a bare CRLF, "*0") are skipped.
+func (r *Reader) ReadCommand() ([][]byte, error) {
+	for {
+		args, err := r.TryCommand()
+		if err != ErrIncomplete {
+			return args, err
+		}
+		if err := r.fill(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Fill reads more bytes into the buffer. It may move buffered bytes, so
+// arguments returned earlier become invalid.
+func (r *Reader) Fill() error { return r.fill() }
+
+// fill reads more bytes, compacting or growing the buffer first.
+func (r *Reader) fill() error {
+	if r.start > 0 {
+		n := copy(r.buf, r.buf[r.start:r.end])
+		r.start, r.end = 0, n
+	}
+	if r.end == len(r.buf) {
+		nb := make([]byte, 2*len(r.buf))
+		copy(nb, r.buf[:r.end])
+		r.buf = nb
+	}
+	n, err := r.rd.Read(r.buf[r.end:])
+	r.end += n
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// TryCommand parses one request from what is already buffered, without
+// reading. It returns ErrIncomplete when more bytes are needed, and a
+// *ProtocolError when the request is malformed.
+func (r *Reader) TryCommand() ([][]byte, error) {
+	for r.start < r.end {
+		var args [][]byte
+		var err error
+		if r.buf[r.start] == '*' {
+			args, err = r.parseMultibulk()
+		} else {
+			args, err = r.parseInline()
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(args) > 0 {
+			return args, nil
+		}
+	}
+	return nil, ErrIncomplete
+}
+
+// lineEnd finds the '\r' ending the line starting at from, or -1.
+func (r *Reader) lineEnd(from int) int {
+	for i := from; i < r.end; i++ {
+		if r.buf[i] == '\r' {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r *Reader) parseInline() ([][]byte, error) {
+	nl := -1
+	for i := r.start; i < r.end; i++ {
+		if r.buf[i] == '\n' {
+			nl = i
+			break
+		}
+	}
+	if nl < 0 {
+		if r.end-r.start > InlineMaxSize {
+			return nil, protoErr("too big inline request")
+		}
+		return nil, ErrIncomplete
+	}
+	line := r.buf[r.start:nl]
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	r.start = nl + 1
+	args, ok := SplitArgs(line, r.args[:0])
+	if !ok {
+		return nil, protoErr("unbalanced quotes in request")
+	}
+	r.args = args
+	return args, nil
+}
+
+func (r *Reader) parseMultibulk() ([][]byte, error) {
+	pos := r.start
+	cr := r.lineEnd(pos)
+	if cr < 0 || cr+1 >= r.end {
+		if r.end-pos > InlineMaxSize {
+			return nil, protoErr("too big mbulk count string")
+		}
+		return nil, ErrIncomplete
+	}
+	n, ok := parseInt(r.buf[pos+1 : cr])
+	if !ok || n > MaxMultibulkLen {
+		return nil, protoErr("invalid multibulk length")
+	}
+	if !r.Authenticated && n > unauthMultibulkLen {
+		return nil, protoErr("unauthenticated multibulk length")
+	}
+	pos = cr + 2
+	if n <= 0 {
+		r.start = pos
+		return nil, nil
+	}
+	maxBulk := r.MaxBulkLen
+	if maxBulk <= 0 {
+		maxBulk = DefaultMaxBulkLen
+	}
+	args := r.args[:0]
+	for i := int64(0); i < n; i++ {
+		if pos >= r.end {
+			return nil, ErrIncomplete
+		}
+		if r.buf[pos] != '$' {
+			return nil, protoErr("expected '$', got '" + string(r.buf[pos]) + "'")
+		}
+		cr = r.lineEnd(pos)
+		if cr < 0 || cr+1 >= r.end {
+			if r.end-pos > InlineMaxSize {
+				return nil, protoErr("too big bulk count string")
+			}
+			return nil, ErrIncomplete
+		}
+		l, ok := parseInt(r.buf[pos+1 : cr])
+		if !ok || l < 0 || l > maxBulk {
+			return nil, protoErr("invalid bulk length")
+		}
+		if !r.Authenticated && l > unauthBulkLen {
+			return nil, protoErr("unauthenticated bulk length")
+		}
+		pos = cr + 2
+		if int64(r.end-pos) < l+2 {
+			r.args = args
+			return nil, ErrIncomplete
+		}
+		args = append(args, r.buf[pos:pos+int(l):pos+int(l)])
+		pos += int(l) + 2
+	}
+	r.args = args
+	r.start = pos
+	return args, nil
+}
+
+// parseInt parses a decimal integer as Redis's string2ll does (no '+', no
+// leading zeros except "0", no spaces).
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	if b[0] == '+' || (b[0] == '0' && len(b) > 1) || (b[0] == '-' && (len(b) == 1 || b[1] == '0')) {
+		return 0, false
+	}
+	return v, true
+}
+
+// SplitArgs splits an inline request line the way Redis's sdssplitargs
+// does: spaces separate arguments, "double quotes" understand \n \r \t \b
+// \a \\ \" and \xHH, 'single quotes' understand only \'. A closing quote
+// must be followed by a space or the end. It appends to dst.
+func SplitArgs(line []byte, dst [][]byte) ([][]byte, bool) {
+	p := 0
+	for {
+		for p < len(line) && isSpace(line[p]) {
+			p++
+		}
+		if p >= len(line) {
+			return dst, true
+		}
+		var cur []byte
+		inq, insq, done := false, false, false
+		for !done {
+			if inq {
+				if p >= len(line) {
+					return dst, false
+				}
+				c := line[p]
+				if c == '\\' && p+3 < len(line) && line[p+1] == 'x' && isHex(line[p+2]) && isHex(line[p+3]) {
+					cur = append(cur, hexVal(line[p+2])<<4|hexVal(line[p+3]))
+					p += 3
+				} else if c == '\\' && p+1 < len(line) {
+					p++
+					switch line[p] {
+					case 'n':
+						cur = append(cur, '\n')
+					case 'r':
+						cur = append(cur, '\r')
+					case 't':
+						cur = append(cur, '\t')
+					case 'b':
+						cur = append(cur, '\b')
+					case 'a':
+						cur = append(cur, '\a')
+					default:
+						cur = append(cur, line[p])
+					}
+				} else if c == '"' {
+					if p+1 < len(line) && !isSpace(line[p+1]) {
+						return dst, false
+					}
+					done = true
+				} else {
+					cur = append(cur, c)
+				}
+			} else if insq {
+				if p >= len(line) {
+					return dst, false
+				}
+				c := line[p]
+				if c == '\\' && p+1 < len(line) && line[p+1] == '\'' {
+					p++
+					cur = append(cur, '\'')
+				} else if c == '\'' {
+					if p+1 < len(line) && !isSpace(line[p+1]) {
+						return dst, false
+					}
+					done = true
+				} else {
+					cur = append(cur, c)
+				}
+			} else {
+				if p >= len(line) {
+					break
+				}
+				switch c := line[p]; c {
+				case ' ', '\n', '\r', '\t', 0:
+					done = true
+				case '"':
+					inq = true
+				case '\'':
+					insq = true
+				default:
+					cur = append(cur, c)
+				}
+			}
+			if p < len(line) {
+				p++
+			}
+		}
+		if cur == nil {
+			cur = []byte{}
+		}
+		dst = append(dst, cur)
+	}
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}

@@ -1,0 +1,294 @@
+// Package server is ordo-server's network face: it accepts TCP
+// connections, reads requests with internal/resp, executes them through
+// the engine and writes the replies. It never looks inside a value.
+//
+// Each connection has one goroutine. It parses every complete request
+// already received, executes the whole batch under one acquisition of the
+// engine lock, and writes all the replies with one write: pipelining
+// costs one lock and one syscall per batch, not per command. Parsing and
+// writing run outside the lock, so many connections use every core.
+//
+// A malformed request gets Redis's "-ERR Protocol error: ..." reply after
+// the replies to the requests before it, and the connection is closed;
+// other connections are not affected.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// maxBatchReply bounds the replies buffered before a flush, so that a deep
+// pipeline does not hold the engine lock or memory without bound.
+const maxBatchReply = 256 * 1024
+
+// Server serves one engine over TCP.
+type Server struct {
+	E    *engine.Engine
+	Logf func(format string, args ...any)
+
+	mu        sync.Mutex
+	listeners []net.Listener
+	conns     map[net.Conn]struct{}
+	nconns    atomic.Int64
+	wg        sync.WaitGroup
+	closing   atomic.Bool
+	done      chan struct{}
+}
+
+// New returns a server for e.
+func New(e *engine.Engine) *Server {
+	return &Server{E: e, conns: map[net.Conn]struct{}{}, done: make(chan struct{}),
+		Logf: log.New(os.Stderr, "", log.LstdFlags).Printf}
+}
+
+// Listen binds every address of the bind parameter on the port parameter.
+// Port 0 picks a free port; Addrs tells which.
+func (s *Server) Listen() error {
+	port := s.E.Config.Get("port")
+	for _, host := range strings.Fields(s.E.Config.Get("bind")) {
+		host = strings.TrimPrefix(host, "-")
+		if host == "*" {
+			host = "0.0.0.0"
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+		if err != nil {
+			s.Close()
+			return fmt.Errorf("server: listen %s: %w", net.JoinHostPort(host, port), err)
+		}
+		s.listeners = append(s.listeners, ln)
+	}
+	return nil
+}
+
+// Addrs returns the bound addresses.
+func (s *Server) Addrs() []string {
+	var out []string
+	for _, ln := range s.listeners {
+		out = append(out, ln.Addr().String())
+	}
+	return out
+}
+
+// Serve accepts connections until Close; it returns when every listener stopped.
+func (s *Server) Serve() error {
+	var wg sync.WaitGroup
+	for _, ln := range s.listeners {
+		wg.Add(1)
+		go func(ln net.Listener) {
+			defer wg.Done()
+			s.acceptLoop(ln)
+		}(ln)
+	}
+	wg.Wait()
+	return nil
+}
+
+func (s *Server) acceptLoop(ln net.Listener) {
+	var delay time.Duration
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if s.closing.Load() {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				time.Sleep(delay)
+				continue
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.Logf("accept: %v", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		delay = 0
+		if s.nconns.Load() >= s.E.Config.Int("maxclients") {
+			s.E.Stats.RejectedConns.Add(1)
+			conn.Write([]byte("-ERR max number of clients reached\r\n"))
+			conn.Close()
+			continue
+		}
+		s.mu.Lock()
+		if s.closing.Load() {
+			s.mu.Unlock()
+			conn.Close()
+			return
+		}
+		s.conns[conn] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		s.nconns.Add(1)
+		go s.handle(conn)
+	}
+}
+
+// Close stops accepting, closes every connection and waits for their goroutines.
+func (s *Server) Close() {
+	if s.closing.Swap(true) {
+		s.wg.Wait()
+		return
+	}
+	for _, ln := range s.listeners {
+		ln.Close()
+	}
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	close(s.done)
+}
+
+// Done is closed when the server has been closed.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+func (s *Server) handle(conn net.Conn) {
+	e := s.E
+	defer func() {
+		conn.Close()
+		s.mu.Lock()
+		delete(s.conns, conn)
+		s.mu.Unlock()
+		s.nconns.Add(-1)
+		s.wg.Done()
+	}()
+	if tc, ok := conn.(*net.TCPConn); ok {
+		if ka := e.Config.Int("tcp-keepalive"); ka > 0 {
+			tc.SetKeepAlive(true)
+			tc.SetKeepAlivePeriod(time.Duration(ka) * time.Second)
+		}
+		tc.SetNoDelay(true)
+	}
+	e.Stats.Connections.Add(1)
+	cl := e.NewClient("normal")
+	defer e.RemoveClient(cl)
+	cl.Addr = conn.RemoteAddr().String()
+	cl.LAddr = conn.LocalAddr().String()
+	cl.Kill = func() { conn.Close() }
+
+	rd := resp.NewReader(conn)
+	rd.MaxBulkLen = e.Config.Int("proto-max-bulk-len")
+	w := &resp.Writer{Proto: 2, Buf: make([]byte, 0, 4096)}
+
+	flush := func() bool {
+		if len(w.Buf) == 0 {
+			return true
+		}
+		_, err := conn.Write(w.Buf)
+		e.Stats.NetOutput.Add(int64(len(w.Buf)))
+		if cap(w.Buf) > 1<<20 {
+			w.Buf = make([]byte, 0, 4096)
+		}
+		w.Reset()
+		return err == nil
+	}
+	for {
+		rd.Authenticated = cl.Authenticated
+		if t := e.Config.Int("timeout"); t > 0 {
+			conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
+		}
+		args, err := rd.ReadCommand()
+		if err != nil {
+			s.protocolFailure(conn, w, err)
+			return
+		}
+		cl.LastActive.Store(time.Now().UnixMilli())
+		var perr error
+		e.Lock()
+		for {
+			if wt := e.Call(cl, args, w); wt != nil {
+				e.Unlock()
+				if !flush() || !s.waitBlocked(conn, rd, cl, wt) {
+					return
+				}
+				e.Lock()
+			}
+			if cl.CloseAfterReply() || cl.Killed() || len(w.Buf) > maxBatchReply {
+				break
+			}
+			args, perr = rd.TryCommand()
+			if perr != nil {
+				if perr == resp.ErrIncomplete {
+					perr = nil
+				}
+				break
+			}
+		}
+		e.Unlock()
+		if perr != nil {
+			s.protocolFailure(conn, w, perr)
+			return
+		}
+		if !flush() || cl.CloseAfterReply() || cl.Killed() {
+			return
+		}
+	}
+}
+
+// protocolFailure answers a malformed request as Redis does, then the
+// caller closes the connection. I/O errors close silently.
+func (s *Server) protocolFailure(conn net.Conn, w *resp.Writer, err error) {
+	var pe *resp.ProtocolError
+	if errors.As(err, &pe) {
+		w.Error("ERR " + pe.Error())
+		s.E.Stats.TotalErrorReplies.Add(1)
+	}
+	if len(w.Buf) > 0 {
+		conn.Write(w.Buf)
+		w.Reset()
+	}
+}
+
+// waitBlocked waits for a blocked command while watching the socket, so
+// that a client that disconnects stops waiting (and is never handed an
+// element it can no longer receive). Bytes the client pipelines meanwhile
+// stay buffered for later. It reports whether the connection is usable.
+func (s *Server) waitBlocked(conn net.Conn, rd *resp.Reader, cl *engine.Client, wt *engine.Waiter) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			if err := rd.Fill(); err != nil {
+				var ne net.Error
+				if !(errors.As(err, &ne) && ne.Timeout()) {
+					cancel()
+				}
+				readErr <- err
+				return
+			}
+		}
+	}()
+	err := s.E.Wait(ctx, wt)
+	conn.SetReadDeadline(time.Now())
+	rerr := <-readErr
+	conn.SetReadDeadline(time.Time{})
+	if err != nil {
+		return false
+	}
+	var ne net.Error
+	if rerr != nil && !(errors.As(rerr, &ne) && ne.Timeout()) && rerr != io.EOF {
+		return false
+	}
+	if rerr == io.EOF {
+		return false
+	}
+	return true
+}
