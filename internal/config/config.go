@@ -33,7 +33,7 @@ func Load(cfg *engine.Config, args []string) error {
 }
 
 // ApplyFlags applies "--name value [value ...]" arguments, as redis-server
-// accepts them ("--save ''" sets an empty value).
+// accepts them ("--save ”" sets an empty value).
 func ApplyFlags(cfg *engine.Config, args []string) error {
 	for i := 0; i < len(args); {
 		if !strings.HasPrefix(args[i], "--") {

@@ -138,10 +138,10 @@ func loadRedisSpec() (map[string]resp.Value, map[string]resp.Value) {
 
 // Spec describes a command Redis does not have (JSON.*, Ordo's own).
 type Spec struct {
-	Arity                    int
-	Flags                    []string
-	FirstKey, LastKey, Step  int
-	Categories               []string
+	Arity                   int
+	Flags                   []string
+	FirstKey, LastKey, Step int
+	Categories              []string
 }
 
 // register adds a command taking its metadata from Redis's table. A

@@ -1,7 +1,5 @@
 package engine
 
-
-
 // MULTI/EXEC/DISCARD/WATCH/UNWATCH, as in Redis: a command refused while
 // queueing (unknown, wrong arity, OOM) makes EXEC fail with EXECABORT; a
 // command that fails when run inside EXEC does not stop the others.
@@ -96,4 +94,3 @@ func execCommand(c *Ctx) {
 	// The transaction's own effects were propagated command by command.
 	c.dirty = 0
 }
-

@@ -17,8 +17,8 @@ import (
 	"os/exec"
 	"sort"
 	"strconv"
-	"syscall"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
