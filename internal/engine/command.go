@@ -154,6 +154,16 @@ func register(name string, h Handler) *Command {
 	return install(name, h, spec)
 }
 
+// Register adds a command from outside the package (internal/script),
+// taking arity, flags and keys from Redis's metadata.
+func Register(name string, h Handler) *Command { return register(name, h) }
+
+// RegisterSpec adds a command Redis does not have, from outside the package.
+func RegisterSpec(name string, h Handler, s Spec) *Command { return registerSpec(name, h, s) }
+
+// RegisterContainer adds a command with subcommands from outside the package.
+func RegisterContainer(name string) *Command { return registerContainer(name) }
+
 // registerSpec adds a command Redis does not have, with explicit metadata.
 func registerSpec(name string, h Handler, s Spec) *Command {
 	flags := resp.Value{Kind: resp.KindSet}

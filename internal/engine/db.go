@@ -25,10 +25,20 @@ func (v Value) Str() string { return v.s }
 // Obj returns the object of a non-string value (nil for strings).
 func (v Value) Obj() any { return v.o }
 
-// Typed is implemented by every non-string value type.
+// Typed is implemented by every non-string value type (*Hash, *Set,
+// *List, *ZSet, JSON ...). It is what the keyspace commands (TYPE, COPY,
+// OBJECT, MEMORY USAGE, SCAN TYPE) and persistence need from a value.
 type Typed interface {
 	TypeName() string // as TYPE replies: "hash", "list", ...
 	Encoding() string // as OBJECT ENCODING replies
+	Len() int         // number of elements
+	// Copy returns a deep copy (COPY, and the rewrite's consistent view).
+	Copy() Typed
+	// Rewrite emits the commands that recreate the value at key, in
+	// batches of a bounded number of elements (AOF rewrite, snapshots).
+	Rewrite(key string, emit func(args [][]byte))
+	// MemoryUsage estimates the bytes the value occupies (MEMORY USAGE).
+	MemoryUsage() int64
 }
 
 // TypeName is the reply of TYPE for v.

@@ -1,0 +1,108 @@
+package engine
+
+// Match reports whether s matches the glob pattern as Redis's
+// stringmatchlen does (KEYS, SCAN MATCH, CONFIG GET): * ? [abc] [^a-z]
+// and \ escapes, byte-wise.
+func Match(pattern, s []byte, nocase bool) bool {
+	return matchAt(pattern, s, nocase, 0)
+}
+
+func foldByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func matchAt(p, s []byte, nocase bool, depth int) bool {
+	if depth > 1000 { // Redis bounds recursion the same way
+		return false
+	}
+	for len(p) > 0 && len(s) > 0 || len(p) > 0 && p[0] == '*' {
+		switch p[0] {
+		case '*':
+			for len(p) > 1 && p[1] == '*' {
+				p = p[1:]
+			}
+			if len(p) == 1 {
+				return true
+			}
+			for i := 0; i <= len(s); i++ {
+				if matchAt(p[1:], s[i:], nocase, depth+1) {
+					return true
+				}
+			}
+			return false
+		case '?':
+			s = s[1:]
+		case '[':
+			p = p[1:]
+			not := len(p) > 0 && p[0] == '^'
+			if not {
+				p = p[1:]
+			}
+			match := false
+			for {
+				if len(p) == 0 {
+					break
+				}
+				if p[0] == '\\' && len(p) >= 2 {
+					p = p[1:]
+					if p[0] == s[0] {
+						match = true
+					}
+				} else if p[0] == ']' {
+					break
+				} else if len(p) >= 3 && p[1] == '-' {
+					start, end := p[0], p[2]
+					if start > end {
+						start, end = end, start
+					}
+					c := s[0]
+					if nocase {
+						start, end, c = foldByte(start), foldByte(end), foldByte(c)
+					}
+					p = p[2:]
+					if c >= start && c <= end {
+						match = true
+					}
+				} else if nocase && foldByte(p[0]) == foldByte(s[0]) || p[0] == s[0] {
+					match = true
+				}
+				p = p[1:]
+			}
+			if len(p) == 0 { // unterminated [: Redis treats the end as ']'
+				p = []byte{']'}
+			}
+			if not {
+				match = !match
+			}
+			if !match {
+				return false
+			}
+			s = s[1:]
+		case '\\':
+			if len(p) >= 2 {
+				p = p[1:]
+			}
+			fallthrough
+		default:
+			if nocase {
+				if foldByte(p[0]) != foldByte(s[0]) {
+					return false
+				}
+			} else if p[0] != s[0] {
+				return false
+			}
+			s = s[1:]
+		}
+		p = p[1:]
+		if len(s) == 0 {
+			for len(p) > 0 && p[0] == '*' {
+				p = p[1:]
+			}
+			break
+		}
+	}
+	return len(p) == 0 && len(s) == 0
+}
