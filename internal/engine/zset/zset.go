@@ -1,0 +1,816 @@
+// Package zset is the ordered structure behind Ordo's sorted sets: a set
+// of distinct byte-string members, each with a float64 score, ordered by
+// (score, member) with members compared as raw bytes (memcmp order, a
+// shorter prefix first), exactly as Redis orders a sorted set.
+//
+// # Guarantees
+//
+//   - Insert, delete, score update, rank of a member, member at a rank,
+//     and the rank of the first element at or after a score or lex bound
+//     are O(log n); iterating m elements from a rank is O(log n + m).
+//   - Score lookup by member is O(1) once the member index is built
+//     (BuildIndex); before that (small sets, Redis's "listpack" range) it
+//     is a linear scan, as Redis's listpack is.
+//   - Scan visits members with Redis's reverse-binary cursor over the
+//     member index: every member present for the whole scan is returned
+//     at least once, even if the index grows or shrinks between calls.
+//   - Byte slices handed to callers are views valid only until the next
+//     change to the set.
+//
+// # Why it is hand-written
+//
+// Performance is the product: the sorted set is the heart of every index
+// Ordo serves, and the target is at most 0.6x Redis's memory for a
+// million members. A B+tree of Go structs with one heap object per member
+// (as a skiplist or a map[string]float64 would have) costs 80-100 bytes
+// per member and makes the garbage collector walk every one of them. Here
+// no member owns a heap object and nothing the GC scans grows with n:
+//
+//   - entries live in one slab ([]entry: score, offset, length; 16 bytes),
+//     addressed by a uint32 id that never changes while the member lives;
+//   - member bytes are packed into one arena ([]byte), compacted when more
+//     than half of it is garbage;
+//   - the order is a B+tree whose leaves hold only ids (4 bytes each,
+//     up to 128 per leaf, linked for iteration) and whose inner nodes
+//     hold subtree counts (for rank) and the id of each child's maximum;
+//   - the member index is an open-addressing table of ids (linear
+//     probing, backward-shift deletion), so it holds no pointers either.
+//
+// The cost is an indirection per comparison (id -> slab -> arena), which
+// the tree's shallow height keeps to about log2(n) comparisons.
+//
+// A Set is not safe for concurrent use.
+package zset
+
+import (
+	"bytes"
+	"hash/maphash"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"sort"
+)
+
+const (
+	leafCap = 128 // ids per leaf (512 bytes: one size class)
+	fan     = 64  // children per inner node
+)
+
+type entry struct {
+	score  float64
+	off, n uint32
+}
+
+type leaf struct {
+	ids        []uint32
+	prev, next *leaf
+}
+
+type inner struct {
+	n        int
+	leafKids bool
+	cnt      [fan]int
+	max      [fan]uint32 // id of the largest element of each child
+	lf       [fan]*leaf
+	in       [fan]*inner
+}
+
+// Set is a sorted set. The zero value is not usable; call New.
+type Set struct {
+	ents    []entry
+	arena   []byte
+	free    []uint32
+	garbage int // dead bytes in arena
+	n       int
+
+	rl *leaf  // root when the tree is a single leaf
+	ri *inner // root otherwise
+
+	idx     []uint32 // member index: id+1 per slot, 0 empty; nil until BuildIndex
+	idxUsed int
+}
+
+var seed = maphash.MakeSeed()
+
+func hashOf(m []byte) uint64 { return maphash.Bytes(seed, m) }
+
+// New returns an empty set.
+func New() *Set { return &Set{} }
+
+// Len is the number of members.
+func (s *Set) Len() int { return s.n }
+
+// Indexed reports whether the member index is built (the "skiplist"
+// encoding in Redis's terms; without it, the "listpack" one).
+func (s *Set) Indexed() bool { return s.idx != nil }
+
+func (s *Set) mem(id uint32) []byte {
+	e := &s.ents[id]
+	return s.arena[e.off : e.off+e.n : e.off+e.n]
+}
+
+// cmp compares the key (score, m) with the element id.
+func (s *Set) cmp(score float64, m []byte, id uint32) int {
+	e := &s.ents[id]
+	if score < e.score {
+		return -1
+	}
+	if score > e.score {
+		return 1
+	}
+	return bytes.Compare(m, s.arena[e.off:e.off+e.n])
+}
+
+// ---- slab and arena ----
+
+func (s *Set) alloc(m []byte, score float64) uint32 {
+	if uint64(len(s.arena))+uint64(len(m)) > math.MaxUint32 {
+		s.compact()
+		if uint64(len(s.arena))+uint64(len(m)) > math.MaxUint32 {
+			panic("zset: member bytes of one sorted set exceed 4 GiB")
+		}
+	}
+	e := entry{score: score, off: uint32(len(s.arena)), n: uint32(len(m))}
+	s.arena = append(s.arena, m...)
+	if k := len(s.free); k > 0 {
+		id := s.free[k-1]
+		s.free = s.free[:k-1]
+		s.ents[id] = e
+		return id
+	}
+	s.ents = append(s.ents, e)
+	return uint32(len(s.ents) - 1)
+}
+
+func (s *Set) release(id uint32) {
+	s.garbage += int(s.ents[id].n)
+	s.ents[id] = entry{}
+	s.free = append(s.free, id)
+	if s.n == 0 {
+		s.ents, s.arena, s.free, s.garbage = s.ents[:0], s.arena[:0], s.free[:0], 0
+		return
+	}
+	if (s.garbage > 4096 && s.garbage > len(s.arena)/2) || (len(s.free) > 1024 && len(s.free) > len(s.ents)/2) {
+		s.compact()
+	}
+}
+
+// compact renumbers the live entries in order and rewrites the arena
+// without garbage, then rebuilds the index. O(n), amortized over the
+// deletions that made it necessary.
+func (s *Set) compact() {
+	ents := make([]entry, 0, s.n)
+	live := len(s.arena) - s.garbage
+	arena := make([]byte, 0, live)
+	for l := s.firstLeaf(); l != nil; l = l.next {
+		for i, id := range l.ids {
+			e := s.ents[id]
+			nid := uint32(len(ents))
+			ents = append(ents, entry{score: e.score, off: uint32(len(arena)), n: e.n})
+			arena = append(arena, s.arena[e.off:e.off+e.n]...)
+			l.ids[i] = nid
+		}
+	}
+	var fix func(in *inner)
+	fix = func(in *inner) {
+		for i := 0; i < in.n; i++ {
+			if in.leafKids {
+				in.max[i] = last(in.lf[i].ids)
+			} else {
+				fix(in.in[i])
+				in.max[i] = in.in[i].max[in.in[i].n-1]
+			}
+		}
+	}
+	if s.ri != nil {
+		fix(s.ri)
+	}
+	s.ents, s.arena, s.free, s.garbage = ents, arena, nil, 0
+	if s.idx != nil {
+		s.rehash(len(s.idx))
+	}
+}
+
+func last(ids []uint32) uint32 { return ids[len(ids)-1] }
+
+func (s *Set) firstLeaf() *leaf {
+	if s.ri == nil {
+		return s.rl
+	}
+	in := s.ri
+	for !in.leafKids {
+		in = in.in[0]
+	}
+	return in.lf[0]
+}
+
+// ---- member index ----
+
+// BuildIndex builds the member index (O(1) Score, Scan). Sets convert to
+// it past Redis's listpack limits; it is never dropped.
+func (s *Set) BuildIndex() {
+	if s.idx != nil {
+		return
+	}
+	s.rehash(16)
+}
+
+func (s *Set) rehash(size int) {
+	for size < 16 || s.n*4 > size*3 {
+		size *= 2
+		if size < 16 {
+			size = 16
+		}
+	}
+	s.idx = make([]uint32, size)
+	s.idxUsed = 0
+	mask := uint64(size - 1)
+	for l := s.firstLeaf(); l != nil; l = l.next {
+		for _, id := range l.ids {
+			i := hashOf(s.mem(id)) & mask
+			for s.idx[i] != 0 {
+				i = (i + 1) & mask
+			}
+			s.idx[i] = id + 1
+			s.idxUsed++
+		}
+	}
+}
+
+// lookup returns the id of m.
+func (s *Set) lookup(m []byte) (uint32, int, bool) {
+	if s.idx == nil {
+		for l := s.firstLeaf(); l != nil; l = l.next {
+			for _, id := range l.ids {
+				if bytes.Equal(s.mem(id), m) {
+					return id, -1, true
+				}
+			}
+		}
+		return 0, -1, false
+	}
+	mask := uint64(len(s.idx) - 1)
+	i := hashOf(m) & mask
+	for {
+		v := s.idx[i]
+		if v == 0 {
+			return 0, int(i), false
+		}
+		if bytes.Equal(s.mem(v-1), m) {
+			return v - 1, int(i), true
+		}
+		i = (i + 1) & mask
+	}
+}
+
+func (s *Set) idxInsert(id uint32) {
+	if (s.idxUsed+1)*4 > len(s.idx)*3 {
+		s.rehash(len(s.idx) * 2) // the new id is already in the tree
+		return
+	}
+	mask := uint64(len(s.idx) - 1)
+	i := hashOf(s.mem(id)) & mask
+	for s.idx[i] != 0 {
+		i = (i + 1) & mask
+	}
+	s.idx[i] = id + 1
+	s.idxUsed++
+}
+
+func (s *Set) idxDelete(slot int) {
+	mask := len(s.idx) - 1
+	i := slot
+	j := i
+	for {
+		j = (j + 1) & mask
+		v := s.idx[j]
+		if v == 0 {
+			break
+		}
+		k := int(hashOf(s.mem(v-1)) & uint64(mask))
+		// Move v back to i unless its home lies cyclically in (i, j].
+		if (i <= j && (k <= i || k > j)) || (i > j && k <= i && k > j) {
+			s.idx[i] = v
+			i = j
+		}
+	}
+	s.idx[i] = 0
+	s.idxUsed--
+	if len(s.idx) > 16 && s.idxUsed*8 < len(s.idx) {
+		s.rehash(16)
+	}
+}
+
+// ---- public operations ----
+
+// Score returns the score of m.
+func (s *Set) Score(m []byte) (float64, bool) {
+	id, _, ok := s.lookup(m)
+	if !ok {
+		return 0, false
+	}
+	return s.ents[id].score, true
+}
+
+// Add sets the score of m, inserting it if absent; it reports whether m
+// was added. m is copied.
+func (s *Set) Add(m []byte, score float64) bool {
+	id, _, ok := s.lookup(m)
+	if ok {
+		e := &s.ents[id]
+		if e.score == score {
+			return false
+		}
+		s.treeDelete(e.score, s.mem(id), id)
+		e.score = score
+		s.treeInsert(id)
+		return false
+	}
+	id = s.alloc(m, score)
+	s.treeInsert(id)
+	s.n++
+	if s.idx != nil {
+		s.idxInsert(id)
+	}
+	return true
+}
+
+// Delete removes m and returns its score.
+func (s *Set) Delete(m []byte) (float64, bool) {
+	id, slot, ok := s.lookup(m)
+	if !ok {
+		return 0, false
+	}
+	score := s.ents[id].score
+	s.treeDelete(score, s.mem(id), id)
+	if slot >= 0 {
+		s.idxDelete(slot)
+	}
+	s.n--
+	s.release(id)
+	return score, true
+}
+
+// Rank returns the 0-based ascending rank of m.
+func (s *Set) Rank(m []byte) (int, bool) {
+	id, _, ok := s.lookup(m)
+	if !ok {
+		return 0, false
+	}
+	score := s.ents[id].score
+	mm := s.mem(id)
+	return s.lowerBound(func(x uint32) bool { return s.cmp(score, mm, x) <= 0 }), true
+}
+
+// At returns the member and score at rank r (0 <= r < Len).
+func (s *Set) At(r int) ([]byte, float64) {
+	l, i := s.locate(r)
+	id := l.ids[i]
+	return s.mem(id), s.ents[id].score
+}
+
+// CountBelowScore returns how many elements have a score < min (or <= min
+// when excl): the rank of the first element in a range starting at min.
+func (s *Set) CountBelowScore(min float64, excl bool) int {
+	if excl {
+		return s.lowerBound(func(x uint32) bool { return s.ents[x].score > min })
+	}
+	return s.lowerBound(func(x uint32) bool { return s.ents[x].score >= min })
+}
+
+// CountBelowLex returns how many members are < m (or <= m when excl),
+// assuming all scores are equal, as Redis's lex commands do.
+func (s *Set) CountBelowLex(m []byte, excl bool) int {
+	if excl {
+		return s.lowerBound(func(x uint32) bool { return bytes.Compare(s.mem(x), m) > 0 })
+	}
+	return s.lowerBound(func(x uint32) bool { return bytes.Compare(s.mem(x), m) >= 0 })
+}
+
+// Range calls fn for the elements from rank start, ascending (or
+// descending when rev), until fn returns false or the set ends. fn must
+// not change the set.
+func (s *Set) Range(start int, rev bool, fn func(m []byte, score float64) bool) {
+	if start < 0 || start >= s.n {
+		return
+	}
+	l, i := s.locate(start)
+	for l != nil {
+		if !rev {
+			for ; i < len(l.ids); i++ {
+				id := l.ids[i]
+				if !fn(s.mem(id), s.ents[id].score) {
+					return
+				}
+			}
+			l = l.next
+			i = 0
+		} else {
+			for ; i >= 0; i-- {
+				id := l.ids[i]
+				if !fn(s.mem(id), s.ents[id].score) {
+					return
+				}
+			}
+			l = l.prev
+			if l != nil {
+				i = len(l.ids) - 1
+			}
+		}
+	}
+}
+
+// Random returns a uniformly random element; the set must not be empty.
+func (s *Set) Random() ([]byte, float64) { return s.At(rand.IntN(s.n)) }
+
+// Scan calls fn for the members of one bucket of the member index at
+// cursor and returns the next cursor (0 when done), as Redis's dictScan.
+// It requires the index (Indexed); fn must not change the set.
+func (s *Set) Scan(cursor uint64, fn func(m []byte, score float64)) uint64 {
+	if s.idx == nil || s.n == 0 {
+		return 0
+	}
+	mask := uint64(len(s.idx) - 1)
+	b := cursor & mask
+	for i := b; s.idx[i] != 0; i = (i + 1) & mask {
+		id := s.idx[i] - 1
+		m := s.mem(id)
+		if hashOf(m)&mask == b {
+			fn(m, s.ents[id].score)
+		}
+	}
+	cursor |= ^mask
+	return bits.Reverse64(bits.Reverse64(cursor) + 1)
+}
+
+// Copy returns a deep copy.
+func (s *Set) Copy() *Set {
+	c := New()
+	c.ents = make([]entry, 0, s.n)
+	c.arena = make([]byte, 0, len(s.arena)-s.garbage)
+	var cur *leaf
+	s.Range(0, false, func(m []byte, score float64) bool {
+		id := uint32(len(c.ents))
+		c.ents = append(c.ents, entry{score: score, off: uint32(len(c.arena)), n: uint32(len(m))})
+		c.arena = append(c.arena, m...)
+		if cur == nil || len(cur.ids) == leafCap {
+			cur = &leaf{ids: make([]uint32, 0, min(leafCap, s.n-int(id))), prev: cur}
+			if cur.prev != nil {
+				cur.prev.next = cur
+			}
+		}
+		cur.ids = append(cur.ids, id)
+		return true
+	})
+	c.n = s.n
+	if cur != nil {
+		c.buildFromLeaves(cur)
+	}
+	if s.idx != nil {
+		c.rehash(len(s.idx))
+	}
+	return c
+}
+
+// buildFromLeaves builds the inner levels over a linked chain of full
+// leaves whose last one is tail.
+func (s *Set) buildFromLeaves(tail *leaf) {
+	first := tail
+	for first.prev != nil {
+		first = first.prev
+	}
+	if first == tail {
+		s.rl = first
+		return
+	}
+	var level []*inner
+	var cur *inner
+	for l := first; l != nil; l = l.next {
+		if cur == nil || cur.n == fan {
+			cur = &inner{leafKids: true}
+			level = append(level, cur)
+		}
+		cur.lf[cur.n], cur.cnt[cur.n], cur.max[cur.n] = l, len(l.ids), last(l.ids)
+		cur.n++
+	}
+	for len(level) > 1 {
+		var up []*inner
+		cur = nil
+		for _, x := range level {
+			if cur == nil || cur.n == fan {
+				cur = &inner{}
+				up = append(up, cur)
+			}
+			cur.in[cur.n], cur.cnt[cur.n], cur.max[cur.n] = x, x.total(), x.max[x.n-1]
+			cur.n++
+		}
+		level = up
+	}
+	s.ri = level[0]
+}
+
+// MemoryUsage estimates the bytes the set occupies.
+func (s *Set) MemoryUsage() int64 {
+	n := int64(96 + cap(s.ents)*16 + cap(s.arena) + cap(s.free)*4 + cap(s.idx)*4)
+	var walk func(in *inner)
+	walk = func(in *inner) {
+		n += 2048
+		for i := 0; i < in.n; i++ {
+			if in.leafKids {
+				n += 48 + int64(cap(in.lf[i].ids))*4
+			} else {
+				walk(in.in[i])
+			}
+		}
+	}
+	if s.ri != nil {
+		walk(s.ri)
+	} else if s.rl != nil {
+		n += 48 + int64(cap(s.rl.ids))*4
+	}
+	return n
+}
+
+// ---- the tree ----
+
+func (in *inner) total() int {
+	t := 0
+	for i := 0; i < in.n; i++ {
+		t += in.cnt[i]
+	}
+	return t
+}
+
+// lowerBound returns the number of elements for which pred is false;
+// pred must be false then true along the order.
+func (s *Set) lowerBound(pred func(id uint32) bool) int {
+	rank := 0
+	l := s.rl
+	for in := s.ri; in != nil; {
+		i := sort.Search(in.n, func(i int) bool { return pred(in.max[i]) })
+		for k := 0; k < i; k++ {
+			rank += in.cnt[k]
+		}
+		if i == in.n {
+			return rank
+		}
+		if in.leafKids {
+			l = in.lf[i]
+			break
+		}
+		in = in.in[i]
+	}
+	if l == nil {
+		return 0
+	}
+	return rank + sort.Search(len(l.ids), func(j int) bool { return pred(l.ids[j]) })
+}
+
+// locate returns the leaf and index holding rank r.
+func (s *Set) locate(r int) (*leaf, int) {
+	l := s.rl
+	for in := s.ri; in != nil; {
+		i := 0
+		for i < in.n-1 && r >= in.cnt[i] {
+			r -= in.cnt[i]
+			i++
+		}
+		if in.leafKids {
+			l = in.lf[i]
+			break
+		}
+		in = in.in[i]
+	}
+	return l, r
+}
+
+// childFor returns the child of in whose range holds the key.
+func (s *Set) childFor(in *inner, score float64, m []byte) int {
+	i := sort.Search(in.n, func(i int) bool { return s.cmp(score, m, in.max[i]) <= 0 })
+	if i == in.n {
+		i--
+	}
+	return i
+}
+
+func (s *Set) treeInsert(id uint32) {
+	score, m := s.ents[id].score, s.mem(id)
+	if s.ri == nil {
+		if s.rl == nil {
+			s.rl = &leaf{}
+		}
+		r := s.leafInsert(s.rl, id, score, m)
+		if r == nil {
+			return
+		}
+		root := &inner{leafKids: true, n: 2}
+		root.lf[0], root.cnt[0], root.max[0] = s.rl, len(s.rl.ids), last(s.rl.ids)
+		root.lf[1], root.cnt[1], root.max[1] = r, len(r.ids), last(r.ids)
+		s.rl, s.ri = nil, root
+		return
+	}
+	r := s.innerInsert(s.ri, id, score, m)
+	if r == nil {
+		return
+	}
+	old := s.ri
+	root := &inner{n: 2}
+	root.in[0], root.cnt[0], root.max[0] = old, old.total(), old.max[old.n-1]
+	root.in[1], root.cnt[1], root.max[1] = r, r.total(), r.max[r.n-1]
+	s.ri = root
+}
+
+func (s *Set) leafInsert(l *leaf, id uint32, score float64, m []byte) *leaf {
+	pos := sort.Search(len(l.ids), func(i int) bool { return s.cmp(score, m, l.ids[i]) < 0 })
+	if len(l.ids) < leafCap {
+		l.ids = append(l.ids, 0)
+		copy(l.ids[pos+1:], l.ids[pos:])
+		l.ids[pos] = id
+		return nil
+	}
+	r := &leaf{ids: make([]uint32, 0, leafCap), prev: l, next: l.next}
+	if l.next != nil {
+		l.next.prev = r
+	}
+	l.next = r
+	if pos == leafCap && r.next == nil {
+		// Appending at the end (ascending loads): keep l full.
+		r.ids = append(r.ids, id)
+		return r
+	}
+	half := leafCap / 2
+	r.ids = append(r.ids, l.ids[half:]...)
+	if cap(l.ids) < leafCap {
+		ids := make([]uint32, half, leafCap)
+		copy(ids, l.ids)
+		l.ids = ids
+	} else {
+		l.ids = l.ids[:half]
+	}
+	t, p := l, pos
+	if pos > half {
+		t, p = r, pos-half
+	}
+	t.ids = append(t.ids, 0)
+	copy(t.ids[p+1:], t.ids[p:])
+	t.ids[p] = id
+	return r
+}
+
+// addChild inserts a child at position at of in, splitting in when full;
+// it returns the new right sibling of in, if any.
+func addChild(in *inner, at int, lf *leaf, ch *inner, cnt int, max uint32) *inner {
+	if in.n < fan {
+		insertChild(in, at, lf, ch, cnt, max)
+		return nil
+	}
+	r := &inner{leafKids: in.leafKids}
+	half := fan / 2
+	r.n = in.n - half
+	copy(r.cnt[:], in.cnt[half:in.n])
+	copy(r.max[:], in.max[half:in.n])
+	copy(r.lf[:], in.lf[half:in.n])
+	copy(r.in[:], in.in[half:in.n])
+	for i := half; i < in.n; i++ {
+		in.lf[i], in.in[i] = nil, nil
+	}
+	in.n = half
+	if at <= half {
+		insertChild(in, at, lf, ch, cnt, max)
+	} else {
+		insertChild(r, at-half, lf, ch, cnt, max)
+	}
+	return r
+}
+
+func insertChild(in *inner, at int, lf *leaf, ch *inner, cnt int, max uint32) {
+	copy(in.cnt[at+1:in.n+1], in.cnt[at:in.n])
+	copy(in.max[at+1:in.n+1], in.max[at:in.n])
+	copy(in.lf[at+1:in.n+1], in.lf[at:in.n])
+	copy(in.in[at+1:in.n+1], in.in[at:in.n])
+	in.cnt[at], in.max[at], in.lf[at], in.in[at] = cnt, max, lf, ch
+	in.n++
+}
+
+func removeChild(in *inner, at int) {
+	copy(in.cnt[at:], in.cnt[at+1:in.n])
+	copy(in.max[at:], in.max[at+1:in.n])
+	copy(in.lf[at:], in.lf[at+1:in.n])
+	copy(in.in[at:], in.in[at+1:in.n])
+	in.n--
+	in.lf[in.n], in.in[in.n] = nil, nil
+}
+
+func (s *Set) innerInsert(in *inner, id uint32, score float64, m []byte) *inner {
+	i := s.childFor(in, score, m)
+	if in.leafKids {
+		l := in.lf[i]
+		r := s.leafInsert(l, id, score, m)
+		in.cnt[i], in.max[i] = len(l.ids), last(l.ids)
+		if r != nil {
+			return addChild(in, i+1, r, nil, len(r.ids), last(r.ids))
+		}
+		return nil
+	}
+	ch := in.in[i]
+	r := s.innerInsert(ch, id, score, m)
+	if r == nil {
+		in.cnt[i]++
+		in.max[i] = ch.max[ch.n-1]
+		return nil
+	}
+	in.cnt[i], in.max[i] = ch.total(), ch.max[ch.n-1]
+	return addChild(in, i+1, nil, r, r.total(), r.max[r.n-1])
+}
+
+func (s *Set) treeDelete(score float64, m []byte, id uint32) {
+	if s.ri == nil {
+		s.leafDelete(s.rl, score, m, id)
+		if len(s.rl.ids) == 0 {
+			s.rl = nil
+		}
+		return
+	}
+	s.innerDelete(s.ri, score, m, id)
+	for s.ri != nil && s.ri.n <= 1 {
+		switch {
+		case s.ri.n == 0:
+			s.ri = nil
+		case s.ri.leafKids:
+			s.rl, s.ri = s.ri.lf[0], nil
+		default:
+			s.ri = s.ri.in[0]
+		}
+	}
+}
+
+func (s *Set) leafDelete(l *leaf, score float64, m []byte, id uint32) {
+	pos := sort.Search(len(l.ids), func(i int) bool { return s.cmp(score, m, l.ids[i]) <= 0 })
+	if pos >= len(l.ids) || l.ids[pos] != id {
+		panic("zset: element missing from the tree")
+	}
+	copy(l.ids[pos:], l.ids[pos+1:])
+	l.ids = l.ids[:len(l.ids)-1]
+}
+
+func unlink(l *leaf) {
+	if l.prev != nil {
+		l.prev.next = l.next
+	}
+	if l.next != nil {
+		l.next.prev = l.prev
+	}
+}
+
+func (s *Set) innerDelete(in *inner, score float64, m []byte, id uint32) {
+	i := s.childFor(in, score, m)
+	if in.leafKids {
+		l := in.lf[i]
+		s.leafDelete(l, score, m, id)
+		if len(l.ids) == 0 {
+			unlink(l)
+			removeChild(in, i)
+			return
+		}
+		in.cnt[i], in.max[i] = len(l.ids), last(l.ids)
+		if len(l.ids) < leafCap/4 && in.n > 1 {
+			a := i
+			if a == in.n-1 {
+				a--
+			}
+			la, lb := in.lf[a], in.lf[a+1]
+			if len(la.ids)+len(lb.ids) <= leafCap {
+				la.ids = append(la.ids, lb.ids...)
+				unlink(lb)
+				in.cnt[a], in.max[a] = len(la.ids), last(la.ids)
+				removeChild(in, a+1)
+			}
+		}
+		return
+	}
+	ch := in.in[i]
+	s.innerDelete(ch, score, m, id)
+	if ch.n == 0 {
+		removeChild(in, i)
+		return
+	}
+	in.cnt[i]--
+	in.max[i] = ch.max[ch.n-1]
+	if ch.n < fan/4 && in.n > 1 {
+		a := i
+		if a == in.n-1 {
+			a--
+		}
+		x, y := in.in[a], in.in[a+1]
+		if x.n+y.n <= fan {
+			copy(x.cnt[x.n:], y.cnt[:y.n])
+			copy(x.max[x.n:], y.max[:y.n])
+			copy(x.lf[x.n:], y.lf[:y.n])
+			copy(x.in[x.n:], y.in[:y.n])
+			x.n += y.n
+			in.cnt[a] += in.cnt[a+1]
+			in.max[a] = x.max[x.n-1]
+			removeChild(in, a+1)
+		}
+	}
+}

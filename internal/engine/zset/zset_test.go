@@ -1,0 +1,273 @@
+package zset
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+)
+
+// model is the simple reference: a sorted slice.
+type model struct {
+	es []me
+}
+
+type me struct {
+	score float64
+	m     string
+}
+
+func less(a, b me) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.m < b.m
+}
+
+func (md *model) find(m string) int {
+	for i, e := range md.es {
+		if e.m == m {
+			return i
+		}
+	}
+	return -1
+}
+
+func (md *model) add(m string, score float64) bool {
+	added := true
+	if i := md.find(m); i >= 0 {
+		md.es = append(md.es[:i], md.es[i+1:]...)
+		added = false
+	}
+	e := me{score, m}
+	i := sort.Search(len(md.es), func(i int) bool { return less(e, md.es[i]) })
+	md.es = append(md.es, me{})
+	copy(md.es[i+1:], md.es[i:])
+	md.es[i] = e
+	return added
+}
+
+func (md *model) del(m string) bool {
+	if i := md.find(m); i >= 0 {
+		md.es = append(md.es[:i], md.es[i+1:]...)
+		return true
+	}
+	return false
+}
+
+func check(t *testing.T, step int, s *Set, md *model, full bool) {
+	t.Helper()
+	if s.Len() != len(md.es) {
+		t.Fatalf("step %d: Len %d, model %d", step, s.Len(), len(md.es))
+	}
+	if !full {
+		return
+	}
+	i := 0
+	s.Range(0, false, func(m []byte, score float64) bool {
+		if i >= len(md.es) || string(m) != md.es[i].m || score != md.es[i].score {
+			t.Fatalf("step %d: forward at %d: got %q %v", step, i, m, score)
+		}
+		i++
+		return true
+	})
+	if i != len(md.es) {
+		t.Fatalf("step %d: forward visited %d of %d", step, i, len(md.es))
+	}
+	if n := len(md.es); n > 0 {
+		j := n - 1
+		s.Range(n-1, true, func(m []byte, score float64) bool {
+			if string(m) != md.es[j].m {
+				t.Fatalf("step %d: backward at %d: got %q", step, j, m)
+			}
+			j--
+			return true
+		})
+		if j != -1 {
+			t.Fatalf("step %d: backward stopped at %d", step, j)
+		}
+	}
+	for r, e := range md.es {
+		m, score := s.At(r)
+		if string(m) != e.m || score != e.score {
+			t.Fatalf("step %d: At(%d) = %q %v, want %q %v", step, r, m, score, e.m, e.score)
+		}
+		if rk, ok := s.Rank([]byte(e.m)); !ok || rk != r {
+			t.Fatalf("step %d: Rank(%q) = %d %v, want %d", step, e.m, rk, ok, r)
+		}
+		if sc, ok := s.Score([]byte(e.m)); !ok || sc != e.score {
+			t.Fatalf("step %d: Score(%q) = %v %v", step, e.m, sc, ok)
+		}
+	}
+	if s.Indexed() {
+		seen := map[string]int{}
+		var c uint64
+		for {
+			c = s.Scan(c, func(m []byte, score float64) { seen[string(m)]++ })
+			if c == 0 {
+				break
+			}
+		}
+		if len(seen) != len(md.es) {
+			t.Fatalf("step %d: Scan saw %d of %d", step, len(seen), len(md.es))
+		}
+		for k, n := range seen {
+			if n != 1 {
+				t.Fatalf("step %d: Scan saw %q %d times", step, k, n)
+			}
+		}
+	}
+}
+
+func TestModel(t *testing.T) {
+	for _, cfg := range []struct {
+		members, scores, steps int
+		index                  bool
+	}{
+		{50, 3, 4000, false},
+		{3000, 10, 20000, true},
+		{20000, 1000000, 40000, true},
+		{2000, 1, 20000, false}, // all equal scores: lex order
+	} {
+		t.Run(fmt.Sprintf("m%d_s%d", cfg.members, cfg.scores), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(cfg.members)))
+			s := New()
+			if cfg.index {
+				s.BuildIndex()
+			}
+			md := &model{}
+			name := func() string {
+				n := rng.IntN(cfg.members)
+				if n%7 == 0 {
+					return fmt.Sprintf("m\x00%d\xff", n)
+				}
+				return fmt.Sprintf("m%d", n)
+			}
+			for step := 0; step < cfg.steps; step++ {
+				op := rng.IntN(10)
+				switch {
+				case op < 5:
+					m := name()
+					sc := float64(rng.IntN(cfg.scores))
+					if rng.IntN(10) == 0 {
+						sc = -sc / 3
+					}
+					if got, want := s.Add([]byte(m), sc), md.add(m, sc); got != want {
+						t.Fatalf("step %d: Add(%q) = %v, want %v", step, m, got, want)
+					}
+				case op < 8:
+					m := name()
+					_, got := s.Delete([]byte(m))
+					if want := md.del(m); got != want {
+						t.Fatalf("step %d: Delete(%q) = %v, want %v", step, m, got, want)
+					}
+				case op == 8:
+					// bounds
+					x := float64(rng.IntN(cfg.scores+2) - 1)
+					excl := rng.IntN(2) == 0
+					want := 0
+					for _, e := range md.es {
+						if e.score < x || (excl && e.score == x) {
+							want++
+						}
+					}
+					if got := s.CountBelowScore(x, excl); got != want {
+						t.Fatalf("step %d: CountBelowScore(%v,%v) = %d, want %d", step, x, excl, got, want)
+					}
+					if cfg.scores == 1 {
+						m := name()
+						if rng.IntN(3) == 0 {
+							m = m[:1+rng.IntN(len(m)-1)]
+						}
+						want := 0
+						for _, e := range md.es {
+							if e.m < m || (excl && e.m == m) {
+								want++
+							}
+						}
+						if got := s.CountBelowLex([]byte(m), excl); got != want {
+							t.Fatalf("step %d: CountBelowLex(%q,%v) = %d, want %d", step, m, excl, got, want)
+						}
+					}
+				default:
+					if rng.IntN(20) == 0 {
+						s = s.Copy()
+					}
+					if !s.Indexed() && rng.IntN(50) == 0 {
+						s.BuildIndex()
+					}
+				}
+				check(t, step, s, md, len(md.es) < 200 || step%500 == 0)
+			}
+			check(t, -1, s, md, true)
+			// Empty it completely.
+			for len(md.es) > 0 {
+				m := md.es[rng.IntN(len(md.es))].m
+				md.del(m)
+				if _, ok := s.Delete([]byte(m)); !ok {
+					t.Fatalf("drain: Delete(%q) failed", m)
+				}
+			}
+			check(t, -2, s, md, true)
+			if s.rl != nil || s.ri != nil {
+				t.Fatal("empty set keeps tree nodes")
+			}
+		})
+	}
+}
+
+// TestScanDuringResize checks SCAN's guarantee: members present for the
+// whole scan are returned even when the index grows and shrinks between
+// calls.
+func TestScanDuringResize(t *testing.T) {
+	s := New()
+	s.BuildIndex()
+	for i := 0; i < 5000; i++ {
+		s.Add([]byte(fmt.Sprintf("keep%d", i)), float64(i))
+	}
+	seen := map[string]bool{}
+	var c uint64
+	step := 0
+	for {
+		c = s.Scan(c, func(m []byte, _ float64) { seen[string(m)] = true })
+		step++
+		switch {
+		case step < 200:
+			for j := 0; j < 200; j++ {
+				s.Add([]byte(fmt.Sprintf("tmp%d_%d", step, j)), 1)
+			}
+		case step < 400:
+			for j := 0; j < 200; j++ {
+				s.Delete([]byte(fmt.Sprintf("tmp%d_%d", step-199, j)))
+			}
+		}
+		if c == 0 {
+			break
+		}
+	}
+	for i := 0; i < 5000; i++ {
+		if !seen[fmt.Sprintf("keep%d", i)] {
+			t.Fatalf("keep%d not returned by the scan", i)
+		}
+	}
+}
+
+func TestAscendingLoadDensity(t *testing.T) {
+	s := New()
+	for i := 0; i < 100000; i++ {
+		s.Add([]byte(fmt.Sprintf("k%08d", i)), float64(i))
+	}
+	leaves, ids := 0, 0
+	for l := s.firstLeaf(); l != nil; l = l.next {
+		leaves++
+		ids += len(l.ids)
+	}
+	if ids != 100000 || leaves > 100000/leafCap+1 {
+		t.Fatalf("ascending load: %d ids in %d leaves", ids, leaves)
+	}
+	m, _ := s.At(54321)
+	if !bytes.Equal(m, []byte("k00054321")) {
+		t.Fatalf("At(54321) = %q", m)
+	}
+}
