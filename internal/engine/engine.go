@@ -373,7 +373,7 @@ func (c *Ctx) rejectInMulti() {
 func unknownCommand(args [][]byte) string {
 	var list []byte
 	for i := 1; i < len(args) && len(list) < 128; i++ {
-		a := args[i]
+		a := cString(args[i])
 		if n := 128 - len(list); len(a) > n {
 			a = a[:n]
 		}
@@ -381,7 +381,17 @@ func unknownCommand(args [][]byte) string {
 		list = append(list, a...)
 		list = append(list, '\'', ' ')
 	}
-	return "ERR unknown command '" + truncate(string(args[0]), 128) + "', with args beginning with: " + string(list)
+	return "ERR unknown command '" + truncate(string(cString(args[0])), 128) + "', with args beginning with: " + string(list)
+}
+
+// cString cuts b at its first NUL, as Redis's "%s" formatting does.
+func cString(b []byte) []byte {
+	for i, c := range b {
+		if c == 0 {
+			return b[:i]
+		}
+	}
+	return b
 }
 
 // Exec runs a command for an internal caller (scripts, AOF replay, the

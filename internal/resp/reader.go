@@ -15,6 +15,7 @@ package resp
 import (
 	"errors"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -22,7 +23,7 @@ import (
 const (
 	InlineMaxSize      = 64 * 1024         // PROTO_INLINE_MAX_SIZE
 	DefaultMaxBulkLen  = 512 * 1024 * 1024 // proto-max-bulk-len default
-	MaxMultibulkLen    = 1024 * 1024 * 1024
+	MaxMultibulkLen    = math.MaxInt32     // INT_MAX, as processMultibulkBuffer checks
 	unauthMultibulkLen = 10
 	unauthBulkLen      = 16384
 	readChunk          = 16 * 1024
@@ -127,24 +128,27 @@ func (r *Reader) TryCommand() ([][]byte, error) {
 	return nil, ErrIncomplete
 }
 
-// lineEnd finds the '\r' ending the line starting at from, or -1.
+// lineEnd finds the first '\r' at or after from, or -1. Like the strchr
+// Redis uses, it stops at a NUL byte: a line with a NUL before its '\r' is
+// never complete (Redis waits for more input until a size limit trips).
 func (r *Reader) lineEnd(from int) int {
+	return r.search(from, '\r')
+}
+
+func (r *Reader) search(from int, c byte) int {
 	for i := from; i < r.end; i++ {
-		if r.buf[i] == '\r' {
+		switch r.buf[i] {
+		case c:
 			return i
+		case 0:
+			return -1
 		}
 	}
 	return -1
 }
 
 func (r *Reader) parseInline() ([][]byte, error) {
-	nl := -1
-	for i := r.start; i < r.end; i++ {
-		if r.buf[i] == '\n' {
-			nl = i
-			break
-		}
-	}
+	nl := r.search(r.start, '\n')
 	if nl < 0 {
 		if r.end-r.start > InlineMaxSize {
 			return nil, protoErr("too big inline request")
@@ -167,10 +171,13 @@ func (r *Reader) parseInline() ([][]byte, error) {
 func (r *Reader) parseMultibulk() ([][]byte, error) {
 	pos := r.start
 	cr := r.lineEnd(pos)
-	if cr < 0 || cr+1 >= r.end {
+	if cr < 0 {
 		if r.end-pos > InlineMaxSize {
 			return nil, protoErr("too big mbulk count string")
 		}
+		return nil, ErrIncomplete
+	}
+	if cr+1 >= r.end { // the '\n' has not arrived yet
 		return nil, ErrIncomplete
 	}
 	n, ok := parseInt(r.buf[pos+1 : cr])
@@ -191,18 +198,22 @@ func (r *Reader) parseMultibulk() ([][]byte, error) {
 	}
 	args := r.args[:0]
 	for i := int64(0); i < n; i++ {
-		if pos >= r.end {
+		// As in Redis, the whole length line must have arrived before
+		// its first byte is checked.
+		cr = r.lineEnd(pos)
+		if cr < 0 {
+			if r.end-pos > InlineMaxSize {
+				return nil, protoErr("too big bulk count string")
+			}
+			r.args = args
+			return nil, ErrIncomplete
+		}
+		if cr+1 >= r.end {
+			r.args = args
 			return nil, ErrIncomplete
 		}
 		if r.buf[pos] != '$' {
 			return nil, protoErr("expected '$', got '" + string(r.buf[pos]) + "'")
-		}
-		cr = r.lineEnd(pos)
-		if cr < 0 || cr+1 >= r.end {
-			if r.end-pos > InlineMaxSize {
-				return nil, protoErr("too big bulk count string")
-			}
-			return nil, ErrIncomplete
 		}
 		l, ok := parseInt(r.buf[pos+1 : cr])
 		if !ok || l < 0 || l > maxBulk {

@@ -223,6 +223,8 @@ func (s *Server) handle(conn net.Conn) {
 			if cl.CloseAfterReply() || cl.Killed() || len(w.Buf) > maxBatchReply {
 				break
 			}
+			// An AUTH earlier in this batch lifts the limits for the rest.
+			rd.Authenticated = cl.Authenticated
 			args, perr = rd.TryCommand()
 			if perr != nil {
 				if perr == resp.ErrIncomplete {
