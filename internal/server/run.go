@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"net/http"
+	_ "net/http/pprof" // served only when ORDO_PPROF is set
 	"os"
 	"os/signal"
 	"syscall"
@@ -32,6 +34,14 @@ func Main(args []string) error {
 	}
 	if err := os.MkdirAll(cfg.Get("dir"), 0o755); err != nil {
 		return fmt.Errorf("dir: %w", err)
+	}
+	if addr := os.Getenv("ORDO_PPROF"); addr != "" {
+		// Profiling on demand: ORDO_PPROF=127.0.0.1:6060 serves net/http/pprof.
+		go func() {
+			if err := http.ListenAndServe(addr, nil); err != nil {
+				fmt.Fprintln(os.Stderr, "pprof:", err)
+			}
+		}()
 	}
 	e := engine.New(cfg)
 	defer e.Close()

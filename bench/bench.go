@@ -1,0 +1,734 @@
+// Package bench measures ordo-server against redis-server side by side,
+// in one run, and reports every figure as a ratio. It is what
+// `go run ./cmd/ordo bench` runs.
+//
+// Both servers run as separate processes on free loopback ports with
+// equivalent settings (no persistence for the throughput and memory rows).
+// Every measurement alternates between the two servers (Redis, Ordo,
+// Redis, Ordo, ...), is repeated (three times by default) and the median
+// is reported, so a noisy machine does not decide the result. Nothing is
+// smoothed or hard-coded: a row where Ordo is behind is printed as such.
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// Options select what to measure.
+type Options struct {
+	N        int    // requests per throughput run (redis-benchmark -n)
+	Clients  int    // redis-benchmark -c
+	Keyspace int    // redis-benchmark -r
+	Repeat   int    // measurements per row and server (median reported)
+	Elements int    // elements loaded for the memory and load rows
+	Rows     string // regexp selecting rows by name ("" = all)
+	Out      string // directory for RESULTS.md and ratios.png
+	OrdoBin  string // ordo-server binary ("" = build ./cmd/ordo-server)
+	Log      func(format string, args ...any)
+}
+
+// Result is one row: the median figure of each server and their ratio.
+type Result struct {
+	Group       string // "throughput", "memory", "load", "restart"
+	Name        string
+	Unit        string
+	Redis, Ordo float64
+	// HigherBetter tells how to read the ratio ordo/redis.
+	HigherBetter bool
+	Extra        string // p50/p99 latencies, bytes per element ...
+	Err          string
+}
+
+// Ratio is Ordo's figure over Redis's.
+func (r Result) Ratio() float64 {
+	if r.Redis == 0 {
+		return 0
+	}
+	return r.Ordo / r.Redis
+}
+
+// OrdoBetter reports whether the row favours Ordo.
+func (r Result) OrdoBetter() bool {
+	if r.HigherBetter {
+		return r.Ratio() >= 1
+	}
+	return r.Ratio() <= 1
+}
+
+type server struct {
+	name string
+	cmd  *exec.Cmd
+	addr string
+	port int
+	dir  string
+}
+
+func (o *Options) defaults() {
+	if o.N == 0 {
+		o.N = 200000
+	}
+	if o.Clients == 0 {
+		o.Clients = 50
+	}
+	if o.Keyspace == 0 {
+		o.Keyspace = 1000000
+	}
+	if o.Repeat == 0 {
+		o.Repeat = 3
+	}
+	if o.Elements == 0 {
+		o.Elements = 1000000
+	}
+	if o.Out == "" {
+		o.Out = "bench"
+	}
+	if o.Log == nil {
+		o.Log = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+	}
+}
+
+// Run measures every selected row and writes RESULTS.md and ratios.png.
+func Run(o Options) ([]Result, error) {
+	o.defaults()
+	sel, err := regexp.Compile(o.Rows)
+	if err != nil {
+		return nil, fmt.Errorf("bench: -rows: %w", err)
+	}
+	for _, tool := range []string{"redis-server", "redis-benchmark", "redis-cli"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return nil, fmt.Errorf("bench: %s not found (apt-get install -y redis-server redis-tools)", tool)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "ordo-bench")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if o.OrdoBin == "" {
+		o.OrdoBin = filepath.Join(tmp, "ordo-server")
+		o.Log("building ordo-server ...")
+		b := exec.Command("go", "build", "-o", o.OrdoBin, "./cmd/ordo-server")
+		b.Stdout, b.Stderr = os.Stderr, os.Stderr
+		if err := b.Run(); err != nil {
+			return nil, fmt.Errorf("bench: building ordo-server: %w", err)
+		}
+	}
+	start := time.Now()
+	var results []Result
+	results = append(results, throughputRows(o, sel, tmp)...)
+	results = append(results, memoryRows(o, sel, tmp)...)
+	results = append(results, loadRows(o, sel, tmp)...)
+	results = append(results, restartRows(o, sel, tmp)...)
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return results, err
+	}
+	if err := writeReport(o, results, time.Since(start)); err != nil {
+		return results, err
+	}
+	return results, writeChart(filepath.Join(o.Out, "ratios.png"), results)
+}
+
+func startRedis(o Options, tmp string, extra ...string) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	dir, _ := os.MkdirTemp(tmp, "redis")
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", dir, "--logfile", "", "--daemonize", "no"}, extra...)
+	return launch("redis", "redis-server", args, port, dir)
+}
+
+func startOrdo(o Options, tmp string, extra ...string) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	dir, _ := os.MkdirTemp(tmp, "ordo")
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", dir}, extra...)
+	return launch("ordo", o.OrdoBin, args, port, dir)
+}
+
+func launch(name, bin string, args []string, port int, dir string) (*server, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	logf, _ := os.Create(filepath.Join(dir, name+".log"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{name: name, cmd: cmd, addr: fmt.Sprintf("127.0.0.1:%d", port), port: port, dir: dir}
+	if err := s.waitReady(30 * time.Second); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("bench: %s did not start: %w", name, err)
+	}
+	return s, nil
+}
+
+// waitReady waits until PING answers PONG (not LOADING).
+func (s *server) waitReady(d time.Duration) error {
+	deadline := time.Now().Add(d)
+	var last error
+	for time.Now().Before(deadline) {
+		v, err := s.do("PING")
+		if err == nil && v.Str == "PONG" {
+			return nil
+		}
+		last = err
+		if err == nil {
+			last = fmt.Errorf("%s", v.Str)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return last
+}
+
+func (s *server) do(args ...string) (resp.Value, error) {
+	c, err := net.DialTimeout("tcp", s.addr, time.Second)
+	if err != nil {
+		return resp.Value{}, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	if _, err := c.Write(resp.AppendCommand(nil, args...)); err != nil {
+		return resp.Value{}, err
+	}
+	return resp.ReadReply(bufio.NewReader(c))
+}
+
+func (s *server) stop() {
+	if s.cmd.Process != nil {
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+	}
+}
+
+// rss is the resident set size of the server process in bytes.
+func (s *server) rss() int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, ln := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(ln, "VmRSS:") {
+			f := strings.Fields(ln)
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// ---- throughput ----
+
+type tpRow struct {
+	name  string
+	tests string   // redis-benchmark -t, or ""
+	cmd   []string // a custom command
+}
+
+var lockReleaseScript = "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('del',KEYS[1]) else return 0 end"
+
+func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
+	rows := []tpRow{
+		{name: "PING", tests: "ping_mbulk"},
+		{name: "SET", tests: "set"},
+		{name: "GET", tests: "get"},
+		{name: "INCR", tests: "incr"},
+		{name: "HSET", tests: "hset"},
+		{name: "SADD", tests: "sadd"},
+		{name: "LPUSH", tests: "lpush"},
+		{name: "LPOP", tests: "lpop"},
+		{name: "ZADD", cmd: []string{"zadd", "myz", "__rand_int__", "m:__rand_int__"}},
+		{name: "ZRANGEBYSCORE LIMIT", cmd: []string{"zrangebyscore", "myz", "100000", "+inf", "LIMIT", "0", "10"}},
+		{name: "ZRANGEBYLEX LIMIT", cmd: []string{"zrangebylex", "myz", "[m:5", "(m:6", "LIMIT", "0", "10"}},
+		{name: "ZRANK", cmd: []string{"zrank", "myz", "m:__rand_int__"}},
+		{name: "EVALSHA lock release", cmd: []string{"evalsha", "SHA", "1", "lock:__rand_int__", "token"}},
+	}
+	var want []tpRow
+	for _, r := range rows {
+		if sel.MatchString("throughput " + r.name) {
+			want = append(want, r)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	rs, err := startRedis(o, tmp)
+	if err != nil {
+		return []Result{{Group: "throughput", Name: "start", Err: err.Error()}}
+	}
+	defer rs.stop()
+	ors, err := startOrdo(o, tmp)
+	if err != nil {
+		return []Result{{Group: "throughput", Name: "start", Err: err.Error()}}
+	}
+	defer ors.stop()
+	sha := map[*server]string{}
+	for _, s := range []*server{rs, ors} {
+		if v, err := s.do("SCRIPT", "LOAD", lockReleaseScript); err == nil && v.Kind == resp.KindBulk {
+			sha[s] = v.Str
+		}
+	}
+	var out []Result
+	for _, pipe := range []int{1, 16} {
+		for _, r := range want {
+			name := fmt.Sprintf("%s -P %d", r.name, pipe)
+			var rr, orr, rp50, op50, rp99, op99 []float64
+			var errs []string
+			for i := 0; i < o.Repeat; i++ {
+				for _, s := range []*server{rs, ors} {
+					args := []string{"-h", "127.0.0.1", "-p", strconv.Itoa(s.port), "-c", strconv.Itoa(o.Clients),
+						"-n", strconv.Itoa(o.N), "-r", strconv.Itoa(o.Keyspace), "-P", strconv.Itoa(pipe), "--csv"}
+					if r.tests != "" {
+						args = append(args, "-t", r.tests)
+					} else {
+						cmd := append([]string(nil), r.cmd...)
+						if cmd[0] == "evalsha" {
+							if sha[s] == "" {
+								errs = append(errs, s.name+": SCRIPT LOAD failed (no scripting)")
+								continue
+							}
+							cmd[1] = sha[s]
+						}
+						args = append(args, cmd...)
+					}
+					rps, p50, p99, err := runBenchmark(args)
+					if err != nil {
+						errs = append(errs, s.name+": "+err.Error())
+						continue
+					}
+					if s == rs {
+						rr, rp50, rp99 = append(rr, rps), append(rp50, p50), append(rp99, p99)
+					} else {
+						orr, op50, op99 = append(orr, rps), append(op50, p50), append(op99, p99)
+					}
+				}
+			}
+			res := Result{Group: "throughput", Name: name, Unit: "req/s", HigherBetter: true,
+				Redis: median(rr), Ordo: median(orr),
+				Extra: fmt.Sprintf("p50 %.3f/%.3f ms, p99 %.3f/%.3f ms", median(rp50), median(op50), median(rp99), median(op99))}
+			if len(errs) > 0 {
+				res.Err = strings.Join(dedupe(errs), "; ")
+			}
+			o.Log("%-28s redis %10.0f  ordo %10.0f  ratio %.2f %s", name, res.Redis, res.Ordo, res.Ratio(), res.Err)
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// runBenchmark runs redis-benchmark --csv and returns rps, p50 and p99 (ms).
+func runBenchmark(args []string) (rps, p50, p99 float64, err error) {
+	cmd := exec.Command("redis-benchmark", args...)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		return 0, 0, 0, err
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("redis-benchmark: %v %s", err, strings.TrimSpace(stderr.String()))
+		}
+	case <-time.After(5 * time.Minute):
+		cmd.Process.Kill()
+		<-done
+		return 0, 0, 0, fmt.Errorf("redis-benchmark timed out")
+	}
+	recs, err := csv.NewReader(&out).ReadAll()
+	if err != nil || len(recs) < 2 || len(recs[1]) < 7 {
+		return 0, 0, 0, fmt.Errorf("redis-benchmark: unexpected output %q %s", out.String(), strings.TrimSpace(stderr.String()))
+	}
+	if strings.Contains(stderr.String()+out.String(), "ERR") {
+		return 0, 0, 0, fmt.Errorf("redis-benchmark reported errors: %s", strings.TrimSpace(stderr.String()))
+	}
+	rps, _ = strconv.ParseFloat(recs[1][1], 64)
+	p50, _ = strconv.ParseFloat(recs[1][4], 64)
+	p99, _ = strconv.ParseFloat(recs[1][6], 64)
+	return rps, p50, p99, nil
+}
+
+// ---- memory ----
+
+type memRow struct {
+	name string
+	gen  func(i int, dst []byte) []byte // appends the i-th command
+}
+
+func memRowsDef() []memRow {
+	return []memRow{
+		{"strings (SET key:N value)", func(i int, dst []byte) []byte {
+			return resp.AppendCommand(dst, "SET", "key:"+strconv.Itoa(i), "value:"+strconv.Itoa(i))
+		}},
+		{"hash fields (one hash)", func(i int, dst []byte) []byte {
+			return resp.AppendCommand(dst, "HSET", "h", "field:"+strconv.Itoa(i), strconv.Itoa(i))
+		}},
+		{"set members (one set)", func(i int, dst []byte) []byte {
+			return resp.AppendCommand(dst, "SADD", "s", "member:"+strconv.Itoa(i))
+		}},
+		{"sorted-set members (user:N, random scores)", func(i int, dst []byte) []byte {
+			return resp.AppendCommand(dst, "ZADD", "z", strconv.Itoa(int(splitmix(uint64(i))%1000000)), "user:"+strconv.Itoa(i))
+		}},
+	}
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// load pipelines n commands to s and waits for every reply; it returns
+// the number of error replies.
+func load(s *server, n int, gen func(int, []byte) []byte) (int, error) {
+	c, err := net.Dial("tcp", s.addr)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	errs := make(chan error, 1)
+	go func() {
+		bw := bufio.NewWriterSize(c, 1<<20)
+		var buf []byte
+		for i := 0; i < n; i++ {
+			buf = gen(i, buf[:0])
+			if _, err := bw.Write(buf); err != nil {
+				errs <- err
+				return
+			}
+		}
+		errs <- bw.Flush()
+	}()
+	br := bufio.NewReaderSize(c, 1<<20)
+	bad := 0
+	var raw []byte
+	for i := 0; i < n; i++ {
+		raw, err = resp.ReadRawReply(br, raw[:0])
+		if err != nil {
+			return bad, err
+		}
+		if len(raw) > 0 && raw[0] == '-' {
+			bad++
+		}
+	}
+	return bad, <-errs
+}
+
+func memoryRows(o Options, sel *regexp.Regexp, tmp string) []Result {
+	var out []Result
+	for _, m := range memRowsDef() {
+		name := fmt.Sprintf("RSS after %d %s", o.Elements, m.name)
+		if !sel.MatchString("memory " + name) {
+			continue
+		}
+		var rv, ov []float64
+		var errs []string
+		for i := 0; i < o.Repeat; i++ {
+			for _, start := range []func(Options, string, ...string) (*server, error){startRedis, startOrdo} {
+				s, err := start(o, tmp)
+				if err != nil {
+					errs = append(errs, err.Error())
+					continue
+				}
+				bad, err := load(s, o.Elements, m.gen)
+				if err == nil && bad > 0 {
+					err = fmt.Errorf("%d error replies", bad)
+				}
+				if err != nil {
+					errs = append(errs, s.name+": "+err.Error())
+					s.stop()
+					continue
+				}
+				time.Sleep(2 * time.Second) // let allocators settle before reading RSS
+				r := float64(s.rss())
+				if s.name == "redis" {
+					rv = append(rv, r)
+				} else {
+					ov = append(ov, r)
+				}
+				s.stop()
+			}
+		}
+		res := Result{Group: "memory", Name: name, Unit: "MiB RSS", Redis: median(rv) / (1 << 20), Ordo: median(ov) / (1 << 20)}
+		res.Extra = fmt.Sprintf("%.0f / %.0f bytes per element (whole process)", median(rv)/float64(o.Elements), median(ov)/float64(o.Elements))
+		if len(errs) > 0 {
+			res.Err = strings.Join(dedupe(errs), "; ")
+		}
+		o.Log("%-50s redis %7.1f MiB  ordo %7.1f MiB  ratio %.2f %s", name, res.Redis, res.Ordo, res.Ratio(), res.Err)
+		out = append(out, res)
+	}
+	return out
+}
+
+// ---- bulk load through redis-cli --pipe ----
+
+func loadRows(o Options, sel *regexp.Regexp, tmp string) []Result {
+	name := fmt.Sprintf("redis-cli --pipe of %d ZADD", o.Elements)
+	if !sel.MatchString("load " + name) {
+		return nil
+	}
+	file := filepath.Join(tmp, "zadd.resp")
+	f, err := os.Create(file)
+	if err != nil {
+		return []Result{{Group: "load", Name: name, Err: err.Error()}}
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	var buf []byte
+	gen := memRowsDef()[3].gen
+	for i := 0; i < o.Elements; i++ {
+		buf = gen(i, buf[:0])
+		bw.Write(buf)
+	}
+	bw.Flush()
+	f.Close()
+	var rv, ov []float64
+	var errs []string
+	for i := 0; i < o.Repeat; i++ {
+		for _, start := range []func(Options, string, ...string) (*server, error){startRedis, startOrdo} {
+			s, err := start(o, tmp)
+			if err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			in, _ := os.Open(file)
+			cmd := exec.Command("redis-cli", "-h", "127.0.0.1", "-p", strconv.Itoa(s.port), "--pipe")
+			cmd.Stdin = in
+			t0 := time.Now()
+			outb, err := cmd.CombinedOutput()
+			el := time.Since(t0).Seconds()
+			in.Close()
+			want := fmt.Sprintf("errors: 0, replies: %d", o.Elements)
+			if err != nil || !strings.Contains(string(outb), want) {
+				errs = append(errs, fmt.Sprintf("%s: %v %q", s.name, err, lastLine(string(outb))))
+			} else if s.name == "redis" {
+				rv = append(rv, el)
+			} else {
+				ov = append(ov, el)
+			}
+			s.stop()
+		}
+	}
+	res := Result{Group: "load", Name: name, Unit: "seconds to last reply", Redis: median(rv), Ordo: median(ov)}
+	if len(errs) > 0 {
+		res.Err = strings.Join(dedupe(errs), "; ")
+	}
+	o.Log("%-50s redis %6.2f s  ordo %6.2f s  ratio %.2f %s", name, res.Redis, res.Ordo, res.Ratio(), res.Err)
+	return []Result{res}
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// ---- restart: reload 1M keys from each server's own append-only file ----
+
+func restartRows(o Options, sel *regexp.Regexp, tmp string) []Result {
+	name := fmt.Sprintf("restart with %d keys (own AOF)", o.Elements)
+	if !sel.MatchString("restart " + name) {
+		return nil
+	}
+	var rv, ov, rm, om []float64
+	var errs []string
+	gen := memRowsDef()[0].gen
+	for i := 0; i < o.Repeat; i++ {
+		for _, name := range []string{"redis", "ordo"} {
+			var s *server
+			var err error
+			if name == "redis" {
+				s, err = startRedis(o, tmp, "--appendonly", "yes", "--aof-use-rdb-preamble", "no", "--appendfsync", "everysec")
+			} else {
+				s, err = startOrdo(o, tmp, "--appendonly", "yes", "--appendfsync", "everysec")
+			}
+			if err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			if bad, err := load(s, o.Elements, gen); err != nil || bad > 0 {
+				errs = append(errs, fmt.Sprintf("%s: load: %v (%d errors)", name, err, bad))
+				s.stop()
+				continue
+			}
+			if name == "redis" {
+				// Compact Redis's AOF too, so both reload a rewritten file.
+				s.do("BGREWRITEAOF")
+				for j := 0; j < 600; j++ {
+					v, _ := s.do("INFO", "persistence")
+					if strings.Contains(v.Str, "aof_rewrite_in_progress:0") && !strings.Contains(v.Str, "aof_rewrite_scheduled:1") {
+						break
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+			}
+			// A clean shutdown, then the same command line again.
+			s.cmd.Process.Signal(syscall.SIGTERM)
+			waitExit(s.cmd, 60*time.Second)
+			args := s.cmd.Args[1:]
+			t0 := time.Now()
+			s2, err := launch(name, s.cmd.Path, args, s.port, s.dir)
+			if err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			el := time.Since(t0).Seconds()
+			v, _ := s2.do("DBSIZE")
+			if v.Int != int64(o.Elements) {
+				errs = append(errs, fmt.Sprintf("%s: %d keys after restart, want %d", name, v.Int, o.Elements))
+			} else if name == "redis" {
+				rv, rm = append(rv, el), append(rm, float64(s2.rss()))
+			} else {
+				ov, om = append(ov, el), append(om, float64(s2.rss()))
+			}
+			s2.stop()
+		}
+	}
+	res := Result{Group: "restart", Name: name, Unit: "seconds to ready", Redis: median(rv), Ordo: median(ov),
+		Extra: fmt.Sprintf("RSS after reload %.0f / %.0f MiB", median(rm)/(1<<20), median(om)/(1<<20))}
+	if len(errs) > 0 {
+		res.Err = strings.Join(dedupe(errs), "; ")
+	}
+	o.Log("%-50s redis %6.2f s  ordo %6.2f s  ratio %.2f %s", name, res.Redis, res.Ordo, res.Ratio(), res.Err)
+	return []Result{res}
+}
+
+func waitExit(cmd *exec.Cmd, d time.Duration) {
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+// ---- report ----
+
+func machine() string {
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, ln := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(ln, "model name") {
+				cpu = strings.TrimSpace(strings.SplitN(ln, ":", 2)[1])
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+		if len(f) >= 2 {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			mem = fmt.Sprintf(", %.0f GiB RAM", kb/(1<<20))
+		}
+	}
+	return fmt.Sprintf("%d cores (%s)%s, %s/%s", runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH)
+}
+
+func version(bin string, args ...string) string {
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func writeReport(o Options, rs []Result, took time.Duration) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Ordo vs Redis, side by side\n\n")
+	fmt.Fprintf(&b, "Generated by `go run ./cmd/ordo bench` on %s in %s.\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), took.Round(time.Second))
+	fmt.Fprintf(&b, "- Machine: %s\n", machine())
+	fmt.Fprintf(&b, "- redis-server: %s\n", version("redis-server", "--version"))
+	fmt.Fprintf(&b, "- ordo-server: %s\n", version(o.OrdoBin, "--version"))
+	fmt.Fprintf(&b, "- Go: %s\n", runtime.Version())
+	fmt.Fprintf(&b, "- Settings: redis-benchmark -c %d -n %d -r %d; %d elements for memory/load/restart rows; each figure is the median of %d runs, the servers alternating (Redis, Ordo, Redis, Ordo ...). Both servers run without persistence except in the restart row.\n\n",
+		o.Clients, o.N, o.Keyspace, o.Elements, o.Repeat)
+	fmt.Fprintf(&b, "Ratio = Ordo / Redis. For throughput higher is better; for memory and time lower is better. ✔ marks rows where Ordo is ahead or equal.\n\n")
+	fmt.Fprintf(&b, "![ratios](ratios.png)\n\n")
+	group := ""
+	for _, r := range rs {
+		if r.Group != group {
+			group = r.Group
+			fmt.Fprintf(&b, "\n## %s\n\n| row | unit | Redis | Ordo | Ordo/Redis | | notes |\n|---|---|---:|---:|---:|---|---|\n", group)
+		}
+		mark := "✘"
+		if r.OrdoBetter() {
+			mark = "✔"
+		}
+		notes := r.Extra
+		if r.Err != "" {
+			notes = strings.TrimSpace(notes + " **error:** " + r.Err)
+			mark = "!"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %s | %s |\n", r.Name, r.Unit, fmtNum(r.Redis), fmtNum(r.Ordo), r.Ratio(), mark, notes)
+	}
+	fmt.Fprintf(&b, "\nReproduce one row: `go run ./cmd/ordo bench -rows 'ZADD -P 16'` (a regular expression over \"group name\"). See bench/README.md.\n")
+	return os.WriteFile(filepath.Join(o.Out, "RESULTS.md"), []byte(b.String()), 0o644)
+}
+
+func fmtNum(x float64) string {
+	switch {
+	case x >= 1000:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case x >= 10:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
+}

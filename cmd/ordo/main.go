@@ -1,0 +1,49 @@
+// Command ordo is Ordo's tool:
+//
+//	ordo bench [-rows REGEXP] [-n 200000] [-repeat 3] [-elements 1000000] [-out bench]
+//
+// bench measures ordo-server against redis-server side by side and writes
+// bench/RESULTS.md and bench/ratios.png.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/ordo-db/ordo/bench"
+)
+
+func usage() {
+	fmt.Fprintln(os.Stderr, `usage: ordo <command> [flags]
+
+commands:
+  bench   measure ordo-server against redis-server side by side (bench/RESULTS.md)`)
+	os.Exit(2)
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	switch os.Args[1] {
+	case "bench":
+		fs := flag.NewFlagSet("bench", flag.ExitOnError)
+		var o bench.Options
+		fs.StringVar(&o.Rows, "rows", "", "regular expression over \"group name\" selecting rows (e.g. 'throughput ZADD')")
+		fs.IntVar(&o.N, "n", 200000, "requests per throughput run")
+		fs.IntVar(&o.Clients, "c", 50, "parallel clients")
+		fs.IntVar(&o.Keyspace, "r", 1000000, "random keyspace size")
+		fs.IntVar(&o.Repeat, "repeat", 3, "measurements per row and server (median reported)")
+		fs.IntVar(&o.Elements, "elements", 1000000, "elements for memory, load and restart rows")
+		fs.StringVar(&o.Out, "out", "bench", "directory for RESULTS.md and ratios.png")
+		fs.StringVar(&o.OrdoBin, "ordo-server", "", "ordo-server binary (default: build ./cmd/ordo-server)")
+		fs.Parse(os.Args[2:])
+		if _, err := bench.Run(o); err != nil {
+			fmt.Fprintln(os.Stderr, "ordo bench:", err)
+			os.Exit(1)
+		}
+	default:
+		usage()
+	}
+}
