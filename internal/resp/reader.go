@@ -51,6 +51,20 @@ type Reader struct {
 	start, end int
 	args       [][]byte
 
+	// A multibulk request in progress: its declared count (0 when none),
+	// the offset from start of its next argument's header, and the
+	// arguments parsed so far as offsets from start. Offsets survive the
+	// buffer moving, so each byte is parsed once however it trickles in.
+	mbCount int64
+	mbNext  int
+	spans   []span
+
+	// The last search for a line end that failed: from scanFrom, for
+	// scanChar, nothing up to scanEnd. The next search resumes there, so
+	// a line arriving a byte at a time is not rescanned from its start.
+	scanFrom, scanEnd int
+	scanChar          byte
+
 	// MaxBulkLen is proto-max-bulk-len; 0 means the default.
 	MaxBulkLen int64
 	// Authenticated, when false, applies Redis's tighter limits for
@@ -88,6 +102,8 @@ func (r *Reader) Fill() error { return r.fill() }
 func (r *Reader) fill() error {
 	if r.start > 0 {
 		n := copy(r.buf, r.buf[r.start:r.end])
+		r.scanFrom -= r.start
+		r.scanEnd -= r.start
 		r.start, r.end = 0, n
 	}
 	if r.end == len(r.buf) {
@@ -136,16 +152,24 @@ func (r *Reader) lineEnd(from int) int {
 }
 
 func (r *Reader) search(from int, c byte) int {
-	for i := from; i < r.end; i++ {
+	i := from
+	if from == r.scanFrom && c == r.scanChar && r.scanEnd > from {
+		i = r.scanEnd
+	}
+	for ; i < r.end; i++ {
 		switch r.buf[i] {
 		case c:
 			return i
 		case 0:
+			r.scanFrom, r.scanChar, r.scanEnd = from, c, i
 			return -1
 		}
 	}
+	r.scanFrom, r.scanChar, r.scanEnd = from, c, r.end
 	return -1
 }
+
+type span struct{ off, n int }
 
 func (r *Reader) parseInline() ([][]byte, error) {
 	nl := r.search(r.start, '\n')
@@ -169,69 +193,78 @@ func (r *Reader) parseInline() ([][]byte, error) {
 }
 
 func (r *Reader) parseMultibulk() ([][]byte, error) {
-	pos := r.start
-	cr := r.lineEnd(pos)
-	if cr < 0 {
-		if r.end-pos > InlineMaxSize {
-			return nil, protoErr("too big mbulk count string")
+	if r.mbCount == 0 {
+		pos := r.start
+		cr := r.lineEnd(pos)
+		if cr < 0 {
+			if r.end-pos > InlineMaxSize {
+				return nil, protoErr("too big mbulk count string")
+			}
+			return nil, ErrIncomplete
 		}
-		return nil, ErrIncomplete
-	}
-	if cr+1 >= r.end { // the '\n' has not arrived yet
-		return nil, ErrIncomplete
-	}
-	n, ok := parseInt(r.buf[pos+1 : cr])
-	if !ok || n > MaxMultibulkLen {
-		return nil, protoErr("invalid multibulk length")
-	}
-	if !r.Authenticated && n > unauthMultibulkLen {
-		return nil, protoErr("unauthenticated multibulk length")
-	}
-	pos = cr + 2
-	if n <= 0 {
-		r.start = pos
-		return nil, nil
+		if cr+1 >= r.end { // the '\n' has not arrived yet
+			return nil, ErrIncomplete
+		}
+		n, ok := parseInt(r.buf[pos+1 : cr])
+		if !ok || n > MaxMultibulkLen {
+			return nil, protoErr("invalid multibulk length")
+		}
+		if !r.Authenticated && n > unauthMultibulkLen {
+			return nil, protoErr("unauthenticated multibulk length")
+		}
+		if n <= 0 {
+			r.start = cr + 2
+			return nil, nil
+		}
+		r.mbCount, r.mbNext, r.spans = n, cr+2-r.start, r.spans[:0]
 	}
 	maxBulk := r.MaxBulkLen
 	if maxBulk <= 0 {
 		maxBulk = DefaultMaxBulkLen
 	}
-	args := r.args[:0]
-	for i := int64(0); i < n; i++ {
+	for int64(len(r.spans)) < r.mbCount {
+		pos := r.start + r.mbNext
 		// As in Redis, the whole length line must have arrived before
 		// its first byte is checked.
-		cr = r.lineEnd(pos)
+		cr := r.lineEnd(pos)
 		if cr < 0 {
 			if r.end-pos > InlineMaxSize {
+				r.mbCount = 0
 				return nil, protoErr("too big bulk count string")
 			}
-			r.args = args
 			return nil, ErrIncomplete
 		}
 		if cr+1 >= r.end {
-			r.args = args
 			return nil, ErrIncomplete
 		}
 		if r.buf[pos] != '$' {
+			r.mbCount = 0
 			return nil, protoErr("expected '$', got '" + string(r.buf[pos]) + "'")
 		}
 		l, ok := parseInt(r.buf[pos+1 : cr])
 		if !ok || l < 0 || l > maxBulk {
+			r.mbCount = 0
 			return nil, protoErr("invalid bulk length")
 		}
 		if !r.Authenticated && l > unauthBulkLen {
+			r.mbCount = 0
 			return nil, protoErr("unauthenticated bulk length")
 		}
-		pos = cr + 2
-		if int64(r.end-pos) < l+2 {
-			r.args = args
+		body := cr + 2
+		if int64(r.end-body) < l+2 {
 			return nil, ErrIncomplete
 		}
-		args = append(args, r.buf[pos:pos+int(l):pos+int(l)])
-		pos += int(l) + 2
+		r.spans = append(r.spans, span{body - r.start, int(l)})
+		r.mbNext = body + int(l) + 2 - r.start
+	}
+	args := r.args[:0]
+	for _, sp := range r.spans {
+		a := r.start + sp.off
+		args = append(args, r.buf[a:a+sp.n:a+sp.n])
 	}
 	r.args = args
-	r.start = pos
+	r.start += r.mbNext
+	r.mbCount = 0
 	return args, nil
 }
 

@@ -1,0 +1,164 @@
+package server_test
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/redistest"
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// TestGarbageLeavesOthersServed: while connections pour random bytes and
+// broken requests into the server, other clients keep getting exactly
+// the replies they asked for, and the server keeps accepting.
+func TestGarbageLeavesOthersServed(t *testing.T) {
+	o := redistest.StartOrdo(t)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var garbageConns atomic.Int64
+	for g := 0; g < 2; g++ {
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(seed, 1))
+			prefixes := []string{"", "*", "*3\r\n", "*1\r\n$", "*2\r\n$4\r\nECHO\r\n$999999\r\n", "ECHO \"", "\r\n"}
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c, err := net.Dial("tcp", o.Addr)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				garbageConns.Add(1)
+				junk := []byte(prefixes[rng.IntN(len(prefixes))])
+				for n := rng.IntN(20000); n > 0; n-- {
+					junk = append(junk, byte(rng.IntN(256)))
+				}
+				c.SetDeadline(time.Now().Add(50 * time.Millisecond))
+				c.Write(junk)
+				buf := make([]byte, 4096)
+				for {
+					if _, err := c.Read(buf); err != nil {
+						break
+					}
+				}
+				c.Close()
+			}
+		}(uint64(g))
+	}
+	var good atomic.Int64
+	for k := 0; k < 4; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			c, err := net.Dial("tcp", o.Addr)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer c.Close()
+			br := bufio.NewReader(c)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				// A small pipeline of distinct requests, replies checked in order.
+				var req []byte
+				var want []string
+				for j := 0; j < 8; j++ {
+					s := fmt.Sprintf("c%d-%d-%d", k, i, j)
+					req = resp.AppendCommand(req, "ECHO", s)
+					want = append(want, s)
+				}
+				req = append(req, "PING\r\n"...)
+				want = append(want, "PONG")
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				if _, err := c.Write(req); err != nil {
+					t.Errorf("client %d: %v", k, err)
+					return
+				}
+				for _, w := range want {
+					raw, err := resp.ReadRawReply(br, nil)
+					if err != nil {
+						t.Errorf("client %d: %v", k, err)
+						return
+					}
+					v, _, _ := resp.ParseReply(raw)
+					if v.Str != w {
+						t.Errorf("client %d: got %v, want %q", k, v, w)
+						return
+					}
+					good.Add(1)
+				}
+			}
+		}(k)
+	}
+	time.Sleep(2 * time.Second)
+	close(stop)
+	wg.Wait()
+	if good.Load() < 1000 || garbageConns.Load() < 10 {
+		t.Fatalf("too little traffic: %d good replies, %d garbage connections", good.Load(), garbageConns.Load())
+	}
+	c := redistest.Dial(t, o.Addr)
+	if v := c.Do("PING"); v.Str != "PONG" {
+		t.Fatalf("PING after the storm: %v", v)
+	}
+	t.Logf("%d good replies alongside %d garbage connections", good.Load(), garbageConns.Load())
+}
+
+// TestHugeDeclaredLengthsDoNotAllocate: lengths declared up to the limits
+// but never sent must not make the server's memory jump.
+func TestHugeDeclaredLengthsDoNotAllocate(t *testing.T) {
+	o := redistest.StartOrdo(t)
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var conns []net.Conn
+	for i := 0; i < 10; i++ {
+		c, err := net.Dial("tcp", o.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		if i%2 == 0 {
+			c.Write([]byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$536870912\r\nabc"))
+		} else {
+			c.Write([]byte("*2147483647\r\n$1\r\na\r\n$1\r\nb\r\n"))
+		}
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 32<<20 {
+		t.Fatalf("heap grew by %d MB for requests that declared sizes they never sent", grown>>20)
+	}
+	// A declared length over proto-max-bulk-len is refused at once.
+	c := redistest.Dial(t, o.Addr)
+	c.Write([]byte("*1\r\n$" + strconv.Itoa(512<<20+1) + "\r\n"))
+	if raw := c.ReadRaw(); string(raw) != "-ERR Protocol error: invalid bulk length\r\n" {
+		t.Fatalf("got %q", raw)
+	}
+	// The server is still serving.
+	if v := redistest.Dial(t, o.Addr).Do("PING"); v.Str != "PONG" {
+		t.Fatalf("PING: %v", v)
+	}
+}
