@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -476,4 +477,49 @@ func TestHashTTL(t *testing.T) {
 	d.Do("HSET", "h", "a", "1")
 	d.Do("TYPE", "h")
 	d.Do("TTL", "h")
+}
+
+// TestHashRandomOps runs random writes on a few hashes, with values
+// around the listpack size limit, and compares every reply; HGETALL is
+// compared in order while Redis keeps the hash as a listpack.
+func TestHashRandomOps(t *testing.T) {
+	d := redistest.NewDiff(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := []string{"h0", "h1", "h2"}
+	field := func() string { return "f" + strconv.Itoa(rng.IntN(40)) }
+	value := func() string {
+		n := rng.IntN(20)
+		if rng.IntN(30) == 0 {
+			n = 60 + rng.IntN(8)
+		}
+		return strings.Repeat(string(rune('a'+rng.IntN(26))), n)
+	}
+	for i := 0; i < 3000; i++ {
+		k := keys[rng.IntN(len(keys))]
+		switch rng.IntN(8) {
+		case 0, 1:
+			d.Do("HSET", k, field(), value(), field(), value())
+		case 2:
+			d.Do("HDEL", k, field(), field())
+		case 3:
+			d.Do("HINCRBY", k, field(), strconv.Itoa(rng.IntN(100)-50))
+		case 4:
+			d.Do("HSETNX", k, field(), value())
+		case 5:
+			d.Do("HMGET", k, field(), field())
+		case 6:
+			d.Do("HINCRBYFLOAT", k, field(), "1.5")
+		case 7:
+			d.Do("HSTRLEN", k, field())
+		}
+		if i%50 == 0 {
+			if d.Redis.Do("OBJECT", "ENCODING", k).Str == "hashtable" {
+				d.DoPairs("HGETALL", k)
+			} else {
+				d.Do("HGETALL", k)
+			}
+			d.Do("HLEN", k)
+			d.Do("OBJECT", "ENCODING", k)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -597,4 +598,46 @@ func TestSetWatchAndTTL(t *testing.T) {
 	d.Do("SADD", "u", "x")
 	d.Do("SREM", "u", "1")
 	d.Do("TTL", "u")
+}
+
+// TestSetRandomOps runs random writes on a few sets mixing integers and
+// strings and compares every reply; SMEMBERS is compared in order while
+// Redis keeps the set as an intset.
+func TestSetRandomOps(t *testing.T) {
+	d := redistest.NewDiff(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	keys := []string{"s0", "s1", "s2"}
+	member := func() string {
+		if rng.IntN(25) == 0 {
+			return "x" + strconv.Itoa(rng.IntN(5))
+		}
+		return strconv.Itoa(rng.IntN(60) - 20)
+	}
+	for i := 0; i < 3000; i++ {
+		k, k2 := keys[rng.IntN(len(keys))], keys[rng.IntN(len(keys))]
+		switch rng.IntN(7) {
+		case 0, 1:
+			d.Do("SADD", k, member(), member(), member())
+		case 2:
+			d.Do("SREM", k, member(), member())
+		case 3:
+			d.Do("SMOVE", k, k2, member())
+		case 4:
+			d.Do("SMISMEMBER", k, member(), member())
+		case 5:
+			d.Do("SINTERCARD", "2", k, k2)
+		case 6:
+			d.DoSorted("SUNION", k, k2)
+		}
+		if i%50 == 0 {
+			if d.Redis.Do("OBJECT", "ENCODING", k).Str == "intset" {
+				d.Do("SMEMBERS", k)
+			} else {
+				d.DoSorted("SMEMBERS", k)
+			}
+			d.Do("SCARD", k)
+			d.Do("OBJECT", "ENCODING", k)
+			d.DoSorted("SDIFF", k, k2)
+		}
+	}
 }
