@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ordo-db/ordo/internal/engine"
@@ -21,6 +22,11 @@ func Load(cfg *engine.Config, args []string) error {
 		f, err := os.Open(args[0])
 		if err != nil {
 			return fmt.Errorf("config: %w", err)
+		}
+		if abs, aerr := filepath.Abs(args[0]); aerr == nil {
+			cfg.File = abs
+		} else {
+			cfg.File = args[0]
 		}
 		err = Read(cfg, f, args[0])
 		f.Close()
@@ -56,6 +62,7 @@ func ApplyFlags(cfg *engine.Config, args []string) error {
 // Read applies a redis.conf-style file: one "name value ..." directive a
 // line, '#' comments, quoting as in redis.conf.
 func Read(cfg *engine.Config, r io.Reader, name string) error {
+	sawSave := false
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -75,7 +82,21 @@ func Read(cfg *engine.Config, r io.Reader, name string) error {
 		for i, a := range argv[1:] {
 			vals[i] = string(a)
 		}
-		if err := cfg.Set(key, strings.Join(vals, " "), true); err != nil {
+		if engine.LookupParam(key) == nil {
+			return fmt.Errorf("config: %s:%d: '%s': Bad directive or wrong number of arguments", name, n, line)
+		}
+		value := strings.Join(vals, " ")
+		// Several save lines accumulate, as in redis.conf; the first one
+		// replaces the default.
+		if key == "save" && value != "" {
+			if sawSave {
+				if prev := cfg.Get("save"); prev != "" {
+					value = prev + " " + value
+				}
+			}
+			sawSave = true
+		}
+		if err := cfg.Set(key, value, true); err != nil {
 			return fmt.Errorf("config: %s:%d: '%s': %w", name, n, line, err)
 		}
 	}

@@ -138,6 +138,8 @@ type Client struct {
 	Kill      func()
 	killed    atomic.Bool
 	closeNext bool // close after writing the current reply (QUIT)
+	noEvict   bool // CLIENT NO-EVICT
+	noTouch   bool // CLIENT NO-TOUCH
 
 	multi      bool
 	multiErr   bool
@@ -291,7 +293,9 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 			w.Error("ERR Command not allowed inside a transaction")
 			return nil
 		}
-		if cmd.Has(FlagDenyOOM) && e.overMaxMemory() {
+		// Over maxmemory, Redis refuses to queue any command (queueing
+		// itself consumes memory), not only denyoom ones.
+		if e.overMaxMemory() {
 			c.rejectInMulti()
 			w.Error(ErrOOM)
 			return nil
@@ -426,6 +430,9 @@ func (e *Engine) activeExpireLoop() {
 		case <-e.closed:
 			return
 		case <-t.C:
+		}
+		if activeExpireOff.Load() { // DEBUG SET-ACTIVE-EXPIRE 0
+			continue
 		}
 		e.Lock()
 		deadline := time.Now().Add(2 * time.Millisecond)
