@@ -814,3 +814,7 @@ func (s *Set) innerDelete(in *inner, score float64, m []byte, id uint32) {
 		}
 	}
 }
+
+// DropIndex removes the member index (a store that Redis would write as a
+// listpack). Score lookups become linear scans again.
+func (s *Set) DropIndex() { s.idx, s.idxUsed = nil, 0 }

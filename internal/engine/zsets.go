@@ -1,0 +1,1528 @@
+package engine
+
+// Sorted sets: ZADD, ZINCRBY, ZREM, ZCARD, ZSCORE, ZMSCORE, ZRANK,
+// ZREVRANK, ZCOUNT, ZLEXCOUNT, ZRANGE (BYSCORE, BYLEX, REV, LIMIT,
+// WITHSCORES), ZRANGESTORE, ZREVRANGE, ZRANGEBYSCORE, ZREVRANGEBYSCORE,
+// ZRANGEBYLEX, ZREVRANGEBYLEX, ZREMRANGEBYRANK/SCORE/LEX, ZPOPMIN,
+// ZPOPMAX, BZPOPMIN, BZPOPMAX, ZMPOP, BZMPOP, ZRANDMEMBER, ZUNION, ZINTER,
+// ZDIFF and their STORE forms, ZINTERCARD, ZSCAN — with Redis 7.0's
+// replies and errors. The structure is internal/engine/zset; this file
+// parses arguments, writes replies and keeps the keyspace rules (empty
+// sets deleted, WATCH, blocked clients, propagation).
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ordo-db/ordo/internal/engine/zset"
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// Sorted-set error replies, exactly as Redis 7.0 writes them.
+const (
+	ErrZAddXXNX        = "ERR XX and NX options at the same time are not compatible"
+	ErrZAddGTLTNX      = "ERR GT, LT, and/or NX options at the same time are not compatible"
+	ErrZAddIncrPair    = "ERR INCR option supports a single increment-element pair"
+	ErrZMinMaxFloat    = "ERR min or max is not a float"
+	ErrZMinMaxLex      = "ERR min or max not valid string range item"
+	ErrZLimitRank      = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	ErrZWithscoresLex  = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+	ErrZWeightFloat    = "ERR weight value is not a float"
+	ErrZLimitNegative  = "ERR LIMIT can't be negative"
+	ErrZNumkeys        = "ERR numkeys should be greater than 0"
+	ErrZCount          = "ERR count should be greater than 0"
+	ErrZRandRange      = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	ErrZRandWithscores = "ERR value is out of range"
+)
+
+// ZSet is a sorted set value. Below zset-max-listpack-entries members of
+// at most zset-max-listpack-value bytes it has no member index and
+// reports the "listpack" encoding (linear lookups, as Redis's listpack);
+// past the limits it builds the index and reports "skiplist".
+type ZSet struct {
+	s *zset.Set
+}
+
+// TypeName implements Typed.
+func (z *ZSet) TypeName() string { return "zset" }
+
+// Encoding implements Typed.
+func (z *ZSet) Encoding() string {
+	if z.s.Indexed() {
+		return "skiplist"
+	}
+	return "listpack"
+}
+
+// Len implements Typed.
+func (z *ZSet) Len() int { return z.s.Len() }
+
+// Copy implements Typed.
+func (z *ZSet) Copy() Typed { return &ZSet{s: z.s.Copy()} }
+
+// MemoryUsage implements Typed.
+func (z *ZSet) MemoryUsage() int64 { return 16 + z.s.MemoryUsage() }
+
+// Rewrite implements Typed: ZADD commands of up to 64 pairs, in order.
+func (z *ZSet) Rewrite(key string, emit func(args [][]byte)) {
+	var args [][]byte
+	z.s.Range(0, false, func(m []byte, score float64) bool {
+		if args == nil {
+			args = append(make([][]byte, 0, 2+2*hsRewriteBatch), []byte("ZADD"), []byte(key))
+		}
+		args = append(args, resp.AppendDouble(nil, score), append([]byte(nil), m...))
+		if len(args) == 2+2*hsRewriteBatch {
+			emit(args)
+			args = nil
+		}
+		return true
+	})
+	if args != nil {
+		emit(args)
+	}
+}
+
+// Score returns the score of member (for other value families: GEO).
+func (z *ZSet) Score(member []byte) (float64, bool) { return z.s.Score(member) }
+
+// Range calls fn for the elements from rank start in ascending order (or
+// descending when rev) until fn returns false; member is a view valid
+// only during the call.
+func (z *ZSet) Range(start int, rev bool, fn func(member []byte, score float64) bool) {
+	z.s.Range(start, rev, fn)
+}
+
+// Set returns the underlying structure (read-only use by other families).
+func (z *ZSet) Set() *zset.Set { return z.s }
+
+type zsetLimits struct{ entries, value int }
+
+func zlimits(c *Ctx) zsetLimits {
+	return zsetLimits{int(c.E.Config.Int("zset-max-listpack-entries")), int(c.E.Config.Int("zset-max-listpack-value"))}
+}
+
+// newZSet creates a set for sizeHint members of at most maxLen bytes,
+// with the encoding Redis's zsetTypeCreate would choose.
+func newZSet(lim zsetLimits, sizeHint, maxLen int) *ZSet {
+	z := &ZSet{s: zset.New()}
+	if sizeHint > lim.entries || maxLen > lim.value {
+		z.s.BuildIndex()
+	}
+	return z
+}
+
+// add inserts or updates m, converting to the indexed encoding first when
+// a new member would exceed the listpack limits.
+func (z *ZSet) add(lim zsetLimits, m []byte, score float64) bool {
+	if score == 0 && !z.s.Indexed() {
+		score = 0 // a listpack stores -0 as the integer 0
+	}
+	if !z.s.Indexed() && (z.s.Len()+1 > lim.entries || len(m) > lim.value) {
+		if _, ok := z.s.Score(m); !ok {
+			z.s.BuildIndex()
+		}
+	}
+	return z.s.Add(m, score)
+}
+
+func init() {
+	register("zadd", func(c *Ctx) { zaddGeneric(c, false) })
+	register("zincrby", func(c *Ctx) { zaddGeneric(c, true) })
+	register("zrem", zremCommand)
+	register("zcard", zcardCommand)
+	register("zscore", zscoreCommand)
+	register("zmscore", zmscoreCommand)
+	register("zrank", func(c *Ctx) { zrankGeneric(c, false) })
+	register("zrevrank", func(c *Ctx) { zrankGeneric(c, true) })
+	register("zcount", zcountCommand)
+	register("zlexcount", zlexcountCommand)
+	register("zrange", func(c *Ctx) { zrangeGeneric(c, 1, false, rangeAuto, dirAuto) })
+	register("zrangestore", func(c *Ctx) { zrangeGeneric(c, 2, true, rangeAuto, dirAuto) })
+	register("zrevrange", func(c *Ctx) { zrangeGeneric(c, 1, false, rangeRank, dirRev) })
+	register("zrangebyscore", func(c *Ctx) { zrangeGeneric(c, 1, false, rangeScore, dirFwd) })
+	register("zrevrangebyscore", func(c *Ctx) { zrangeGeneric(c, 1, false, rangeScore, dirRev) })
+	register("zrangebylex", func(c *Ctx) { zrangeGeneric(c, 1, false, rangeLex, dirFwd) })
+	register("zrevrangebylex", func(c *Ctx) { zrangeGeneric(c, 1, false, rangeLex, dirRev) })
+	register("zremrangebyrank", func(c *Ctx) { zremrangeGeneric(c, rangeRank) })
+	register("zremrangebyscore", func(c *Ctx) { zremrangeGeneric(c, rangeScore) })
+	register("zremrangebylex", func(c *Ctx) { zremrangeGeneric(c, rangeLex) })
+	register("zpopmin", func(c *Ctx) { zpopCommand(c, false) })
+	register("zpopmax", func(c *Ctx) { zpopCommand(c, true) })
+	register("bzpopmin", func(c *Ctx) { bzpopCommand(c, false) })
+	register("bzpopmax", func(c *Ctx) { bzpopCommand(c, true) })
+	register("zmpop", func(c *Ctx) { zmpopGeneric(c, 1, false) }).Keys = numkeysKeys(1, 0)
+	register("bzmpop", func(c *Ctx) { zmpopGeneric(c, 2, true) }).Keys = numkeysKeys(2, 0)
+	register("zrandmember", zrandmemberCommand)
+	register("zunion", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopUnion, false) }).Keys = numkeysKeys(1, 0)
+	register("zinter", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopInter, false) }).Keys = numkeysKeys(1, 0)
+	register("zdiff", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopDiff, false) }).Keys = numkeysKeys(1, 0)
+	register("zintercard", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopInter, true) }).Keys = numkeysKeys(1, 0)
+	register("zunionstore", func(c *Ctx) { zsetOpGeneric(c, true, 2, zopUnion, false) }).Keys = numkeysKeys(2, 1)
+	register("zinterstore", func(c *Ctx) { zsetOpGeneric(c, true, 2, zopInter, false) }).Keys = numkeysKeys(2, 1)
+	register("zdiffstore", func(c *Ctx) { zsetOpGeneric(c, true, 2, zopDiff, false) }).Keys = numkeysKeys(2, 1)
+	register("zscan", zscanCommand)
+}
+
+// numkeysKeys returns the key positions of a command whose numkeys is at
+// args[i], followed by that many keys; dst > 0 is a destination key.
+func numkeysKeys(i, dst int) KeysFunc {
+	return func(args [][]byte) []int {
+		var idx []int
+		if dst > 0 && dst < len(args) {
+			idx = append(idx, dst)
+		}
+		if i >= len(args) {
+			return idx
+		}
+		n, ok := ParseInt(args[i])
+		if !ok || n < 1 {
+			return idx
+		}
+		for j := i + 1; j <= i+int(n) && j < len(args); j++ {
+			idx = append(idx, j)
+		}
+		return idx
+	}
+}
+
+// zsetRead returns the sorted set at key (nil if missing); ok is false
+// after a WRONGTYPE reply.
+func zsetRead(c *Ctx, key []byte) (*ZSet, bool) { return Get[*ZSet](c, key) }
+
+// zsetChanged finishes a write to the set at key: deletes it if empty,
+// signals WATCH and records the changes.
+func zsetChanged(c *Ctx, key []byte, z *ZSet, n int) {
+	if n == 0 {
+		return
+	}
+	if z.s.Len() == 0 {
+		c.Delete(key)
+	} else {
+		c.Modified(key)
+	}
+	c.Dirty(n)
+}
+
+// writeScore writes a score as Redis does (bulk %.17g in RESP2, double in RESP3).
+func writeScore(c *Ctx, f float64) { c.W.Double(f) }
+
+// ---- ZADD / ZINCRBY ----
+
+func zaddGeneric(c *Ctx, zincrby bool) {
+	var nx, xx, gt, lt, ch, incr bool
+	idx := 2
+	if zincrby {
+		incr = true
+	} else {
+		for ; idx < len(c.Args); idx++ {
+			switch {
+			case c.ArgIs(idx, "nx"):
+				nx = true
+			case c.ArgIs(idx, "xx"):
+				xx = true
+			case c.ArgIs(idx, "gt"):
+				gt = true
+			case c.ArgIs(idx, "lt"):
+				lt = true
+			case c.ArgIs(idx, "ch"):
+				ch = true
+			case c.ArgIs(idx, "incr"):
+				incr = true
+			default:
+				goto done
+			}
+		}
+	done:
+	}
+	elements := len(c.Args) - idx
+	if elements%2 != 0 || elements == 0 {
+		c.Error(ErrSyntax)
+		return
+	}
+	elements /= 2
+	if nx && xx {
+		c.Error(ErrZAddXXNX)
+		return
+	}
+	if (gt && nx) || (lt && nx) || (gt && lt) {
+		c.Error(ErrZAddGTLTNX)
+		return
+	}
+	if incr && elements > 1 {
+		c.Error(ErrZAddIncrPair)
+		return
+	}
+	scores := make([]float64, elements)
+	maxLen := 0
+	for j := range scores {
+		f, ok := parseZFloat(c.Args[idx+2*j])
+		if !ok {
+			c.Error(ErrNotFloat)
+			return
+		}
+		scores[j] = f
+		maxLen = max(maxLen, len(c.Args[idx+2*j+1]))
+	}
+	key := c.Args[1]
+	z, ok := zsetRead(c, key)
+	if !ok {
+		return
+	}
+	lim := zlimits(c)
+	added, updated, processed := 0, 0, 0
+	var score float64
+	if z == nil {
+		if xx {
+			goto reply
+		}
+		z = newZSet(lim, elements, maxLen)
+		c.Add(key, ObjectValue(z))
+		c.Ready(key)
+	}
+	for j := 0; j < elements; j++ {
+		score = scores[j]
+		m := c.Args[idx+2*j+1]
+		cur, exists := z.s.Score(m)
+		if exists {
+			if nx {
+				continue
+			}
+			if incr {
+				score += cur
+				if math.IsNaN(score) {
+					c.Error(ErrNaN)
+					zaddFinish(c, key, z, added+updated)
+					return
+				}
+			}
+			if (lt && score >= cur) || (gt && score <= cur) {
+				continue
+			}
+			processed++
+			if score != cur {
+				z.add(lim, m, score)
+				updated++
+			}
+		} else if !xx {
+			z.add(lim, m, score)
+			added++
+			processed++
+		}
+	}
+	zaddFinish(c, key, z, added+updated)
+reply:
+	if incr {
+		if processed > 0 {
+			writeScore(c, score)
+		} else {
+			c.W.Null()
+		}
+		return
+	}
+	if ch {
+		c.W.Int(int64(added + updated))
+	} else {
+		c.W.Int(int64(added))
+	}
+}
+
+func zaddFinish(c *Ctx, key []byte, z *ZSet, n int) {
+	if z.s.Len() == 0 {
+		// A key created for a command that added nothing (cannot happen
+		// with valid input, but never leave an empty set behind).
+		c.Delete(key)
+		return
+	}
+	if n > 0 {
+		c.Modified(key)
+		c.Dirty(n)
+	}
+}
+
+// parseZFloat parses a score as Redis's getDoubleFromObject (strtod):
+// no leading space, nothing after the number, hex accepted, overflow and
+// underflow to zero rejected, NaN rejected.
+func parseZFloat(b []byte) (float64, bool) {
+	if len(b) == 0 || isSpaceByte(b[0]) {
+		return 0, false
+	}
+	if f, ok := parseFloatArg(b); ok {
+		return f, true
+	}
+	s := hexFix(string(b))
+	if s == string(b) {
+		return 0, false
+	}
+	return parseFloatArg([]byte(s))
+}
+
+// hexFix makes a C hex float ("0x10", "0x1.8") acceptable to Go's
+// ParseFloat, which requires the binary exponent.
+func hexFix(s string) string {
+	if t := strings.TrimLeft(s, "+-"); len(t) > 2 && (t[:2] == "0x" || t[:2] == "0X") && !strings.ContainsAny(t, "pP") {
+		return s + "p0"
+	}
+	return s
+}
+
+// ---- simple reads and ZREM ----
+
+func zremCommand(c *Ctx) {
+	key := c.Args[1]
+	z, ok := zsetRead(c, key)
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	n := 0
+	for _, m := range c.Args[2:] {
+		if _, ok := z.s.Delete(m); ok {
+			n++
+			if z.s.Len() == 0 {
+				break
+			}
+		}
+	}
+	zsetChanged(c, key, z, n)
+	c.W.Int(int64(n))
+}
+
+func zcardCommand(c *Ctx) {
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(z.s.Len()))
+}
+
+func zscoreCommand(c *Ctx) {
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	if z != nil {
+		if f, ok := z.s.Score(c.Args[2]); ok {
+			writeScore(c, f)
+			return
+		}
+	}
+	c.W.Null()
+}
+
+func zmscoreCommand(c *Ctx) {
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	c.W.Array(len(c.Args) - 2)
+	for _, m := range c.Args[2:] {
+		if z != nil {
+			if f, ok := z.s.Score(m); ok {
+				writeScore(c, f)
+				continue
+			}
+		}
+		c.W.Null()
+	}
+}
+
+func zrankGeneric(c *Ctx, rev bool) {
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	if z != nil {
+		if r, ok := z.s.Rank(c.Args[2]); ok {
+			if rev {
+				r = z.s.Len() - 1 - r
+			}
+			c.W.Int(int64(r))
+			return
+		}
+	}
+	c.W.Null()
+}
+
+// ---- ranges ----
+
+// parseStrtod parses a score bound as C's strtod does in zslParseRange:
+// leading spaces allowed, nothing after the number, an empty string is 0,
+// overflow gives ±inf, NaN is rejected.
+func parseStrtod(b []byte) (float64, bool) {
+	if len(b) == 0 {
+		return 0, true
+	}
+	i := 0
+	for i < len(b) && isSpaceByte(b[i]) {
+		i++
+	}
+	b = b[i:]
+	if len(b) == 0 {
+		return 0, false
+	}
+	for _, ch := range b {
+		if ch == '_' {
+			return 0, false
+		}
+	}
+	s := hexFix(string(b))
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+			return 0, false
+		}
+	}
+	if math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+type scoreRange struct {
+	min, max     float64
+	minex, maxex bool
+}
+
+func parseScoreBound(b []byte) (float64, bool, bool) {
+	if len(b) > 0 && b[0] == '(' {
+		f, ok := parseStrtod(b[1:])
+		return f, true, ok
+	}
+	f, ok := parseStrtod(b)
+	return f, false, ok
+}
+
+func parseScoreRange(minb, maxb []byte) (scoreRange, bool) {
+	var r scoreRange
+	var ok1, ok2 bool
+	r.min, r.minex, ok1 = parseScoreBound(minb)
+	r.max, r.maxex, ok2 = parseScoreBound(maxb)
+	return r, ok1 && ok2
+}
+
+// ranks returns the ascending rank interval [lo, hi) of the range.
+func (r scoreRange) ranks(s *zset.Set) (int, int) {
+	lo := s.CountBelowScore(r.min, r.minex)
+	hi := s.CountBelowScore(r.max, !r.maxex)
+	return lo, hi
+}
+
+// lexBound is one end of a lex range: kind '-' / '+' for the infinities,
+// '[' inclusive, '(' exclusive.
+type lexBound struct {
+	kind byte
+	m    []byte
+}
+
+func parseLexBound(b []byte) (lexBound, bool) {
+	if len(b) == 0 {
+		return lexBound{}, false
+	}
+	switch b[0] {
+	case '+', '-':
+		return lexBound{kind: b[0]}, len(b) == 1
+	case '[', '(':
+		return lexBound{kind: b[0], m: b[1:]}, true
+	}
+	return lexBound{}, false
+}
+
+type lexRange struct{ min, max lexBound }
+
+func parseLexRange(minb, maxb []byte) (lexRange, bool) {
+	a, ok1 := parseLexBound(minb)
+	b, ok2 := parseLexBound(maxb)
+	return lexRange{a, b}, ok1 && ok2
+}
+
+func (r lexRange) ranks(s *zset.Set) (int, int) {
+	var lo, hi int
+	switch r.min.kind {
+	case '-':
+		lo = 0
+	case '+':
+		lo = s.Len()
+	case '[':
+		lo = s.CountBelowLex(r.min.m, false)
+	default:
+		lo = s.CountBelowLex(r.min.m, true)
+	}
+	switch r.max.kind {
+	case '-':
+		hi = 0
+	case '+':
+		hi = s.Len()
+	case '[':
+		hi = s.CountBelowLex(r.max.m, true)
+	default:
+		hi = s.CountBelowLex(r.max.m, false)
+	}
+	return lo, hi
+}
+
+// rankRange normalizes start/end indexes as Redis does; ok is false for
+// an empty range.
+func rankRange(start, end int64, n int) (int, int, bool) {
+	ln := int64(n)
+	if start < 0 {
+		start += ln
+	}
+	if end < 0 {
+		end += ln
+	}
+	if start < 0 {
+		start = 0
+	}
+	if start > end || start >= ln {
+		return 0, 0, false
+	}
+	if end >= ln {
+		end = ln - 1
+	}
+	return int(start), int(end), true
+}
+
+type rangeType int
+
+const (
+	rangeAuto rangeType = iota
+	rangeRank
+	rangeScore
+	rangeLex
+)
+
+type rangeDir int
+
+const (
+	dirAuto rangeDir = iota
+	dirFwd
+	dirRev
+)
+
+// zslice is a selected run of a set: count elements from rank first,
+// ascending or descending.
+type zslice struct {
+	first, count int
+	rev          bool
+}
+
+func (sl zslice) each(s *zset.Set, fn func(m []byte, score float64)) {
+	left := sl.count
+	if left <= 0 {
+		return
+	}
+	s.Range(sl.first, sl.rev, func(m []byte, score float64) bool {
+		fn(m, score)
+		left--
+		return left > 0
+	})
+}
+
+// limitSlice applies LIMIT offset count to the ascending rank interval [lo, hi).
+func limitSlice(lo, hi int, offset, limit int64, rev bool) zslice {
+	if hi <= lo || offset < 0 || int64(hi-lo) <= offset {
+		return zslice{}
+	}
+	n := int64(hi-lo) - offset
+	if limit >= 0 && limit < n {
+		n = limit
+	}
+	if rev {
+		return zslice{first: hi - 1 - int(offset), count: int(n), rev: true}
+	}
+	return zslice{first: lo + int(offset), count: int(n)}
+}
+
+// writeZRange writes the elements of sl as Redis's range replies do:
+// flat member/score pairs in RESP2, [member, score] arrays in RESP3.
+func writeZRange(c *Ctx, s *zset.Set, sl zslice, withscores bool) {
+	if withscores && c.W.Proto == 2 {
+		c.W.Array(2 * sl.count)
+	} else {
+		c.W.Array(sl.count)
+	}
+	sl.each(s, func(m []byte, score float64) {
+		if withscores && c.W.Proto == 3 {
+			c.W.Array(2)
+		}
+		c.W.Bulk(m)
+		if withscores {
+			writeScore(c, score)
+		}
+	})
+}
+
+func zrangeGeneric(c *Ctx, argStart int, store bool, rt rangeType, dir rangeDir) {
+	key := c.Args[argStart]
+	minIdx, maxIdx := argStart+1, argStart+2
+	withscores := false
+	var offset, limit int64 = 0, -1
+	for j := argStart + 3; j < len(c.Args); j++ {
+		left := len(c.Args) - j - 1
+		switch {
+		case !store && c.ArgIs(j, "withscores"):
+			withscores = true
+		case c.ArgIs(j, "limit") && left >= 2:
+			var ok bool
+			if offset, ok = c.IntArg(j + 1); !ok {
+				return
+			}
+			if limit, ok = c.IntArg(j + 2); !ok {
+				return
+			}
+			j += 2
+		case dir == dirAuto && c.ArgIs(j, "rev"):
+			dir = dirRev
+		case rt == rangeAuto && c.ArgIs(j, "bylex"):
+			rt = rangeLex
+		case rt == rangeAuto && c.ArgIs(j, "byscore"):
+			rt = rangeScore
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	if dir == dirAuto {
+		dir = dirFwd
+	}
+	if rt == rangeAuto {
+		rt = rangeRank
+	}
+	if limit != -1 && rt == rangeRank {
+		c.Error(ErrZLimitRank)
+		return
+	}
+	if withscores && rt == rangeLex {
+		c.Error(ErrZWithscoresLex)
+		return
+	}
+	rev := dir == dirRev
+	if rev && rt != rangeRank {
+		minIdx, maxIdx = maxIdx, minIdx
+	}
+	var start, end int64
+	var sr scoreRange
+	var lr lexRange
+	switch rt {
+	case rangeRank:
+		var ok bool
+		if start, ok = c.IntArg(minIdx); !ok {
+			return
+		}
+		if end, ok = c.IntArg(maxIdx); !ok {
+			return
+		}
+	case rangeScore:
+		var ok bool
+		if sr, ok = parseScoreRange(c.Args[minIdx], c.Args[maxIdx]); !ok {
+			c.Error(ErrZMinMaxFloat)
+			return
+		}
+	case rangeLex:
+		var ok bool
+		if lr, ok = parseLexRange(c.Args[minIdx], c.Args[maxIdx]); !ok {
+			c.Error(ErrZMinMaxLex)
+			return
+		}
+	}
+	z, ok := zsetRead(c, key)
+	if !ok {
+		return
+	}
+	if z == nil {
+		if store {
+			zstoreResult(c, c.Args[1], nil)
+		} else {
+			c.W.Array(0)
+		}
+		return
+	}
+	s := z.s
+	var sl zslice
+	switch rt {
+	case rangeRank:
+		a, b, ok := rankRange(start, end, s.Len())
+		if ok {
+			sl = zslice{first: a, count: b - a + 1}
+			if rev {
+				sl.first = s.Len() - 1 - a
+				sl.rev = true
+			}
+		}
+	case rangeScore:
+		lo, hi := sr.ranks(s)
+		sl = limitSlice(lo, hi, offset, limit, rev)
+	case rangeLex:
+		lo, hi := lr.ranks(s)
+		sl = limitSlice(lo, hi, offset, limit, rev)
+	}
+	if store {
+		lim := zlimits(c)
+		maxLen := 0
+		sl.each(s, func(m []byte, _ float64) { maxLen = max(maxLen, len(m)) })
+		dst := newZSet(lim, sl.count, maxLen)
+		sl.each(s, func(m []byte, score float64) { dst.s.Add(m, score) })
+		zstoreResult(c, c.Args[1], dst)
+		return
+	}
+	writeZRange(c, s, sl, withscores)
+}
+
+// zstoreResult stores dst (nil or empty: deletes the destination) and
+// replies with its size, as the *STORE commands do.
+func zstoreResult(c *Ctx, key []byte, dst *ZSet) {
+	if dst == nil || dst.s.Len() == 0 {
+		if c.Delete(key) {
+			c.Dirty(1)
+		}
+		c.W.Int(0)
+		return
+	}
+	c.Set(key, ObjectValue(dst), false)
+	c.Ready(key)
+	c.Dirty(1)
+	c.W.Int(int64(dst.s.Len()))
+}
+
+func zcountCommand(c *Ctx) {
+	r, ok := parseScoreRange(c.Args[2], c.Args[3])
+	if !ok {
+		c.Error(ErrZMinMaxFloat)
+		return
+	}
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	lo, hi := r.ranks(z.s)
+	c.W.Int(int64(max(0, hi-lo)))
+}
+
+func zlexcountCommand(c *Ctx) {
+	r, ok := parseLexRange(c.Args[2], c.Args[3])
+	if !ok {
+		c.Error(ErrZMinMaxLex)
+		return
+	}
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	lo, hi := r.ranks(z.s)
+	c.W.Int(int64(max(0, hi-lo)))
+}
+
+func zremrangeGeneric(c *Ctx, rt rangeType) {
+	var start, end int64
+	var sr scoreRange
+	var lr lexRange
+	var ok bool
+	switch rt {
+	case rangeRank:
+		if start, ok = c.IntArg(2); !ok {
+			return
+		}
+		if end, ok = c.IntArg(3); !ok {
+			return
+		}
+	case rangeScore:
+		if sr, ok = parseScoreRange(c.Args[2], c.Args[3]); !ok {
+			c.Error(ErrZMinMaxFloat)
+			return
+		}
+	case rangeLex:
+		if lr, ok = parseLexRange(c.Args[2], c.Args[3]); !ok {
+			c.Error(ErrZMinMaxLex)
+			return
+		}
+	}
+	key := c.Args[1]
+	z, ok := zsetRead(c, key)
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Int(0)
+		return
+	}
+	s := z.s
+	var lo, hi int
+	switch rt {
+	case rangeRank:
+		a, b, ok := rankRange(start, end, s.Len())
+		if !ok {
+			c.W.Int(0)
+			return
+		}
+		lo, hi = a, b+1
+	case rangeScore:
+		lo, hi = sr.ranks(s)
+	case rangeLex:
+		lo, hi = lr.ranks(s)
+	}
+	if hi <= lo {
+		c.W.Int(0)
+		return
+	}
+	victims := make([]string, 0, hi-lo)
+	zslice{first: lo, count: hi - lo}.each(s, func(m []byte, _ float64) { victims = append(victims, string(m)) })
+	for _, m := range victims {
+		s.Delete(bview(m))
+	}
+	zsetChanged(c, key, z, len(victims))
+	c.W.Int(int64(len(victims)))
+}
+
+// ---- pops ----
+
+// zpopFrom pops up to count elements from one end of z into the reply.
+// With nested, each element is a [member, score] array in RESP3 (and in
+// both protocols when always is set, for ZMPOP).
+type popped struct {
+	m     string
+	score float64
+}
+
+func zpopN(z *ZSet, count int, max bool) []popped {
+	n := min(count, z.s.Len())
+	out := make([]popped, 0, n)
+	for i := 0; i < n; i++ {
+		r := 0
+		if max {
+			r = z.s.Len() - 1
+		}
+		m, score := z.s.At(r)
+		p := popped{string(m), score}
+		z.s.Delete(m)
+		out = append(out, p)
+	}
+	return out
+}
+
+func popName(max bool) string {
+	if max {
+		return "ZPOPMAX"
+	}
+	return "ZPOPMIN"
+}
+
+func zpopCommand(c *Ctx, max bool) {
+	if len(c.Args) > 3 {
+		c.Error(ErrSyntax)
+		return
+	}
+	count := int64(1)
+	if len(c.Args) == 3 {
+		n, ok := ParseInt(c.Args[2])
+		if !ok || n < 0 {
+			c.Error(ErrNotPositive)
+			return
+		}
+		count = n
+	}
+	key := c.Args[1]
+	z, ok := zsetRead(c, key)
+	if !ok {
+		return
+	}
+	if z == nil || count == 0 {
+		c.W.Array(0)
+		return
+	}
+	ps := zpopN(z, int(min(count, int64(z.s.Len()))), max)
+	zsetChanged(c, key, z, len(ps))
+	c.PropagateStrings(popName(max), string(key), strconv.Itoa(len(ps)))
+	nested := len(c.Args) == 3 && c.W.Proto == 3
+	if nested {
+		c.W.Array(len(ps))
+	} else {
+		c.W.Array(2 * len(ps))
+	}
+	for _, p := range ps {
+		if nested {
+			c.W.Array(2)
+		}
+		c.W.BulkString(p.m)
+		writeScore(c, p.score)
+	}
+}
+
+// zpopBlocking tries the keys in order for BZPOPMIN/BZPOPMAX/BZMPOP: it
+// replies and returns true after popping from the first non-empty set;
+// ok is false after a WRONGTYPE reply.
+func zpopFirst(c *Ctx, keys [][]byte, max bool, count int, mpop bool) (done, ok bool) {
+	for _, k := range keys {
+		z, ok := zsetRead(c, k)
+		if !ok {
+			return false, false
+		}
+		if z == nil {
+			continue
+		}
+		ps := zpopN(z, count, max)
+		zsetChanged(c, k, z, len(ps))
+		if mpop {
+			c.PropagateStrings(popName(max), string(k), strconv.Itoa(len(ps)))
+			c.W.Array(2)
+			c.W.Bulk(k)
+			c.W.Array(len(ps))
+			for _, p := range ps {
+				c.W.Array(2)
+				c.W.BulkString(p.m)
+				writeScore(c, p.score)
+			}
+		} else {
+			c.PropagateStrings(popName(max), string(k))
+			c.W.Array(3)
+			c.W.Bulk(k)
+			c.W.BulkString(ps[0].m)
+			writeScore(c, ps[0].score)
+		}
+		return true, true
+	}
+	return false, true
+}
+
+func bzpopCommand(c *Ctx, max bool) {
+	deadline, ok := c.BlockTimeout(len(c.Args) - 1)
+	if !ok {
+		return
+	}
+	keys := c.Args[1 : len(c.Args)-1]
+	zblock(c, keys, deadline, max, 1, false)
+}
+
+func zblock(c *Ctx, keys [][]byte, deadline int64, max bool, count int, mpop bool) {
+	done, ok := zpopFirst(c, keys, max, count, mpop)
+	if done || !ok {
+		return
+	}
+	if c.NoBlock {
+		c.W.NullArray()
+		return
+	}
+	wt := &Waiter{Keys: keys, Deadline: deadline, Timeout: func(w *resp.Writer) { w.NullArray() }}
+	wt.Serve = func(c *Ctx) bool {
+		// A key of another type cannot serve the client: skip it, as
+		// Redis only serves keys that hold a sorted set.
+		for _, k := range wt.Keys {
+			v, found := c.Lookup(k)
+			if !found {
+				continue
+			}
+			if _, is := v.Obj().(*ZSet); !is {
+				continue
+			}
+			done, _ := zpopFirst(c, [][]byte{k}, max, count, mpop)
+			return done
+		}
+		return false
+	}
+	c.Block(wt)
+}
+
+// zmpopGeneric is ZMPOP (numkeys at 1) and BZMPOP (timeout at 1, numkeys at 2).
+func zmpopGeneric(c *Ctx, numIdx int, block bool) {
+	numkeys, ok := ParseInt(c.Args[numIdx])
+	if !ok || numkeys < 1 {
+		c.Error(ErrZNumkeys)
+		return
+	}
+	whereIdx := int64(numIdx) + numkeys + 1
+	if whereIdx >= int64(len(c.Args)) {
+		c.Error(ErrSyntax)
+		return
+	}
+	var max bool
+	switch {
+	case c.ArgIs(int(whereIdx), "min"):
+	case c.ArgIs(int(whereIdx), "max"):
+		max = true
+	default:
+		c.Error(ErrSyntax)
+		return
+	}
+	count := int64(-1)
+	for j := int(whereIdx) + 1; j < len(c.Args); j++ {
+		more := len(c.Args) - 1 - j
+		if count == -1 && c.ArgIs(j, "count") && more > 0 {
+			j++
+			n, ok := ParseInt(c.Args[j])
+			if !ok || n < 1 {
+				c.Error(ErrZCount)
+				return
+			}
+			count = n
+			continue
+		}
+		c.Error(ErrSyntax)
+		return
+	}
+	if count == -1 {
+		count = 1
+	}
+	keys := c.Args[numIdx+1 : whereIdx]
+	cnt := int(min(count, math.MaxInt32))
+	if block {
+		deadline, ok := c.BlockTimeout(1)
+		if !ok {
+			return
+		}
+		zblock(c, keys, deadline, max, cnt, true)
+		return
+	}
+	done, ok := zpopFirst(c, keys, max, cnt, true)
+	if ok && !done {
+		c.W.NullArray()
+	}
+}
+
+// ---- ZRANDMEMBER ----
+
+func zrandmemberCommand(c *Ctx) {
+	if len(c.Args) >= 3 {
+		l, ok := ParseInt(c.Args[2])
+		if !ok {
+			c.Error(ErrNotInteger)
+			return
+		}
+		if l == math.MinInt64 {
+			c.Error(ErrZRandRange)
+			return
+		}
+		withscores := false
+		if len(c.Args) > 4 || (len(c.Args) == 4 && !c.ArgIs(3, "withscores")) {
+			c.Error(ErrSyntax)
+			return
+		} else if len(c.Args) == 4 {
+			withscores = true
+			if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
+				c.Error(ErrZRandWithscores)
+				return
+			}
+		}
+		zrandWithCount(c, l, withscores)
+		return
+	}
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Null()
+		return
+	}
+	m, _ := z.s.Random()
+	c.W.Bulk(m)
+}
+
+func zrandWithCount(c *Ctx, l int64, withscores bool) {
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil || l == 0 {
+		c.W.Array(0)
+		return
+	}
+	s := z.s
+	size := int64(s.Len())
+	uniq := l > 0
+	count := l
+	if !uniq {
+		count = -l
+	}
+	header := func(n int64) {
+		if withscores && c.W.Proto == 2 {
+			c.W.Array(int(2 * n))
+		} else {
+			c.W.Array(int(n))
+		}
+	}
+	emit := func(m []byte, score float64) {
+		if withscores && c.W.Proto == 3 {
+			c.W.Array(2)
+		}
+		c.W.Bulk(m)
+		if withscores {
+			writeScore(c, score)
+		}
+	}
+	if !uniq || count == 1 {
+		header(count)
+		for i := int64(0); i < count; i++ {
+			emit(s.Random())
+		}
+		return
+	}
+	if count >= size {
+		header(size)
+		s.Range(s.Len()-1, true, func(m []byte, score float64) bool {
+			emit(m, score)
+			return true
+		})
+		return
+	}
+	// Distinct ranks: a partial Fisher-Yates over rank indexes when the
+	// sample is a large part of the set, a set of picks otherwise.
+	header(count)
+	picked := make(map[int]bool, count)
+	for int64(len(picked)) < count {
+		r := randInt(int(size))
+		if picked[r] {
+			continue
+		}
+		picked[r] = true
+		emit(s.At(r))
+	}
+}
+
+// ---- ZUNION / ZINTER / ZDIFF ----
+
+type zsetOp int
+
+const (
+	zopUnion zsetOp = iota
+	zopInter
+	zopDiff
+)
+
+// setMembers is what a plain set offers to ZUNION/ZINTER/ZDIFF (members
+// count with score 1).
+// TODO(sets): the sets engineer's *Set exposes member iteration; until it
+// implements this interface, a set input is answered with WRONGTYPE.
+type setMembers interface {
+	Len() int
+	EachMember(fn func(m string) bool)
+	Has(m []byte) bool
+}
+
+type zsrc struct {
+	z      *ZSet
+	set    setMembers
+	weight float64
+}
+
+func (s *zsrc) size() int {
+	switch {
+	case s.z != nil:
+		return s.z.s.Len()
+	case s.set != nil:
+		return s.set.Len()
+	}
+	return 0
+}
+
+func (s *zsrc) score(m []byte) (float64, bool) {
+	switch {
+	case s.z != nil:
+		return s.z.s.Score(m)
+	case s.set != nil:
+		if s.set.Has(m) {
+			return 1, true
+		}
+	}
+	return 0, false
+}
+
+func (s *zsrc) each(fn func(m []byte, score float64) bool) {
+	switch {
+	case s.z != nil:
+		s.z.s.Range(0, false, fn)
+	case s.set != nil:
+		s.set.EachMember(func(m string) bool { return fn(bview(m), 1) })
+	}
+}
+
+type aggregate int
+
+const (
+	aggSum aggregate = iota
+	aggMin
+	aggMax
+)
+
+func (a aggregate) apply(target *float64, v float64) {
+	switch a {
+	case aggSum:
+		*target += v
+		if math.IsNaN(*target) {
+			*target = 0
+		}
+	case aggMin:
+		if v < *target {
+			*target = v
+		}
+	case aggMax:
+		if v > *target {
+			*target = v
+		}
+	}
+}
+
+func zsetOpGeneric(c *Ctx, store bool, numIdx int, op zsetOp, cardOnly bool) {
+	setnum, ok := c.IntArg(numIdx)
+	if !ok {
+		return
+	}
+	if setnum < 1 {
+		c.Error("ERR at least 1 input key is needed for '" + c.Cmd.Name + "' command")
+		return
+	}
+	if setnum > int64(len(c.Args)-numIdx-1) {
+		c.Error(ErrSyntax)
+		return
+	}
+	n := int(setnum)
+	src := make([]zsrc, n)
+	j := numIdx + 1
+	for i := 0; i < n; i, j = i+1, j+1 {
+		src[i].weight = 1
+		v, found := c.Lookup(c.Args[j])
+		if !found {
+			continue
+		}
+		switch o := v.Obj().(type) {
+		case *ZSet:
+			src[i].z = o
+		case setMembers:
+			if v.TypeName() == "set" {
+				src[i].set = o
+				continue
+			}
+			c.Error(ErrWrongType)
+			return
+		default:
+			c.Error(ErrWrongType)
+			return
+		}
+	}
+	agg := aggSum
+	withscores := false
+	limit := int64(0)
+	for remaining := len(c.Args) - j; remaining > 0; remaining = len(c.Args) - j {
+		switch {
+		case op != zopDiff && !cardOnly && remaining >= n+1 && c.ArgIs(j, "weights"):
+			j++
+			for i := 0; i < n; i, j = i+1, j+1 {
+				w, ok := parseFloatArg(c.Args[j])
+				if !ok {
+					c.Error(ErrZWeightFloat)
+					return
+				}
+				src[i].weight = w
+			}
+		case op != zopDiff && !cardOnly && remaining >= 2 && c.ArgIs(j, "aggregate"):
+			switch {
+			case c.ArgIs(j+1, "sum"):
+				agg = aggSum
+			case c.ArgIs(j+1, "min"):
+				agg = aggMin
+			case c.ArgIs(j+1, "max"):
+				agg = aggMax
+			default:
+				c.Error(ErrSyntax)
+				return
+			}
+			j += 2
+		case !store && !cardOnly && c.ArgIs(j, "withscores"):
+			withscores = true
+			j++
+		case cardOnly && remaining >= 2 && c.ArgIs(j, "limit"):
+			l, ok := ParseInt(c.Args[j+1])
+			if !ok || l < 0 {
+				c.Error(ErrZLimitNegative)
+				return
+			}
+			limit = l
+			j += 2
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	if cardOnly {
+		c.W.Int(zinterCard(src, limit))
+		return
+	}
+	res := zsetCompute(src, op, agg)
+	lim := zlimits(c)
+	maxLen := 0
+	for _, e := range res {
+		maxLen = max(maxLen, len(e.m))
+	}
+	dst := newZSet(lim, len(res), maxLen)
+	for _, e := range res {
+		dst.s.Add(bview(e.m), e.score)
+	}
+	if store {
+		zstoreResult(c, c.Args[1], dst)
+		return
+	}
+	writeZRange(c, dst.s, zslice{first: 0, count: dst.s.Len()}, withscores)
+}
+
+// sortBySize orders sources from the smallest, as Redis does to make the
+// intersection iterate the smallest input.
+func sortBySize(src []zsrc) {
+	for i := 1; i < len(src); i++ {
+		for k := i; k > 0 && src[k].size() < src[k-1].size(); k-- {
+			src[k], src[k-1] = src[k-1], src[k]
+		}
+	}
+}
+
+func zinterCard(src []zsrc, limit int64) int64 {
+	sortBySize(src)
+	if src[0].size() == 0 {
+		return 0
+	}
+	var n int64
+	src[0].each(func(m []byte, _ float64) bool {
+		for i := 1; i < len(src); i++ {
+			if _, ok := src[i].score(m); !ok {
+				return true
+			}
+		}
+		n++
+		return limit == 0 || n < limit
+	})
+	return n
+}
+
+func weighted(w, score float64) float64 {
+	v := w * score
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+func zsetCompute(src []zsrc, op zsetOp, agg aggregate) []popped {
+	var out []popped
+	switch op {
+	case zopInter:
+		sortBySize(src)
+		if src[0].size() == 0 {
+			return nil
+		}
+		src[0].each(func(m []byte, score float64) bool {
+			v := weighted(src[0].weight, score)
+			for i := 1; i < len(src); i++ {
+				s, ok := src[i].score(m)
+				if !ok {
+					return true
+				}
+				agg.apply(&v, weighted(src[i].weight, s))
+			}
+			out = append(out, popped{string(m), v})
+			return true
+		})
+	case zopUnion:
+		acc := map[string]float64{}
+		var order []string
+		for i := range src {
+			w := src[i].weight
+			src[i].each(func(m []byte, score float64) bool {
+				v := weighted(w, score)
+				if cur, ok := acc[string(m)]; ok {
+					agg.apply(&cur, v)
+					acc[string(m)] = cur
+				} else {
+					k := string(m)
+					acc[k] = v
+					order = append(order, k)
+				}
+				return true
+			})
+		}
+		out = make([]popped, 0, len(order))
+		for _, k := range order {
+			out = append(out, popped{k, acc[k]})
+		}
+	case zopDiff:
+		if src[0].size() == 0 {
+			return nil
+		}
+		src[0].each(func(m []byte, score float64) bool {
+			for i := 1; i < len(src); i++ {
+				if _, ok := src[i].score(m); ok {
+					return true
+				}
+			}
+			out = append(out, popped{string(m), score})
+			return true
+		})
+	}
+	return out
+}
+
+// ---- ZSCAN ----
+
+func zscanCommand(c *Ctx) {
+	cursor, ok := parseCursor(c.Args[2])
+	if !ok {
+		c.Error("ERR invalid cursor")
+		return
+	}
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Array(2)
+		c.W.BulkString("0")
+		c.W.Array(0)
+		return
+	}
+	o, ok := parseScanOptions(c, 3, false)
+	if !ok {
+		return
+	}
+	var items [][]byte
+	add := func(m []byte, score float64) {
+		if o.pattern != nil && !Match(o.pattern, m, false) {
+			return
+		}
+		items = append(items, append([]byte(nil), m...), resp.AppendDouble(nil, score))
+	}
+	s := z.s
+	if !s.Indexed() {
+		s.Range(0, false, func(m []byte, score float64) bool {
+			add(m, score)
+			return true
+		})
+		cursor = 0
+	} else {
+		maxIter := o.count * 10
+		for {
+			cursor = s.Scan(cursor, add)
+			maxIter--
+			if cursor == 0 || maxIter <= 0 || int64(len(items)/2) >= o.count {
+				break
+			}
+		}
+	}
+	c.W.Array(2)
+	c.W.BulkString(strconv.FormatUint(cursor, 10))
+	c.W.Array(len(items))
+	for _, it := range items {
+		c.W.Bulk(it)
+	}
+}
