@@ -98,6 +98,23 @@ func (s *Set) Each(fn func(member string) bool) { s.each(fn) }
 // Contains reports whether member is in the set.
 func (s *Set) Contains(member string) bool { return s.has(member) }
 
+// EachMember is Each with strings that are safe to keep (for the sorted-
+// set commands' setMembers interface).
+func (s *Set) EachMember(fn func(m string) bool) {
+	if s.ht != nil {
+		s.ht.Each(func(k string, _ struct{}) bool { return fn(k) })
+		return
+	}
+	for _, v := range s.is {
+		if !fn(strconv.FormatInt(v, 10)) {
+			return
+		}
+	}
+}
+
+// Has reports whether m (which may alias a request buffer) is a member.
+func (s *Set) Has(m []byte) bool { return s.has(view(m)) }
+
 func (s *Set) each(fn func(m string) bool) {
 	if s.ht != nil {
 		s.ht.Each(func(k string, _ struct{}) bool { return fn(k) })

@@ -641,3 +641,18 @@ func TestSetRandomOps(t *testing.T) {
 		}
 	}
 }
+
+// TestSetAsZsetInput: sorted-set algebra takes plain sets as inputs
+// (score 1), through Set's EachMember/Has.
+func TestSetAsZsetInput(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("SADD", "i", "3", "1", "2")
+	d.Do("SADD", "h", "x", "2", "y")
+	d.Do("ZADD", "z", "5", "x", "7", "2")
+	d.Do("ZUNION", "3", "i", "h", "z", "WITHSCORES")
+	d.Do("ZINTER", "2", "h", "z", "WITHSCORES")
+	d.Do("ZDIFF", "2", "i", "z", "WITHSCORES")
+	d.Do("ZUNIONSTORE", "dst", "2", "i", "h", "WEIGHTS", "2", "3")
+	d.Do("ZRANGE", "dst", "0", "-1", "WITHSCORES")
+	d.Do("ZINTERCARD", "2", "i", "h")
+}
