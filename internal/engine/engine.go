@@ -53,11 +53,12 @@ type Engine struct {
 	readyKeys []blockKey
 	readySet  map[blockKey]bool
 
-	Stats     Stats
-	StartTime time.Time
-	dirty     int64 // changes since the last save
-	closed    chan struct{}
-	closeOnce sync.Once
+	Stats      Stats
+	errorStats map[string]int64 // INFO errorstats, under the lock (server_cmds.go)
+	StartTime  time.Time
+	dirty      int64 // changes since the last save
+	closed     chan struct{}
+	closeOnce  sync.Once
 
 	// Hooks for server-level commands the engine cannot perform itself.
 	Shutdown func(c *Ctx, save bool) error
@@ -140,6 +141,8 @@ type Client struct {
 	closeNext bool // close after writing the current reply (QUIT)
 	noEvict   bool // CLIENT NO-EVICT
 	noTouch   bool // CLIENT NO-TOUCH
+	// CLIENT REPLY OFF / SKIP state
+	replyOff, replySkip, replySkipNext bool
 
 	multi      bool
 	multiErr   bool
@@ -269,6 +272,13 @@ func (c *Ctx) Error(msg string) { c.W.Error(msg) }
 // If the command must block, Call returns the Waiter to wait on; the
 // reply is then written by Wait.
 func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
+	start := len(w.Buf)
+	wt := e.call(cl, args, w)
+	e.afterCall(cl, w, start) // error statistics, CLIENT REPLY (server_cmds.go)
+	return wt
+}
+
+func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	e.Stats.Commands.Add(1)
 	c := Ctx{E: e, Client: cl, W: w, Args: args, Now: time.Now().UnixMilli()}
 	cmd := Lookup(args)

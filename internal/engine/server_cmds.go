@@ -139,17 +139,19 @@ func init() {
 		c.W.OK()
 	})
 	register("client|reply", func(c *Ctx) {
-		// Suppressing replies needs the connection's cooperation; Ordo
-		// accepts ON only.
-		if c.ArgIs(2, "on") {
+		switch {
+		case c.ArgIs(2, "on"):
+			c.Client.replyOff, c.Client.replySkip, c.Client.replySkipNext = false, false, false
 			c.W.OK()
-			return
+		case c.ArgIs(2, "off"):
+			c.Client.replyOff = true // no reply, as in Redis
+		case c.ArgIs(2, "skip"):
+			if !c.Client.replyOff {
+				c.Client.replySkipNext = true
+			}
+		default:
+			c.W.Error(ErrSyntax)
 		}
-		if c.ArgIs(2, "off") || c.ArgIs(2, "skip") {
-			c.W.Error("ERR CLIENT REPLY OFF|SKIP is not supported by Ordo")
-			return
-		}
-		c.W.Error(ErrSyntax)
 	})
 	register("client|pause", func(c *Ctx) { c.W.Error(ErrPauseUnsupported) })
 	register("client|unpause", func(c *Ctx) { c.W.OK() })
@@ -401,8 +403,40 @@ func helpReply(c *Ctx, name string, lines ...string) {
 	c.W.Simple("    Prints this help.")
 }
 
+// afterCall runs after every Call: it counts error replies and applies
+// CLIENT REPLY OFF/SKIP by dropping the reply just written.
+func (e *Engine) afterCall(cl *Client, w *resp.Writer, start int) {
+	if len(w.Buf) > start && w.Buf[start] == '-' {
+		e.Stats.TotalErrorReplies.Add(1)
+		b := w.Buf[start+1:]
+		n := 0
+		for n < len(b) && b[n] != ' ' && b[n] != '\r' {
+			n++
+		}
+		// Counted by first word (INFO errorstats), at most 128 codes as Redis.
+		if e.errorStats == nil {
+			e.errorStats = map[string]int64{}
+		}
+		// (A map assignment replaces the stored key: never assign with a
+		// key that aliases the reply buffer.)
+		if _, ok := e.errorStats[string(b[:n])]; ok || len(e.errorStats) < 128 {
+			e.errorStats[string(b[:n])]++
+		}
+	}
+	if cl.replySkip {
+		w.Buf = w.Buf[:start]
+		cl.replySkip = false
+	} else if cl.replyOff {
+		w.Buf = w.Buf[:start]
+	}
+	if cl.replySkipNext {
+		cl.replySkip, cl.replySkipNext = true, false
+	}
+}
+
 // ResetStats is CONFIG RESETSTAT.
 func (e *Engine) ResetStats() {
+	clear(e.errorStats)
 	s := &e.Stats
 	for _, x := range []*atomic.Int64{&s.Commands, &s.Connections, &s.RejectedConns, &s.ExpiredKeys,
 		&s.KeyspaceHits, &s.KeyspaceMisses, &s.NetInput, &s.NetOutput, &s.TotalErrorReplies} {
@@ -1241,8 +1275,13 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 	section("Modules")
 	section("Commandstats")
 	if section("Errorstats") {
-		if n := e.Stats.TotalErrorReplies.Load(); n > 0 {
-			_ = n // per-prefix error counts are not tracked
+		codes := make([]string, 0, len(e.errorStats))
+		for k := range e.errorStats {
+			codes = append(codes, k)
+		}
+		sort.Strings(codes)
+		for _, k := range codes {
+			kv("errorstat_"+k, fmt.Sprintf("count=%d", e.errorStats[k]))
 		}
 	}
 	section("Latencystats")

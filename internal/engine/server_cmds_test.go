@@ -243,6 +243,21 @@ func TestClientCommands(t *testing.T) {
 	d.Do("CLIENT", "KILL", "ADDR", "1.2.3.4:5", "SKIPME", "no")
 	d.Do("CLIENT", "REPLY", "ON")
 	d.Do("CLIENT", "REPLY", "foo")
+	d.Do("CLIENT", "REPLY")
+	// OFF and SKIP reply nothing; ON replies OK.
+	for _, cn := range []*redistest.Conn{d.Redis, d.Ordo} {
+		cn.Send("CLIENT", "REPLY", "OFF")
+		cn.Send("SET", "rk", "1")
+		cn.Send("CLIENT", "REPLY", "SKIP")
+		cn.Send("GET", "rk")
+	}
+	d.Do("CLIENT", "REPLY", "ON")
+	for _, cn := range []*redistest.Conn{d.Redis, d.Ordo} {
+		cn.Send("CLIENT", "REPLY", "SKIP")
+		cn.Send("INCR", "rk")
+	}
+	d.Do("GET", "rk")
+	d.Do("PING")
 
 	// The ids and addresses differ: compare the lines' shape.
 	id := d.Ordo.Do("CLIENT", "ID").Int
@@ -662,4 +677,34 @@ func TestConfigLocalProtected(t *testing.T) {
 	if got := d.Ordo.Do("CONFIG", "GET", "dir"); len(got.Elems) != 2 || got.Elems[1].Str != dir {
 		t.Errorf("CONFIG GET dir: %v", got)
 	}
+}
+
+func TestInfoErrorstats(t *testing.T) {
+	r := redistest.StartRedis(t)
+	o := redistest.StartOrdo(t)
+	d := redistest.NewDiffWith(t, r.Addr, o.Addr)
+	d.Do("CONFIG", "RESETSTAT")
+	d.Do("SET", "s", "x")
+	d.Do("NOSUCH")
+	d.Do("GET")
+	d.Do("INCR", "s")
+	d.Do("SET", "s", "x", "FOO")
+	d.Do("AUTH", "x")
+	d.Do("MULTI")
+	d.Do("NOSUCH")
+	d.Do("EXEC")
+	d.Do("INFO", "errorstats")
+	total := func(c *redistest.Conn) string {
+		for _, l := range strings.Split(c.Do("INFO", "stats").Str, "\r\n") {
+			if strings.HasPrefix(l, "total_error_replies:") {
+				return l
+			}
+		}
+		return ""
+	}
+	if rt, ot := total(d.Redis), total(d.Ordo); rt != ot {
+		t.Errorf("redis %q, ordo %q", rt, ot)
+	}
+	d.Do("CONFIG", "RESETSTAT")
+	d.Do("INFO", "errorstats")
 }
