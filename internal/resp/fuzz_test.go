@@ -3,7 +3,9 @@ package resp
 import (
 	"errors"
 	"io"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -52,6 +54,14 @@ func FuzzReader(f *testing.F) {
 		var pe *ProtocolError
 		if werr != io.EOF && !errors.As(werr, &pe) {
 			t.Fatalf("unexpected error %v", werr)
+		}
+		refCmds, refErr := refParse(data)
+		gotErr := ""
+		if pe != nil {
+			gotErr = pe.Msg
+		}
+		if !reflect.DeepEqual(whole, refCmds) || gotErr != refErr {
+			t.Fatalf("differs from the reference model:\n got %q %q\n ref %q %q", whole, gotErr, refCmds, refErr)
 		}
 		total := 0
 		for _, cmd := range whole {
@@ -130,4 +140,94 @@ func quoteArgs(args []string) string {
 		b.WriteByte('"')
 	}
 	return b.String()
+}
+
+// refParse is a direct, non-incremental transcription of Redis 7.0's
+// processInputBuffer (processInlineBuffer, processMultibulkBuffer) over a
+// buffer that arrived whole, used as the fuzzing oracle. It returns the
+// requests and the protocol error ("" when Redis would wait for more).
+func refParse(b []byte) (cmds [][]string, perr string) {
+	strchr := func(from int, c byte) int { // C strchr: a NUL ends the string
+		for i := from; i < len(b) && b[i] != 0; i++ {
+			if b[i] == c {
+				return i
+			}
+		}
+		return -1
+	}
+	string2ll := func(s []byte) (int64, bool) {
+		if len(s) == 0 || len(s) > 20 || s[0] == '+' || (s[0] == '0' && len(s) > 1) ||
+			(s[0] == '-' && (len(s) == 1 || s[1] == '0')) {
+			return 0, false
+		}
+		for i, c := range s {
+			if (c < '0' || c > '9') && !(i == 0 && c == '-') {
+				return 0, false
+			}
+		}
+		v, err := strconv.ParseInt(string(s), 10, 64)
+		return v, err == nil
+	}
+	pos := 0
+	for pos < len(b) {
+		if b[pos] != '*' {
+			nl := strchr(pos, '\n')
+			if nl < 0 {
+				return cmds, ""
+			}
+			end := nl
+			if end > pos && b[end-1] == '\r' {
+				end--
+			}
+			args, ok := SplitArgs(b[pos:end], nil)
+			if !ok {
+				return cmds, "unbalanced quotes in request"
+			}
+			pos = nl + 1
+			if len(args) > 0 {
+				cmd := make([]string, len(args))
+				for i, a := range args {
+					cmd[i] = string(a)
+				}
+				cmds = append(cmds, cmd)
+			}
+			continue
+		}
+		nl := strchr(pos, '\r')
+		if nl < 0 || nl > len(b)-2 {
+			return cmds, ""
+		}
+		ll, ok := string2ll(b[pos+1 : nl])
+		if !ok || ll > math.MaxInt32 {
+			return cmds, "invalid multibulk length"
+		}
+		p := nl + 2
+		if ll <= 0 {
+			pos = p
+			continue
+		}
+		var args []string
+		for int64(len(args)) < ll {
+			nl = strchr(p, '\r')
+			if nl < 0 || nl > len(b)-2 {
+				return cmds, ""
+			}
+			if b[p] != '$' {
+				return cmds, "expected '$', got '" + string(b[p]) + "'"
+			}
+			bl, ok := string2ll(b[p+1 : nl])
+			if !ok || bl < 0 || bl > DefaultMaxBulkLen {
+				return cmds, "invalid bulk length"
+			}
+			p = nl + 2
+			if int64(len(b)-p) < bl+2 {
+				return cmds, ""
+			}
+			args = append(args, string(b[p:p+int(bl)]))
+			p += int(bl) + 2
+		}
+		cmds = append(cmds, args)
+		pos = p
+	}
+	return cmds, ""
 }

@@ -27,6 +27,7 @@ const (
 	unauthMultibulkLen = 10
 	unauthBulkLen      = 16384
 	readChunk          = 16 * 1024
+	shrinkOver         = 1 << 20 // buffers larger than this shrink when drained
 )
 
 // ProtocolError is a malformed request. Its text is what Redis puts after
@@ -105,6 +106,17 @@ func (r *Reader) fill() error {
 		r.scanFrom -= r.start
 		r.scanEnd -= r.start
 		r.start, r.end = 0, n
+	}
+	// After a big request, give the memory back between requests (Redis
+	// shrinks idle query buffers too), so that a connection that once
+	// sent 100 MB does not keep 100 MB.
+	if r.mbCount == 0 && len(r.buf) > shrinkOver && r.end <= readChunk {
+		nb := make([]byte, readChunk*2)
+		r.end = copy(nb, r.buf[:r.end])
+		r.buf = nb
+	}
+	if r.mbCount == 0 && cap(r.spans) > 4096 {
+		r.spans, r.args = nil, nil
 	}
 	if r.end == len(r.buf) {
 		nb := make([]byte, 2*len(r.buf))

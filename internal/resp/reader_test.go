@@ -169,6 +169,36 @@ func TestReaderBigArgument(t *testing.T) {
 	}
 }
 
+// TestReaderShrinksAfterBigRequest: once a big request has been consumed,
+// the next read gives the big buffer back.
+func TestReaderShrinksAfterBigRequest(t *testing.T) {
+	big := strings.Repeat("x", 4<<20)
+	args := []string{"RPUSH", "k"}
+	for i := 0; i < 20000; i++ {
+		args = append(args, "e")
+	}
+	in := AppendCommand(nil, "SET", "k", big)
+	in = AppendCommand(in, args...)
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write(in)
+		pw.Write([]byte("PING\r\n"))
+		pw.Close()
+	}()
+	r := NewReader(pr)
+	for i := 0; i < 2; i++ {
+		if _, err := r.ReadCommand(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, err := r.ReadCommand(); err != nil || string(a[0]) != "PING" {
+		t.Fatalf("%q %v", a, err)
+	}
+	if len(r.buf) > shrinkOver || cap(r.spans) > 4096 {
+		t.Fatalf("buffer %d bytes, %d spans kept after the big requests", len(r.buf), cap(r.spans))
+	}
+}
+
 // TestReaderPipelineDepth: 10,000 requests in one buffer, parsed in order
 // with TryCommand after a single fill, as the server does.
 func TestReaderPipelineDepth(t *testing.T) {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -349,4 +351,37 @@ func TestPipelineSplitEverywhere(t *testing.T) {
 	if string(got) != want {
 		t.Fatalf("got %q want %q", got, want)
 	}
+}
+
+// TestDoubleRepliesMatchRedis: scores come back formatted exactly as
+// Redis formats doubles (%.17g), in RESP2 and RESP3, for the values of
+// internal/resp/testdata/double_17g.txt.
+func TestDoubleRepliesMatchRedis(t *testing.T) {
+	d := redistest.NewDiff(t)
+	b, err := os.ReadFile("../resp/testdata/double_17g.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scores []string
+	for _, line := range strings.Split(string(b), "\n") {
+		hex, _, ok := strings.Cut(line, " ")
+		if !ok || strings.HasPrefix(line, "#") {
+			continue
+		}
+		bits, _ := strconv.ParseUint(hex, 16, 64)
+		scores = append(scores, strconv.FormatFloat(math.Float64frombits(bits), 'g', -1, 64))
+	}
+	scores = append(scores, "inf", "-inf", "+inf", "1e400", "0x10", "1.5e-310")
+	for i, s := range scores {
+		m := "m" + strconv.Itoa(i)
+		d.Do("ZADD", "z", s, m)
+		d.Do("ZSCORE", "z", m)
+	}
+	d.Do("ZINCRBY", "z", "0.1", "m1")
+	d.Do("ZRANGE", "z", "0", "20", "WITHSCORES")
+	d.Both("HELLO", "3")
+	for i := range scores {
+		d.Do("ZSCORE", "z", "m"+strconv.Itoa(i))
+	}
+	d.Do("ZRANGE", "z", "0", "20", "WITHSCORES")
 }
