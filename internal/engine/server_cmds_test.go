@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/redistest"
 	"github.com/ordo-db/ordo/internal/resp"
+	"github.com/redis/go-redis/v9"
 )
 
 func TestConfigGet(t *testing.T) {
@@ -707,4 +709,47 @@ func TestInfoErrorstats(t *testing.T) {
 	}
 	d.Do("CONFIG", "RESETSTAT")
 	d.Do("INFO", "errorstats")
+}
+
+// go-redis v9 (RESP3 by default) parses what Ordo's server commands
+// reply, and its CLIENT SETINFO on connect is recorded.
+func TestGoRedisServerCommands(t *testing.T) {
+	o := redistest.StartOrdo(t)
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: o.Addr})
+	defer rdb.Close()
+	if err := rdb.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	ci, err := rdb.ClientInfo(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.ID <= 0 || ci.LibName == "" || !strings.HasPrefix(ci.LibName, "go-redis") || ci.LibVer == "" || ci.Resp != 3 {
+		t.Errorf("CLIENT INFO via go-redis: %+v", ci)
+	}
+	info, err := rdb.InfoMap(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info["Server"]["redis_version"] != "7.0.15" || info["Keyspace"]["db0"] != "keys=1,expires=0,avg_ttl=0" {
+		t.Errorf("INFO via go-redis: server %v keyspace %v", info["Server"], info["Keyspace"])
+	}
+	cfg, err := rdb.ConfigGet(ctx, "maxmemory*").Result()
+	if err != nil || cfg["maxmemory"] != "0" || cfg["maxmemory-policy"] != "noeviction" {
+		t.Errorf("CONFIG GET via go-redis: %v %v", cfg, err)
+	}
+	if err := rdb.ConfigSet(ctx, "maxmemory", "100mb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	cmds, err := rdb.Command(ctx).Result()
+	if err != nil || cmds["get"] == nil || cmds["get"].Arity != 2 || !cmds["get"].ReadOnly {
+		t.Errorf("COMMAND via go-redis: %v", err)
+	}
+	if n, err := rdb.ClientID(ctx).Result(); err != nil || n != ci.ID {
+		t.Errorf("CLIENT ID %d, %v", n, err)
+	}
+	if list, err := rdb.ClientList(ctx).Result(); err != nil || !strings.Contains(list, "lib-name=go-redis") {
+		t.Errorf("CLIENT LIST: %q %v", list, err)
+	}
 }
