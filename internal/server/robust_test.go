@@ -162,3 +162,53 @@ func TestHugeDeclaredLengthsDoNotAllocate(t *testing.T) {
 		t.Fatalf("PING: %v", v)
 	}
 }
+
+// TestSlowReaderDoesNotBlockOthers: a client that pipelines many big
+// replies and never reads them stalls only itself.
+func TestSlowReaderDoesNotBlockOthers(t *testing.T) {
+	o := redistest.StartOrdo(t)
+	c := redistest.Dial(t, o.Addr)
+	c.Do("SET", "big", string(make([]byte, 64<<10)))
+	slow, err := net.Dial("tcp", o.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	var req []byte
+	for i := 0; i < 2000; i++ { // 128 MB of replies it will never read
+		req = resp.AppendCommand(req, "GET", "big")
+	}
+	go slow.Write(req)
+	time.Sleep(200 * time.Millisecond)
+	other := redistest.Dial(t, o.Addr)
+	start := time.Now()
+	for i := 0; i < 100; i++ {
+		if v := other.Do("SET", "k", strconv.Itoa(i)); v.Str != "OK" {
+			t.Fatalf("SET: %v", v)
+		}
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("100 commands took %v while a client was not reading", d)
+	}
+}
+
+// TestMaxClients: the connection over maxclients gets Redis's error and is closed.
+func TestMaxClients(t *testing.T) {
+	r := redistest.StartRedis(t, "--maxclients", "2")
+	o := redistest.StartOrdo(t, "maxclients", "2")
+	for _, addr := range []string{r.Addr, o.Addr} {
+		a := redistest.Dial(t, addr)
+		b := redistest.Dial(t, addr)
+		a.Do("PING")
+		b.Do("PING")
+		out := exchange(t, addr, []byte("PING\r\n"), false, time.Second)
+		if string(out.reply) != "-ERR max number of clients reached\r\n" || !out.closed {
+			t.Errorf("%s: third client got %v", addr, out)
+		}
+		b.Close()
+		time.Sleep(100 * time.Millisecond)
+		if out := exchange(t, addr, []byte("PING\r\n"), false, 200*time.Millisecond); string(out.reply) != "+PONG\r\n" {
+			t.Errorf("%s: after one left: %v", addr, out)
+		}
+	}
+}
