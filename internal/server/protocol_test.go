@@ -235,22 +235,44 @@ func TestProtocolRandomDiff(t *testing.T) {
 		n = 50
 	}
 	for i := 0; i < n; i++ {
-		data := randomRequestBytes(rng)
+		data := randomRequestBytes(rng, false)
 		rd, od := both(t, r.Addr, o.Addr, data, true, 0)
 		if !bytes.Equal(rd.reply, od.reply) {
 			t.Fatalf("seed %d case %d: %q:\n redis: %v\n  ordo: %v", seed, i, data, rd, od)
+		}
+	}
+	// With requirepass: the unauthenticated limits, and AUTH lifting them
+	// in the middle of a pipeline.
+	ra := redistest.StartRedis(t, "--requirepass", "pw")
+	oa := redistest.StartOrdo(t, "requirepass", "pw")
+	for i := 0; i < n/3; i++ {
+		data := randomRequestBytes(rng, true)
+		rd, od := both(t, ra.Addr, oa.Addr, data, true, 0)
+		if !bytes.Equal(rd.reply, od.reply) {
+			t.Fatalf("requirepass seed %d case %d: %q:\n redis: %v\n  ordo: %v", seed, i, data, rd, od)
 		}
 	}
 }
 
 // randomRequestBytes builds a few requests of PING/ECHO, inline and
 // multibulk, with random corruptions.
-func randomRequestBytes(rng *rand.Rand) []byte {
+func randomRequestBytes(rng *rand.Rand, auth bool) []byte {
 	var b []byte
 	pieces := []string{"\r\n", "\n", "\r", "\x00", " ", "\t", "\"", "'", "\\", "\\x41", "$", "*", ":", "-1", "0", "99", "a"}
 	for k := rng.IntN(4) + 1; k > 0; k-- {
 		args := []string{[]string{"ECHO", "PING", "echo", "ping"}[rng.IntN(4)]}
-		for j := rng.IntN(3); j > 0; j-- {
+		nargs := rng.IntN(3)
+		if auth {
+			switch rng.IntN(4) {
+			case 0:
+				args = []string{"AUTH", "pw"}
+			case 1:
+				args = []string{"AUTH", "nope"}
+			case 2:
+				nargs = 8 + rng.IntN(6) // around the limit of 10 arguments
+			}
+		}
+		for j := nargs; j > 0; j-- {
 			var a []byte
 			for m := rng.IntN(4); m > 0; m-- {
 				a = append(a, pieces[rng.IntN(len(pieces))]...)
