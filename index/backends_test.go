@@ -1,0 +1,52 @@
+package index_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ordo-db/ordo"
+	"github.com/ordo-db/ordo/index"
+	"github.com/ordo-db/ordo/internal/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// backends returns every Backend an index must work on: the embedded
+// database, ordo-server through go-redis, and redis-server through
+// go-redis (RESP3, go-redis's default, so both reply shapes are exercised).
+func backends(t *testing.T) map[string]index.Backend {
+	t.Helper()
+	db, err := ordo.Open(t.TempDir(), ordo.Options{Config: map[string]string{"appendonly": "no"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	r := redistest.StartRedis(t)
+	o := redistest.StartOrdo(t)
+	client := func(addr string, proto int) index.Backend {
+		c := redis.NewClient(&redis.Options{Addr: addr, Protocol: proto, DisableIdentity: proto == 2})
+		t.Cleanup(func() { c.Close() })
+		return index.NewRedis(c)
+	}
+	return map[string]index.Backend{
+		"embedded":     index.NewEmbedded(db),
+		"ordo-server":  client(o.Addr, 3),
+		"redis-server": client(r.Addr, 3),
+		"redis-resp2":  client(r.Addr, 2),
+	}
+}
+
+func eachBackend(t *testing.T, f func(t *testing.T, ctx context.Context, b index.Backend)) {
+	for name, b := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			// Two backends share one redis-server: start each from empty.
+			if _, err := b.Do(ctx, "FLUSHALL"); err != nil {
+				t.Fatal(err)
+			}
+			f(t, ctx, b)
+		})
+	}
+}
