@@ -22,6 +22,8 @@ import (
 
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/resp"
+	// Scripting registers EVAL, EVALSHA and SCRIPT in the engine.
+	_ "github.com/ordo-db/ordo/internal/script"
 )
 
 // Options configure Open. Config takes redis.conf parameter names

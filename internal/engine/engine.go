@@ -60,6 +60,10 @@ type Engine struct {
 	closed     chan struct{}
 	closeOnce  sync.Once
 
+	// scriptRun is the running script's state, read without the lock by
+	// LockOrBusy (busy.go); set by internal/script.
+	scriptRun atomic.Pointer[ScriptRun]
+
 	// Hooks for server-level commands the engine cannot perform itself.
 	Shutdown func(c *Ctx, save bool) error
 	Hooks    map[string]any
@@ -344,7 +348,10 @@ func (e *Engine) run(c *Ctx) {
 func (e *Engine) finish(c *Ctx) {
 	if c.dirty > 0 {
 		e.dirty += c.dirty
-		if e.Propagate != nil && !c.InScript {
+		// Commands run by a script propagate their own effects (Redis 7
+		// replicates script effects, not scripts); internal/script
+		// collects them and wraps them in MULTI/EXEC.
+		if e.Propagate != nil {
 			if c.prop != nil {
 				for _, p := range c.prop {
 					e.Propagate(c.DB.ID, p)
@@ -423,7 +430,9 @@ func (e *Engine) Exec(c *Ctx, args [][]byte, w *resp.Writer) {
 		return
 	}
 	e.run(&sub)
-	c.dirty += sub.dirty
+	if !c.InScript {
+		c.dirty += sub.dirty
+	}
 }
 
 // NowMs is the engine's clock.

@@ -28,6 +28,8 @@ import (
 
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/resp"
+	// Scripting registers EVAL, EVALSHA and SCRIPT in the engine.
+	_ "github.com/ordo-db/ordo/internal/script"
 )
 
 // maxBatchReply bounds the replies buffered before a flush, so that a deep
@@ -211,7 +213,14 @@ func (s *Server) handle(conn net.Conn) {
 		}
 		cl.LastActive.Store(time.Now().UnixMilli())
 		var perr error
-		e.Lock()
+		// While a script runs past busy-reply-threshold, LockOrBusy
+		// answers BUSY (or serves SCRIPT KILL) without the lock.
+		if !e.LockOrBusy(cl, args, w) {
+			if !flush() {
+				return
+			}
+			continue
+		}
 		for {
 			if wt := e.Call(cl, args, w); wt != nil {
 				e.Unlock()

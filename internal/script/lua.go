@@ -1,0 +1,379 @@
+package script
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// Messages of the Lua API, as Redis 7.0 words them.
+const (
+	msgReadonlyTable  = "Attempt to modify a readonly table"
+	msgNoGlobal       = "Script attempted to access nonexistent global variable '%s'"
+	msgNoArgs         = "Please specify at least one argument for this redis lib call"
+	msgArgType        = "Lua redis lib command arguments must be strings or integers"
+	msgUnknownCommand = "Unknown Redis command called from script"
+	msgWrongArgs      = "Wrong number of args calling Redis command from script"
+	msgNoScriptCmd    = "This Redis command is not allowed from script"
+	msgWriteInRO      = "Write commands are not allowed from read-only scripts."
+	msgKilled         = "ERR Script killed by user with SCRIPT KILL..."
+	msgOutsideScript  = "redis.call/pcall can only be called inside a script invocation"
+)
+
+// chunkName is what Redis names every script: errors read "user_script:1:".
+const chunkName = "user_script"
+
+// redisVersion is what redis.REDIS_VERSION reports (Ordo speaks 7.0.15).
+const (
+	redisVersion    = "7.0.15"
+	redisVersionNum = 0x07000f
+)
+
+type luaScript struct {
+	sha  string
+	body string
+	fn   *lua.LFunction
+}
+
+// scripting is the per-engine scripting state: one Lua state, the script
+// cache, and the state of the running script.
+type scripting struct {
+	e       *engine.Engine
+	L       *lua.LState
+	globals *lua.LTable // the real globals (read through env)
+	env     *lua.LTable // the read-only proxy every script runs in
+	scripts map[string]*luaScript
+	errh    *lua.LFunction
+	kill    *killCtx
+	busy    engine.ScriptRun
+	rand    uint64 // redisLrand48 state
+
+	// State of the running script (valid while running).
+	running bool
+	sha     string
+	c       *engine.Ctx // the caller's context
+	sub     engine.Ctx  // the context sub-commands run with (InScript)
+	ro      bool
+	resp    int
+	wrote   atomic.Bool
+	killed  atomic.Bool
+	errLine int
+	w       resp.Writer
+	arena   []byte
+	ends    []int
+	argv    [][]byte
+	effects []effect
+	prop    func(db int, args [][]byte)
+	collect func(db int, args [][]byte)
+}
+
+type effect struct {
+	db   int
+	args [][]byte
+}
+
+// killCtx is the Lua state's context: SCRIPT KILL closes done, which
+// makes the VM raise an error at its next instruction.
+type killCtx struct {
+	mu   sync.Mutex
+	done chan struct{}
+}
+
+func (k *killCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (k *killCtx) Done() <-chan struct{}       { return k.done }
+func (k *killCtx) Value(any) any               { return nil }
+func (k *killCtx) Err() error {
+	select {
+	case <-k.done:
+		return errKilled
+	default:
+		return nil
+	}
+}
+
+type killedError struct{}
+
+func (killedError) Error() string { return "Script killed by user with SCRIPT KILL..." }
+
+var errKilled error = killedError{}
+
+var _ context.Context = (*killCtx)(nil)
+
+func (k *killCtx) cancel() {
+	k.mu.Lock()
+	select {
+	case <-k.done:
+	default:
+		close(k.done)
+	}
+	k.mu.Unlock()
+}
+
+func (k *killCtx) reset() {
+	k.mu.Lock()
+	select {
+	case <-k.done:
+		k.done = make(chan struct{})
+	default:
+	}
+	k.mu.Unlock()
+}
+
+func newScripting(e *engine.Engine) *scripting {
+	s := &scripting{e: e, scripts: map[string]*luaScript{}, resp: 2}
+	s.rand = 0x1234ABCD330E
+	s.kill = &killCtx{done: make(chan struct{})}
+	s.busy.Kill = s.killScript
+	s.collect = func(db int, args [][]byte) {
+		cp := make([][]byte, len(args))
+		for i, a := range args {
+			cp[i] = append([]byte(nil), a...)
+		}
+		s.effects = append(s.effects, effect{db, cp})
+	}
+	s.initLua()
+	e.SetScriptRun(&s.busy)
+	return s
+}
+
+// killScript is SCRIPT KILL, called without the lock while a script is busy.
+func (s *scripting) killScript() string {
+	if s.wrote.Load() {
+		return ErrUnkillable
+	}
+	s.killed.Store(true)
+	s.kill.cancel()
+	return ""
+}
+
+func (s *scripting) flush() {
+	s.scripts = map[string]*luaScript{}
+}
+
+// load compiles body and caches it; it returns the SHA1 or an error reply.
+func (s *scripting) load(body string) (string, string) {
+	sha := sha1hex(body)
+	if _, ok := s.scripts[sha]; ok {
+		return sha, ""
+	}
+	fn, err := s.L.Load(strings.NewReader(body), chunkName)
+	if err != nil {
+		return "", ErrCompilePrefix + compileError(err, body)
+	}
+	fn.Env = s.env
+	s.scripts[sha] = &luaScript{sha: sha, body: body, fn: fn}
+	return sha, ""
+}
+
+// compileError turns gopher-lua's syntax error into Lua 5.1's wording
+// where it can ("user_script:1: unexpected symbol near '<eof>'").
+func compileError(err error, body string) string {
+	msg := err.Error()
+	if ae, ok := err.(*lua.ApiError); ok {
+		msg = ae.Object.String()
+	}
+	if rest, ok := strings.CutPrefix(msg, chunkName+" at EOF:"); ok {
+		what := "unexpected symbol"
+		if strings.Contains(rest, "unterminated string") {
+			what = "unfinished string"
+		}
+		return chunkName + ":" + strconv.Itoa(strings.Count(body, "\n")+1) + ": " + what + " near '<eof>'"
+	}
+	// gopher-lua: "user_script line:1(column:9) near 'x':   syntax error"
+	if rest, ok := strings.CutPrefix(msg, chunkName+" line:"); ok {
+		line, rest, _ := strings.Cut(rest, "(")
+		near := ""
+		if i := strings.Index(rest, "near '"); i >= 0 {
+			near = rest[i+6:]
+			if j := strings.Index(near, "'"); j >= 0 {
+				near = near[:j]
+			}
+		}
+		if near == "EOF" || near == "" {
+			near = "<eof>"
+		}
+		return chunkName + ":" + line + ": unexpected symbol near '" + near + "'"
+	}
+	if rest, ok := strings.CutPrefix(msg, "compile error near line("); ok {
+		line, rest, _ := strings.Cut(rest, ")")
+		if i := strings.Index(rest, ": "); i >= 0 {
+			rest = rest[i+2:]
+		}
+		return chunkName + ":" + line + ": " + rest
+	}
+	return msg
+}
+
+// run executes a cached script for c.
+func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bool) {
+	L := s.L
+	cl := c.Client
+	db := cl.DB
+	s.running = true
+	s.sha = sc.sha
+	s.c = c
+	s.sub = *c
+	s.sub.InScript = true
+	s.ro = ro
+	s.resp = 2
+	s.wrote.Store(false)
+	s.killed.Store(false)
+	s.errLine = -1
+	s.effects = s.effects[:0]
+	s.prop = c.E.Propagate
+	if s.prop != nil {
+		c.E.Propagate = s.collect
+	}
+
+	s.globals.RawSetString("KEYS", stringArray(L, keys))
+	s.globals.RawSetString("ARGV", stringArray(L, args))
+
+	s.busy.Begin()
+	L.Push(sc.fn)
+	err := L.PCall(0, 1, s.errh)
+	s.busy.End()
+
+	if err != nil {
+		L.SetTop(0)
+		c.Error(s.errorReply(err))
+	} else {
+		s.reply(c.W, L.Get(-1), 0)
+		L.SetTop(0)
+	}
+
+	// Restore the caller and propagate the script's effects.
+	cl.DB = db
+	c.E.Propagate = s.prop
+	if s.prop != nil && len(s.effects) > 0 {
+		s.propagate(c)
+	}
+	if s.killed.Load() {
+		s.kill.reset()
+	}
+	s.running = false
+	s.c = nil
+	s.sub = engine.Ctx{}
+	s.effects = s.effects[:0]
+}
+
+// propagate logs the script's effects, wrapped in MULTI/EXEC when there
+// is more than one (and the script does not run inside a transaction).
+func (s *scripting) propagate(c *engine.Ctx) {
+	wrap := len(s.effects) > 1 && !c.NoBlock
+	if wrap {
+		s.prop(s.effects[0].db, [][]byte{[]byte("MULTI")})
+	}
+	for _, ef := range s.effects {
+		s.prop(ef.db, ef.args)
+	}
+	if wrap {
+		s.prop(s.effects[len(s.effects)-1].db, [][]byte{[]byte("EXEC")})
+	}
+}
+
+// errorReply is the reply to a script that raised an error, as Redis
+// 7.0 words it: "<msg> script: <sha>, on @user_script:<line>."
+func (s *scripting) errorReply(err error) string {
+	var obj lua.LValue = lua.LString(err.Error())
+	if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
+		obj = ae.Object
+	}
+	var msg string
+	switch v := obj.(type) {
+	case *lua.LTable:
+		if e, ok := v.RawGetString("err").(lua.LString); ok {
+			msg = string(e)
+		} else {
+			msg = "ERR unknown error"
+		}
+	case lua.LString:
+		msg = "ERR " + string(v)
+	case lua.LNumber:
+		msg = "ERR " + luaNumberString(float64(v))
+	default:
+		msg = "ERR " + obj.String()
+	}
+	if s.killed.Load() {
+		msg = msgKilled
+	}
+	msg = quoteArgErrors(msg)
+	if s.errLine >= 0 {
+		msg += " script: " + s.sha + ", on @" + chunkName + ":" + strconv.Itoa(s.errLine) + "."
+	}
+	return msg
+}
+
+func stringArray(L *lua.LState, a [][]byte) *lua.LTable {
+	t := L.CreateTable(len(a), 0)
+	for i, b := range a {
+		t.RawSetInt(i+1, lua.LString(b))
+	}
+	return t
+}
+
+// errHandler records where the error happened (the innermost Lua frame)
+// and passes the error through.
+func (s *scripting) errHandler(L *lua.LState) int {
+	for lvl := 0; lvl < 64; lvl++ {
+		dbg, ok := L.GetStack(lvl)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+			continue
+		}
+		if dbg.What != "G" && dbg.CurrentLine >= 0 {
+			s.errLine = dbg.CurrentLine
+			break
+		}
+	}
+	if s.errLine < 0 {
+		s.errLine = 1
+	}
+	L.Push(L.Get(1))
+	return 1
+}
+
+// luaNumberString formats a number as Lua 5.1's tostring does (%.14g).
+func luaNumberString(f float64) string {
+	if f == float64(int64(f)) && f < 1e15 && f > -1e15 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	switch {
+	case f != f:
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return string(resp.AppendG(nil, f, 14))
+}
+
+// quoteArgErrors writes gopher-lua's "bad argument #1 to f (...)" as Lua
+// 5.1 does: "bad argument #1 to 'f' (...)".
+func quoteArgErrors(msg string) string {
+	i := strings.Index(msg, "bad argument #")
+	if i < 0 {
+		return msg
+	}
+	j := strings.Index(msg[i:], " to ")
+	if j < 0 {
+		return msg
+	}
+	start := i + j + 4
+	end := strings.Index(msg[start:], " (")
+	if end <= 0 || msg[start] == '\'' || msg[start] == '?' {
+		return msg
+	}
+	return msg[:start] + "'" + msg[start:start+end] + "'" + msg[start+end:]
+}

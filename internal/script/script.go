@@ -1,0 +1,194 @@
+// Package script is Ordo's Lua scripting: EVAL, EVALSHA, EVAL_RO,
+// EVALSHA_RO and SCRIPT, with Redis 7.0's semantics, replies and errors.
+//
+// Scripts run in gopher-lua (Lua 5.1) holding the engine lock, so a
+// script is atomic. One Lua state per engine is reused for every script,
+// as in Redis, and each script body is compiled once and cached by its
+// SHA1. The environment is Redis's: the redis API, string, table, math,
+// coroutine, cjson and bit, and no os, io, require, loadfile or dofile;
+// globals are read-only ("Attempt to modify a readonly table").
+//
+// Commands run by a script go through engine.Exec with the caller's
+// client (SELECT inside a script does not outlive it, as in Redis). What
+// they change is propagated as effects: each write the script performs is
+// logged, wrapped in MULTI/EXEC when there is more than one, never the
+// EVAL itself.
+//
+// A script that runs past busy-reply-threshold makes other clients get
+// BUSY (engine.LockOrBusy) until it ends or SCRIPT KILL interrupts it
+// through the Lua state's context; a script that already wrote cannot
+// be killed (UNKILLABLE).
+package script
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"strings"
+
+	"github.com/ordo-db/ordo/internal/engine"
+)
+
+// Error replies, exactly as Redis 7.0 writes them.
+const (
+	ErrNoScript        = "NOSCRIPT No matching script. Please use EVAL."
+	ErrNumKeysTooMany  = "ERR Number of keys can't be greater than number of args"
+	ErrNumKeysNegative = "ERR Number of keys can't be negative"
+	ErrNotBusy         = "NOTBUSY No scripts in execution right now."
+	ErrUnkillable      = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+	ErrFlushOption     = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+	ErrCompilePrefix   = "ERR Error compiling script (new function): "
+)
+
+var scriptHelp = []string{
+	"SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"DEBUG (YES|SYNC|NO)",
+	"    Set the debug mode for subsequent scripts executed.",
+	"EXISTS <sha1> [<sha1> ...]",
+	"    Return information about the existence of the scripts in the script cache.",
+	"FLUSH [ASYNC|SYNC]",
+	"    Flush the Lua scripts cache. Very dangerous on replicas.",
+	"    When called without the optional mode argument, the behavior is determined by the",
+	"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+	"    * ASYNC: Asynchronously flush the scripts cache.",
+	"    * SYNC: Synchronously flush the scripts cache.",
+	"KILL",
+	"    Kill the currently executing Lua script.",
+	"LOAD <script>",
+	"    Load a script into the scripts cache without executing it.",
+	"HELP",
+	"    Prints this help.",
+}
+
+func init() {
+	for _, name := range []string{"eval", "evalsha", "eval_ro", "evalsha_ro"} {
+		cmd := engine.Register(name, evalCommand)
+		cmd.Keys = evalKeys
+	}
+	engine.RegisterContainer("script")
+	engine.Register("script|load", func(c *engine.Ctx) {
+		s := get(c.E)
+		sha, err := s.load(string(c.Args[2]))
+		if err != "" {
+			c.Error(err)
+			return
+		}
+		c.W.BulkString(sha)
+	})
+	engine.Register("script|exists", func(c *engine.Ctx) {
+		s := get(c.E)
+		c.W.Array(len(c.Args) - 2)
+		var buf [40]byte
+		for _, a := range c.Args[2:] {
+			_, ok := s.scripts[lowerSHA(buf[:0], a)]
+			if ok {
+				c.W.Int(1)
+			} else {
+				c.W.Int(0)
+			}
+		}
+	})
+	engine.Register("script|flush", func(c *engine.Ctx) {
+		if len(c.Args) > 3 || (len(c.Args) == 3 && !c.ArgIs(2, "sync") && !c.ArgIs(2, "async")) {
+			c.Error(ErrFlushOption)
+			return
+		}
+		get(c.E).flush()
+		c.W.OK()
+	})
+	engine.Register("script|kill", func(c *engine.Ctx) {
+		// Under the lock no script runs: SCRIPT KILL during a script is
+		// served by engine.LockOrBusy without the lock.
+		c.Error(ErrNotBusy)
+	})
+	engine.Register("script|help", func(c *engine.Ctx) {
+		c.W.Array(len(scriptHelp))
+		for _, l := range scriptHelp {
+			c.W.Simple(l)
+		}
+	})
+}
+
+// evalKeys returns the key positions of EVAL-family commands.
+func evalKeys(args [][]byte) []int {
+	if len(args) < 3 {
+		return nil
+	}
+	n, ok := engine.ParseInt(args[2])
+	if !ok || n <= 0 || n > int64(len(args)-3) {
+		return nil
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = 3 + i
+	}
+	return idx
+}
+
+// get returns the engine's scripting state, creating it on first use
+// (under the lock).
+func get(e *engine.Engine) *scripting {
+	if s, ok := e.Hooks["script"].(*scripting); ok {
+		return s
+	}
+	s := newScripting(e)
+	e.Hooks["script"] = s
+	return s
+}
+
+func sha1hex(s string) string {
+	h := sha1.Sum([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+func lowerSHA(dst, b []byte) string {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return string(dst)
+}
+
+func evalCommand(c *engine.Ctx) {
+	name := c.Cmd.Name
+	bySHA := strings.HasPrefix(name, "evalsha")
+	ro := strings.HasSuffix(name, "_ro")
+	nk, ok := engine.ParseInt(c.Args[2])
+	if !ok {
+		c.Error(engine.ErrNotInteger)
+		return
+	}
+	if nk > int64(len(c.Args)-3) {
+		c.Error(ErrNumKeysTooMany)
+		return
+	}
+	if nk < 0 {
+		c.Error(ErrNumKeysNegative)
+		return
+	}
+	s := get(c.E)
+	var sc *luaScript
+	if bySHA {
+		if len(c.Args[1]) == 40 {
+			var buf [40]byte
+			sc = s.scripts[lowerSHA(buf[:0], c.Args[1])]
+		}
+		if sc == nil {
+			c.Error(ErrNoScript)
+			return
+		}
+	} else {
+		body := string(c.Args[1])
+		sha := sha1hex(body)
+		sc = s.scripts[sha]
+		if sc == nil {
+			if _, err := s.load(body); err != "" {
+				c.Error(err)
+				return
+			}
+			sc = s.scripts[sha]
+		}
+	}
+	s.run(c, sc, c.Args[3:3+nk], c.Args[3+nk:], ro)
+}

@@ -1,0 +1,300 @@
+package script_test
+
+import (
+	"testing"
+
+	"github.com/ordo-db/ordo/internal/redistest"
+)
+
+// eval runs EVAL body with numkeys 0 on both servers and compares.
+func eval(d *redistest.Diff, body string, args ...string) {
+	d.Do(append([]string{"EVAL", body, "0"}, args...)...)
+}
+
+func TestEvalRedisToLua(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("SET", "k", "v")
+	d.Do("SET", "n", "10")
+	d.Do("HSET", "h", "f", "1")
+	d.Do("SADD", "s", "m")
+	d.Do("ZADD", "z", "1.5", "a")
+	// Status reply -> {ok=...}.
+	eval(d, "return redis.call('set','k2','x')")
+	eval(d, "local r = redis.call('set','k2','x') return {type(r), r.ok}")
+	eval(d, "return redis.call('ping')")
+	// Bulk -> string; nil bulk -> false.
+	eval(d, "return redis.call('get','k')")
+	eval(d, "return type(redis.call('get','k'))")
+	eval(d, "return redis.call('get','nokey')")
+	eval(d, "return type(redis.call('get','nokey'))")
+	eval(d, "return tostring(redis.call('get','nokey'))")
+	// Integer -> number.
+	eval(d, "return redis.call('incr','n')")
+	eval(d, "return type(redis.call('incr','n'))")
+	eval(d, "return redis.call('incr','n') + 0.5")
+	// Array -> table (with false for nils inside).
+	eval(d, "return redis.call('mget','k','nokey','n')")
+	eval(d, "local r = redis.call('mget','k','nokey') return {#r, type(r[2])}")
+	eval(d, "return redis.call('hkeys','h')")
+	eval(d, "return redis.call('hkeys','nokey')")
+	eval(d, "return #redis.call('hkeys','nokey')")
+	eval(d, "return redis.call('hgetall','h')")
+	eval(d, "return redis.call('zrange','z',0,-1,'withscores')")
+	// Error -> {err=...} (pcall) or raised (call).
+	eval(d, "local r = redis.pcall('incr','k') return {type(r), r.err}")
+	eval(d, "return redis.pcall('incr','k')")
+	eval(d, "return redis.call('incr','k')")
+	eval(d, "return redis.pcall('sadd','k','x')")
+	eval(d, "return redis.call('sadd','k','x')")
+	// Arguments: numbers are formatted with %.17g.
+	eval(d, "redis.call('set','num',3.5) return redis.call('get','num')")
+	eval(d, "redis.call('set','num',0.1) return redis.call('get','num')")
+	eval(d, "redis.call('set','num',1e20) return redis.call('get','num')")
+	eval(d, "redis.call('set','num',-7) return redis.call('get','num')")
+	eval(d, "return redis.call('incrby','n',5)")
+	// RESP3 replies after redis.setresp(3).
+	eval(d, "redis.setresp(3) return redis.call('hgetall','h')")
+	eval(d, "redis.setresp(3) local r = redis.call('hgetall','h') return {type(r.map), r.map.f}")
+	eval(d, "redis.setresp(3) return redis.call('smembers','s')")
+	eval(d, "redis.setresp(3) local r = redis.call('smembers','s') return tostring(r.set.m)")
+	eval(d, "redis.setresp(3) return redis.call('zscore','z','a')")
+	eval(d, "redis.setresp(3) local r = redis.call('zscore','z','a') return {type(r), tostring(r.double)}")
+	eval(d, "redis.setresp(3) return type(redis.call('get','nokey'))")
+	eval(d, "redis.setresp(3) return redis.call('get','nokey')")
+	eval(d, "redis.setresp(2) return redis.call('zscore','z','a')")
+	eval(d, "return redis.setresp(4)")
+	eval(d, "return redis.setresp()")
+	eval(d, "return redis.setresp(3, 3)")
+}
+
+func TestEvalLuaToRedis(t *testing.T) {
+	d := redistest.NewDiff(t)
+	for _, body := range []string{
+		"return 1", "return 0", "return -1", "return 3.99", "return -3.99", "return 1e10",
+		"return 2^53", "return 0.5", "return 'str'", "return ''", "return 'a\\0b'",
+		"return true", "return false", "return nil", "return",
+		"return {}", "return {1,2,3,'ciao',{1,2},nil,5}", "return {1,{2,{3,{4}}}}",
+		"return {true,false,1}", "return {nil,1}", "return {a=1,b=2}", "return {1,2,a=3}",
+		"local t={} t[1]=1 t[3]=3 return t",
+		"return {ok='fine'}", "return {ok='a\\r\\nb'}", "return {err='My Error'}",
+		"return {err='-MY Error'}", "return {err=''}", "return {ok=1}", "return {err=1}",
+		"return redis.status_reply('FINE')", "return redis.status_reply()",
+		"return redis.status_reply(1)", "return redis.error_reply('MY Error')",
+		"return redis.error_reply('-MY Error')", "return redis.error_reply('ERR x')",
+		"return redis.error_reply('')", "return redis.error_reply()", "return redis.error_reply(1)",
+		"return {double=3.14}", "return {double=1/0}", "return {double=-1/0}", "return {double='x'}",
+		"return {big_number='123456789012345678901234567890'}",
+		"return {verbatim_string={format='txt', string='hello'}}",
+		"return {map={a=1}}", "return {set={a=true}}", "return {map={}}",
+		"return function() end", "return coroutine.create(function() end)",
+		"redis.setresp(3) return true", "redis.setresp(3) return false", "redis.setresp(3) return nil",
+		"redis.setresp(3) return {true,false}",
+	} {
+		eval(d, body)
+	}
+	// The same through a RESP3 client.
+	d.Both("HELLO", "3")
+	for _, body := range []string{
+		"return true", "return false", "return nil", "return {1,nil}",
+		"return {double=3.14}", "return {big_number='1234567890123456789012345678'}",
+		"return {verbatim_string={format='txt', string='hello'}}",
+		"return {map={a=1}}", "return {set={a=true}}",
+		"redis.setresp(3) return true", "redis.setresp(3) return false",
+		"redis.setresp(3) return redis.call('get','nokey')",
+		"return redis.call('get','nokey')",
+	} {
+		eval(d, body)
+	}
+}
+
+func TestEvalKeysArgs(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("EVAL", "return {KEYS[1],KEYS[2],ARGV[1],ARGV[2]}", "2", "k1", "k2", "a1", "a2")
+	d.Do("EVAL", "return {#KEYS, #ARGV}", "1", "k1", "a1", "a2", "a3")
+	d.Do("EVAL", "return {#KEYS, #ARGV}", "0")
+	d.Do("EVAL", "return KEYS[1]", "1", "bin\x00ary")
+	d.Do("EVAL", "return 1", "3", "a", "b")
+	d.Do("EVAL", "return 1", "-1")
+	d.Do("EVAL", "return 1", "x")
+	d.Do("EVAL", "return 1", "1.5", "a")
+	d.Do("EVAL", "return 1")
+	d.Do("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "-1")
+	d.Do("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "5")
+	d.Do("EVAL_RO", "return 1", "2", "a")
+}
+
+func TestEvalErrors(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("SET", "str", "x")
+	for _, body := range []string{
+		"error('boom')", "error('boom', 0)", "error({err='X boom'})", "error({err='boom'})",
+		"\n\nerror('line3')", "local x = 1\nreturn redis.call('nosuch')",
+		"return redis.call('nosuch')", "return redis.pcall('nosuch')",
+		"return redis.call()", "return redis.pcall()", "return redis.call({})",
+		"return redis.call('get', {})", "return redis.pcall('get', {})",
+		"return redis.call('get', true)", "return redis.call('get', nil)",
+		"return redis.call('multi')", "return redis.call('multi', 'x')",
+		"return redis.call('eval', 'return 1', 0)", "return redis.pcall('exec')",
+		"return redis.call('get')", "return redis.pcall('get')", "return redis.call('get','a','b')",
+		"return redis.call('config')", "return redis.call('config','nosuch')",
+		"return redis.call('incr','str')", "return redis.call('hset','str','a','b')",
+		"return redis.sha1hex()", "return redis.sha1hex(1, 2)",
+		"return redis.log(1)", "return redis.log('x', 1)", "return redis.log(9, 1)",
+		"return redis.log(redis.LOG_WARNING, 'hello', 'world')",
+		"return 1+", "return (", "x = ", "local x = = 1", "return 'unfinished",
+		"x=1", "return x", "print(1)", "os.exit()", "return io", "return os", "return require",
+		"return loadfile", "return dofile", "return debug", "return package", "return module",
+		"return newproxy", "return getfenv", "return setfenv",
+		"redis.call = nil", "redis = nil", "string.x = 1", "math.pi = 3", "_G.x = 1",
+		"cjson.encode = nil", "KEYS = {}", "local t = {} t.x = 1 return t.x",
+		"local function f() error('deep') end f()",
+		"local function f() return redis.call('nosuch') end return f()",
+		"return {pcall(redis.call,'nosuch')}", "return {pcall(error, {err='x'})}",
+		"return {pcall(error, 'msg', 0)}",
+		"return type(select(2, pcall(error, {foo='x'})))",
+		"return {pcall(function() return redis.call('incr','str') end)}",
+		"return {xpcall(function() error('z', 0) end, function(e) return 'handled: ' .. e end)}",
+		"return redis.call('set','k')", "return tostring(redis.pcall('set','k').err)",
+	} {
+		eval(d, body)
+	}
+	d.Do("EVAL_RO", "return redis.call('set','a','1')", "0")
+	d.Do("EVAL_RO", "return redis.pcall('set','a','1')", "0")
+	d.Do("EVAL_RO", "return redis.call('get','a')", "0")
+	d.Do("EVAL_RO", "return redis.pcall('del','a')", "0")
+	d.Do("EXISTS", "a")
+}
+
+func TestEvalLibraries(t *testing.T) {
+	d := redistest.NewDiff(t)
+	for _, body := range []string{
+		"return redis.sha1hex('')", "return redis.sha1hex('hello')", "return redis.sha1hex(1)",
+		"return redis.REDIS_VERSION", "return redis.REDIS_VERSION_NUM",
+		"return {redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING}",
+		"return {redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL}",
+		"return redis.replicate_commands()", "redis.set_repl(redis.REPL_ALL) return 1",
+		"return redis.set_repl(9)", "return redis.set_repl()",
+		"return string.format('%d %s %5.2f', 42, 'x', 3.14159)", "return string.rep('ab', 3)",
+		"return {string.byte('A'), string.char(72, 105)}", "return string.upper('abc')",
+		"return ('x'):rep(2)", "return table.concat({1,2,3}, ',')", "return math.floor(3.7)",
+		"return math.max(1, 5, 3)", "return tonumber('42') + 1", "return tostring(12)",
+		"return select('#', 1, 2, 3)", "return {unpack({1,2,3})}", "return type(coroutine)",
+		"local t = {3,1,2} table.sort(t) return t", "return #'hello'",
+		"return _VERSION", "return type(_G)", "return _G.redis ~= nil",
+		"return rawget(_G, 'nosuchglobal') == nil", "return type(loadstring)",
+		"return type(gcinfo())", "return type(collectgarbage('count'))",
+		// cjson.
+		"return cjson.encode({1,2,3,{a=1},'x/y',0.1,1e20})", "return cjson.encode({a={}, b=cjson.null})",
+		"return cjson.encode({[1]=1,[3]=3})", "return cjson.encode({[1]=1,[30]=3})",
+		"return cjson.encode(function() end)", "return cjson.encode({[true]=1})",
+		"return cjson.encode(1/0)", "return cjson.encode('\\1\\127\\233\"\\\\')",
+		"return cjson.encode(123456789012345678)", "return cjson.encode({[1.5]=1})",
+		"return cjson.encode('')", "return cjson.encode(true)", "return cjson.encode(nil)",
+		"return cjson.encode(-0.0)", "return cjson.encode(3.14159265358979)",
+		"return cjson.encode({{}, {{}}})", "return cjson.encode()",
+		"return cjson.decode('x')", "return cjson.decode('')", "return cjson.decode('{\"a\" 1}')",
+		"return cjson.decode('[1,2] x')", "return cjson.decode('\"abc')", "return cjson.decode('{1:2}')",
+		"return cjson.decode('1e400')", "return cjson.decode('[1,2')", "return cjson.decode('nul')",
+		"return cjson.decode('[')", "return cjson.decode('{')", "return cjson.decode('{\"a\":')",
+		"return cjson.decode()", "return cjson.decode(1)", "return cjson.decode('\"\\\\q\"')",
+		"return cjson.encode(cjson.decode('[1.5,-0,1e5,\"\\\\n\"]'))",
+		"return cjson.encode(cjson.decode('\"\\\\u00e9\\\\ud83d\\\\ude00\"'))",
+		"return cjson.decode('{\"a\":[1,2,{\"b\":null}]}').a[3].b == cjson.null",
+		"return cjson.decode('[true,false,null]')", "return cjson.decode('{\"a\":{\"b\":\"c\"}}').a.b",
+		"return cjson.encode(cjson.decode('{\"a\":[1,2,3]}'))",
+		"return cjson.encode(cjson.decode('[[],{}]'))", "return cjson.decode('  42  ')",
+		"return cjson.decode('\"\\\\/\\\\b\\\\f\\\\t\"')", "return cjson.decode('-1.5e2')",
+		"return type(cjson.null)", "return cjson.encode({cjson.null, 1})",
+		// bit.
+		"return bit.band(0xff, 0x0f)", "return bit.bor(1, 2, 4)", "return bit.bxor(5, 3)",
+		"return bit.bnot(0)", "return bit.lshift(1, 31)", "return bit.rshift(-1, 28)",
+		"return bit.arshift(-256, 4)", "return bit.rol(0x12345678, 8)", "return bit.ror(0x12345678, 8)",
+		"return bit.bswap(0x12345678)", "return bit.tobit(0xffffffff)", "return bit.tobit(2^32 + 5)",
+		"return bit.tohex(255)", "return bit.tohex(255, 2)", "return bit.tohex(-1, -4)",
+		"return bit.tohex(0x12345678, 4)", "return bit.band(3.7, 1)",
+	} {
+		eval(d, body)
+	}
+}
+
+// TestLockScripts: the lock release of shared/seeds/003 and the
+// compare-and-extend script, through EVAL and EVALSHA.
+func TestLockScripts(t *testing.T) {
+	d := redistest.NewDiff(t)
+	const release = "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('del',KEYS[1]) else return 0 end"
+	const extend = "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('pexpire',KEYS[1],ARGV[2]) else return 0 end"
+	d.Do("SET", "lock:res", "token123", "NX", "PX", "30000")
+	d.Do("SET", "lock:res", "other", "NX", "PX", "30000")
+	d.Do("EVAL", release, "1", "lock:res", "wrong")
+	d.Do("EXISTS", "lock:res")
+	d.Do("EVAL", extend, "1", "lock:res", "wrong", "100000")
+	d.Do("EVAL", extend, "1", "lock:res", "token123", "100000")
+	v := d.Ordo.Do("PTTL", "lock:res")
+	if v.Int <= 30000 || v.Int > 100000 {
+		t.Errorf("PTTL after extend = %v", v)
+	}
+	d.Do("EVAL", release, "1", "lock:res", "token123")
+	d.Do("EXISTS", "lock:res")
+	d.Do("EVAL", release, "1", "lock:res", "token123")
+	d.Do("EVAL", extend, "1", "lock:res", "token123", "100")
+	sha := d.Do("SCRIPT", "LOAD", release).Str
+	if sha != "3c1b6ec7ba5ae1ee4b8c3d7bb9fb8e5e02c0c4ab" && len(sha) != 40 {
+		t.Fatalf("sha %q", sha)
+	}
+	d.Do("SET", "lock:res", "tok")
+	d.Do("EVALSHA", sha, "1", "lock:res", "nope")
+	d.Do("EVALSHA", sha, "1", "lock:res", "tok")
+	d.Do("EVALSHA", sha, "1", "lock:res", "tok")
+	d.Do("SET", "lock:res", "tok")
+	d.Do("EVALSHA_RO", sha, "1", "lock:res", "tok")
+}
+
+func TestScriptCommand(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("SCRIPT", "FLUSH")
+	d.Do("SCRIPT", "LOAD", "return 1")
+	d.Do("SCRIPT", "LOAD", "return 1+")
+	d.Do("SCRIPT", "LOAD")
+	d.Do("SCRIPT", "LOAD", "a", "b")
+	d.Do("SCRIPT", "EXISTS", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB", "nope")
+	d.Do("SCRIPT", "EXISTS")
+	d.Do("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0")
+	d.Do("EVALSHA", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB", "0")
+	d.Do("EVALSHA_RO", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0")
+	d.Do("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8d", "0")
+	d.Do("EVALSHA", "nope", "0")
+	// EVAL caches its script.
+	d.Do("EVAL", "return 2", "0")
+	d.Do("SCRIPT", "EXISTS", "7f923f79fe76194c868d7e1d0820de36700eb649")
+	d.Do("EVAL", "return 2+", "0")
+	d.Do("SCRIPT", "FLUSH", "ASYNC")
+	d.Do("SCRIPT", "FLUSH", "SYNC")
+	d.Do("SCRIPT", "FLUSH", "foo")
+	d.Do("SCRIPT", "FLUSH", "SYNC", "ASYNC")
+	d.Do("SCRIPT", "EXISTS", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db")
+	d.Do("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0")
+	d.Do("SCRIPT", "KILL")
+	d.Do("SCRIPT", "KILL", "x")
+	d.Do("SCRIPT", "HELP")
+	d.Do("SCRIPT", "NOSUCH")
+	d.Do("SCRIPT")
+}
+
+func TestEvalSelectAndMulti(t *testing.T) {
+	d := redistest.NewDiff(t)
+	// SELECT inside a script does not change the caller's database.
+	eval(d, "redis.call('select',1) return redis.call('set','sel','1')")
+	d.Do("GET", "sel")
+	d.Do("SELECT", "1")
+	d.Do("GET", "sel")
+	eval(d, "return redis.call('get','sel')")
+	d.Do("SELECT", "0")
+	// Scripts inside MULTI.
+	d.Do("MULTI")
+	d.Do("EVAL", "return redis.call('incr', KEYS[1])", "1", "cnt")
+	d.Do("EVAL", "return redis.call('incr', KEYS[1])", "1", "cnt")
+	d.Do("EVAL", "return redis.call('nosuch')", "0")
+	d.Do("EVALSHA", "nope", "0")
+	d.Do("EXEC")
+	d.Do("GET", "cnt")
+}
