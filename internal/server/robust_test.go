@@ -212,3 +212,13 @@ func TestMaxClients(t *testing.T) {
 		}
 	}
 }
+
+// TestNetInputCounted: INFO's total_net_input_bytes counts request bytes.
+func TestNetInputCounted(t *testing.T) {
+	o := redistest.StartOrdo(t)
+	c := redistest.Dial(t, o.Addr)
+	c.Do("ECHO", string(make([]byte, 10000)))
+	if n := o.Engine.Stats.NetInput.Load(); n < 10000 {
+		t.Fatalf("total_net_input_bytes = %d after a 10 KB request", n)
+	}
+}

@@ -185,7 +185,7 @@ func (s *Server) handle(conn net.Conn) {
 	cl.LAddr = conn.LocalAddr().String()
 	cl.Kill = func() { conn.Close() }
 
-	rd := resp.NewReader(conn)
+	rd := resp.NewReader(countingReader{conn, &e.Stats.NetInput})
 	rd.MaxBulkLen = e.Config.Int("proto-max-bulk-len")
 	w := &resp.Writer{Proto: 2, Buf: make([]byte, 0, 4096)}
 
@@ -251,6 +251,19 @@ func (s *Server) handle(conn net.Conn) {
 			return
 		}
 	}
+}
+
+// countingReader counts the bytes read from a connection (INFO's
+// total_net_input_bytes).
+type countingReader struct {
+	r net.Conn
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // protocolFailure answers a malformed request as Redis does, then the
