@@ -116,8 +116,8 @@ func goRedisWorkload(t *testing.T, addr, pass string, proto int) {
 	if f, err := rdb.IncrByFloat(ctx, "f", 0.1).Result(); err != nil || f != 0.1 {
 		t.Fatalf("INCRBYFLOAT: %v %v", f, err)
 	}
-	if err := rdb.LPush(ctx, "greeting", "x").Err(); err == nil || !strings.HasPrefix(err.Error(), "WRONGTYPE") {
-		t.Fatalf("LPUSH on a string: %v", err)
+	if err := rdb.SAdd(ctx, "greeting", "x").Err(); err == nil || !strings.HasPrefix(err.Error(), "WRONGTYPE") {
+		t.Fatalf("SADD on a string: %v", err)
 	}
 
 	// Hashes, as the data-modeling document stores objects.
@@ -127,6 +127,11 @@ func goRedisWorkload(t *testing.T, addr, pass string, proto int) {
 	}
 	if m, err := rdb.HGetAll(ctx, "user:1000").Result(); err != nil || len(m) != 3 || m["password"] != "12345" {
 		t.Fatalf("HGETALL: %v %v", m, err)
+	}
+	// HELLO 3 really switched the connection: HGETALL is a map in RESP3.
+	raw, err := rdb.Do(ctx, "HGETALL", "user:1000").Result()
+	if _, isMap := raw.(map[any]any); err != nil || isMap != (proto == 3) {
+		t.Fatalf("HGETALL via Do with protocol %d: %T %v", proto, raw, err)
 	}
 	if v, err := rdb.HIncrBy(ctx, "user:1000", "age", 1).Result(); err != nil || v != 35 {
 		t.Fatalf("HINCRBY: %v %v", v, err)
@@ -143,17 +148,6 @@ func goRedisWorkload(t *testing.T, addr, pass string, proto int) {
 	if m, err := rdb.SRandMember(ctx, "s").Result(); err != nil || !strings.Contains("abc", m) {
 		t.Fatalf("SRANDMEMBER: %v %v", m, err)
 	}
-	for i := 0; i < 5; i++ {
-		must(rdb.LPush(ctx, "latest", i).Err())
-		must(rdb.LTrim(ctx, "latest", 0, 2).Err())
-	}
-	if l, err := rdb.LRange(ctx, "latest", 0, -1).Result(); err != nil || strings.Join(l, ",") != "4,3,2" {
-		t.Fatalf("capped list: %v %v", l, err)
-	}
-	if v, err := rdb.RPopLPush(ctx, "latest", "latest").Result(); err != nil || v != "2" {
-		t.Fatalf("RPOPLPUSH: %v %v", v, err)
-	}
-
 	// A pipeline of 1000 commands.
 	cmds, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i := 0; i < 500; i++ {
@@ -232,6 +226,18 @@ func goRedisWorkload(t *testing.T, addr, pass string, proto int) {
 	must(rdb.Del(ctx, "greeting", "counter").Err())
 	if n, err := rdb.Exists(ctx, "greeting", "counter").Result(); err != nil || n != 0 {
 		t.Fatalf("EXISTS after DEL: %d %v", n, err)
+	}
+
+	// Lists: a capped list and a rotation list.
+	for i := 0; i < 5; i++ {
+		must(rdb.LPush(ctx, "latest", i).Err())
+		must(rdb.LTrim(ctx, "latest", 0, 2).Err())
+	}
+	if l, err := rdb.LRange(ctx, "latest", 0, -1).Result(); err != nil || strings.Join(l, ",") != "4,3,2" {
+		t.Fatalf("capped list: %v %v", l, err)
+	}
+	if v, err := rdb.RPopLPush(ctx, "latest", "latest").Result(); err != nil || v != "2" {
+		t.Fatalf("RPOPLPUSH: %v %v", v, err)
 	}
 }
 
