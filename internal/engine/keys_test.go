@@ -650,7 +650,7 @@ func TestKeysPropagation(t *testing.T) {
 	now := time.Now().UnixMilli()
 	c.Do("SET", "k", "v")
 	c.Do("EXPIRE", "k", "100")
-	c.Do("PEXPIRE", "k", "100000", "GT")
+	c.Do("PEXPIRE", "k", "200000", "GT")
 	c.Do("EXPIRE", "k", "1", "GT") // refused: not logged
 	c.Do("EXPIREAT", "k", "99999999999")
 	c.Do("PEXPIREAT", "k", "99999999999000", "XX")
@@ -673,7 +673,7 @@ func TestKeysPropagation(t *testing.T) {
 	c.Do("SWAPDB", "0", "1")
 	got := log()
 	want := []string{
-		"SET k v", "PEXPIREAT k ~100000", "PEXPIREAT k ~100000", "PEXPIREAT k 99999999999000",
+		"SET k v", "PEXPIREAT k ~100000", "PEXPIREAT k ~200000", "PEXPIREAT k 99999999999000",
 		"PEXPIREAT k 99999999999000", "PERSIST k", "DEL k", "SET a 1", "RENAME a b",
 		"COPY b c DB 2", "MOVE c 0", "DEL b c nokey", "FLUSHDB", "FLUSHALL ASYNC", "SWAPDB 0 1",
 	}
