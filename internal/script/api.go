@@ -54,12 +54,39 @@ func (s *scripting) initLua() {
 	}))
 	g.RawSetString("pcall", L.NewFunction(luaPcall))
 	g.RawSetString("collectgarbage", L.NewFunction(luaCollectGarbage))
+	origToNumber := g.RawGetString("tonumber").(*lua.LFunction)
+	g.RawSetString("tonumber", L.NewFunction(func(L *lua.LState) int {
+		if L.GetTop() == 1 {
+			if str, ok := L.Get(1).(lua.LString); ok {
+				if f, ok := str2number(string(str)); ok {
+					L.Push(lua.LNumber(f))
+				} else {
+					L.Push(lua.LNil)
+				}
+				return 1
+			}
+		}
+		L.Insert(origToNumber, 1)
+		L.Call(L.GetTop()-1, 1)
+		return 1
+	}))
+	origToString := g.RawGetString("tostring").(*lua.LFunction)
+	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
+		if n, ok := L.Get(1).(lua.LNumber); ok && L.GetTop() >= 1 {
+			L.Push(lua.LString(luaNumberString(float64(n))))
+			return 1
+		}
+		L.Insert(origToString, 1)
+		L.Call(L.GetTop()-1, 1)
+		return 1
+	}))
 
 	// math.random and math.randomseed are Redis's rand48, the same on
 	// every platform.
 	mathT := g.RawGetString("math").(*lua.LTable)
 	mathT.RawSetString("random", L.NewFunction(s.mathRandom))
 	mathT.RawSetString("randomseed", L.NewFunction(s.mathRandomseed))
+	mathT.RawSetString("huge", lua.LNumber(math.Inf(1))) // gopher-lua has MaxFloat64
 
 	redis := L.NewTable()
 	fns := map[string]lua.LGFunction{
@@ -668,4 +695,48 @@ func luaCollectGarbage(L *lua.LState) int {
 		L.ArgError(1, "invalid option '"+L.ToString(1)+"'")
 	}
 	return 1
+}
+
+// str2number is Lua 5.1's lua_str2number as tonumber uses it: strtod,
+// or hexadecimal after 0x, surrounded by optional white space.
+func str2number(s string) (float64, bool) {
+	isSpace := func(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
+	i, j := 0, len(s)
+	for i < j && isSpace(s[i]) {
+		i++
+	}
+	for j > i && isSpace(s[j-1]) {
+		j--
+	}
+	t := s[i:j]
+	if t == "" {
+		return 0, false
+	}
+	body, neg := t, false
+	if body[0] == '-' || body[0] == '+' {
+		neg = body[0] == '-'
+		body = body[1:]
+	}
+	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
+		u, err := strconv.ParseUint(body[2:], 16, 64)
+		if err != nil {
+			return 0, false
+		}
+		if neg {
+			return -float64(u), true
+		}
+		return float64(u), true
+	}
+	for k := 0; k < len(body); k++ {
+		if c := body[k]; c == '_' || c == 'p' || c == 'P' {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+			return 0, false
+		}
+	}
+	return f, true
 }

@@ -34,14 +34,62 @@ const chunkName = "user_script"
 
 // redisVersion is what redis.REDIS_VERSION reports (Ordo speaks 7.0.15).
 const (
-	redisVersion    = "7.0.15"
+	redisVersion    = engine.RedisVersion
 	redisVersionNum = 0x07000f
 )
 
 type luaScript struct {
-	sha  string
-	body string
-	fn   *lua.LFunction
+	sha   string
+	body  string
+	fn    *lua.LFunction
+	flags scriptFlags
+}
+
+// scriptFlags are the flags of a "#!lua flags=..." shebang.
+type scriptFlags struct {
+	shebang  bool // false: Redis's eval compatibility mode
+	noWrites bool
+}
+
+// parseShebang is Redis's evalExtractShebangFlags: it returns the flags
+// and the length of the shebang line (the newline is kept so that line
+// numbers do not change), or an error reply.
+func parseShebang(body string) (scriptFlags, int, string) {
+	var f scriptFlags
+	if !strings.HasPrefix(body, "#!") {
+		return f, 0, ""
+	}
+	end := strings.IndexByte(body, '\n')
+	if end < 0 {
+		return f, 0, "ERR Invalid script shebang"
+	}
+	parts, ok := resp.SplitArgs([]byte(body[:end]), nil)
+	if !ok || len(parts) == 0 {
+		return f, 0, "ERR Invalid engine in script shebang"
+	}
+	if string(parts[0]) != "#!lua" {
+		return f, 0, "ERR Unexpected engine in script shebang: " + string(parts[0])
+	}
+	f.shebang = true
+	for _, p := range parts[1:] {
+		opt, ok := strings.CutPrefix(string(p), "flags=")
+		if !ok {
+			return f, 0, "ERR Unknown lua shebang option: " + string(p)
+		}
+		if opt == "" {
+			continue
+		}
+		for _, fl := range strings.Split(opt, ",") {
+			switch fl {
+			case "no-writes":
+				f.noWrites = true
+			case "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys":
+			default:
+				return f, 0, "ERR Unexpected flag in script shebang: " + fl
+			}
+		}
+	}
+	return f, end, ""
 }
 
 // scripting is the per-engine scripting state: one Lua state, the script
@@ -165,12 +213,16 @@ func (s *scripting) load(body string) (string, string) {
 	if _, ok := s.scripts[sha]; ok {
 		return sha, ""
 	}
-	fn, err := s.L.Load(strings.NewReader(body), chunkName)
+	flags, skip, msg := parseShebang(body)
+	if msg != "" {
+		return "", msg
+	}
+	fn, err := s.L.Load(strings.NewReader(body[skip:]), chunkName)
 	if err != nil {
 		return "", ErrCompilePrefix + compileError(err, body)
 	}
 	fn.Env = s.env
-	s.scripts[sha] = &luaScript{sha: sha, body: body, fn: fn}
+	s.scripts[sha] = &luaScript{sha: sha, body: body, fn: fn, flags: flags}
 	return sha, ""
 }
 
@@ -223,7 +275,7 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 	s.c = c
 	s.sub = *c
 	s.sub.InScript = true
-	s.ro = ro
+	s.ro = ro || sc.flags.noWrites
 	s.resp = 2
 	s.wrote.Store(false)
 	s.killed.Store(false)
@@ -345,11 +397,17 @@ func (s *scripting) errHandler(L *lua.LState) int {
 
 // luaNumberString formats a number as Lua 5.1's tostring does (%.14g).
 func luaNumberString(f float64) string {
+	if f == 0 && math.Signbit(f) {
+		return "-0"
+	}
 	if f == float64(int64(f)) && f < 1e15 && f > -1e15 {
 		return strconv.FormatInt(int64(f), 10)
 	}
 	switch {
 	case f != f:
+		if math.Signbit(f) {
+			return "-nan"
+		}
 		return "nan"
 	case math.IsInf(f, 1):
 		return "inf"

@@ -37,6 +37,7 @@ const (
 	ErrUnkillable      = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 	ErrFlushOption     = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
 	ErrCompilePrefix   = "ERR Error compiling script (new function): "
+	ErrROWithWriteFlag = "ERR Can not execute a script with write flag using *_ro command."
 )
 
 var scriptHelp = []string{
@@ -189,6 +190,10 @@ func evalCommand(c *engine.Ctx) {
 			}
 			sc = s.scripts[sha]
 		}
+	}
+	if ro && sc.flags.shebang && !sc.flags.noWrites {
+		c.Error(ErrROWithWriteFlag)
+		return
 	}
 	s.run(c, sc, c.Args[3:3+nk], c.Args[3+nk:], ro)
 }
