@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/ordo-db/ordo/internal/aof"
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/resp"
 	// Scripting registers EVAL, EVALSHA and SCRIPT in the engine.
@@ -35,6 +36,7 @@ type Options struct {
 // DB is an open embedded database.
 type DB struct {
 	e      *engine.Engine
+	aof    *aof.AOF
 	closed bool
 	mu     sync.Mutex
 }
@@ -57,21 +59,16 @@ func Open(dir string, opts ...Options) (*DB, error) {
 	}
 	e := engine.New(cfg)
 	db := &DB{e: e}
-	if open := OpenHook; open != nil {
-		if err := open(e); err != nil {
-			e.Close()
-			return nil, err
-		}
+	// Persistence: loads dir's data (appendonly yes, the default) and logs
+	// every change with the appendfsync policy; Close writes a snapshot.
+	p, err := aof.Open(e, nil)
+	if err != nil {
+		e.Close()
+		return nil, err
 	}
+	db.aof = p
 	return db, nil
 }
-
-// OpenHook and CloseHook let the persistence layer attach itself to the
-// engine (set by internal packages at init; nil for a pure in-memory DB).
-var (
-	OpenHook  func(e *engine.Engine) error
-	CloseHook func(e *engine.Engine) error
-)
 
 // Engine exposes the engine to Ordo's own packages (server, index backends).
 func (db *DB) Engine() *engine.Engine { return db.e }
@@ -84,10 +81,7 @@ func (db *DB) Close() error {
 		return nil
 	}
 	db.closed = true
-	var err error
-	if CloseHook != nil {
-		err = CloseHook(db.e)
-	}
+	err := db.aof.Close(true)
 	db.e.Close()
 	return err
 }
@@ -133,11 +127,15 @@ func (c *Conn) Do(ctx context.Context, args ...any) *Reply {
 	c.w.Reset()
 	e.Lock()
 	wt := e.Call(c.cl, argv, &c.w)
+	hook := e.SyncHook
 	e.Unlock()
 	if wt != nil {
 		if err := e.Wait(ctx, wt); err != nil {
 			return &Reply{err: err}
 		}
+	}
+	if hook != nil {
+		hook() // appendfsync: no reply before its changes are durable enough
 	}
 	v, _, err := resp.ParseReply(c.w.Buf)
 	if err != nil {
@@ -224,6 +222,8 @@ func toGo(v resp.Value) any {
 	switch v.Kind {
 	case resp.KindNull:
 		return nil
+	case resp.KindError: // an element of an EXEC or script reply
+		return &Error{Msg: v.Str}
 	case resp.KindInt:
 		return v.Int
 	case resp.KindBool:

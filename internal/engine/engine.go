@@ -47,6 +47,11 @@ type Engine struct {
 	// Propagate, when set, receives every change as a command to log, with
 	// the database it applies to. It runs under the lock.
 	Propagate func(db int, args [][]byte)
+	// SyncHook, when set, is called by the server and the embedded DB
+	// after releasing the lock and before writing replies: it returns once
+	// the changes propagated so far are as durable as appendfsync requires
+	// (group commit for appendfsync always).
+	SyncHook func()
 
 	// blocking
 	blocked   map[blockKey][]*Waiter

@@ -6,8 +6,10 @@ import (
 	_ "net/http/pprof" // served only when ORDO_PPROF is set
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
+	"github.com/ordo-db/ordo/internal/aof"
 	"github.com/ordo-db/ordo/internal/config"
 	"github.com/ordo-db/ordo/internal/engine"
 )
@@ -46,10 +48,24 @@ func Main(args []string) error {
 	e := engine.New(cfg)
 	defer e.Close()
 	s := New(e)
+	// Load the data before listening; a clean exit writes a snapshot
+	// (SHUTDOWN NOSAVE only makes the log durable).
+	p, err := aof.Open(e, s.Logf)
+	if err != nil {
+		return err
+	}
+	snapshot := atomic.Bool{}
+	snapshot.Store(true)
+	defer func() {
+		if err := p.Close(snapshot.Load()); err != nil {
+			s.Logf("Error closing the append only file: %v", err)
+		}
+	}()
 	if err := s.Listen(); err != nil {
 		return err
 	}
 	e.Shutdown = func(c *engine.Ctx, save bool) error {
+		snapshot.Store(save)
 		go s.Close()
 		return nil
 	}

@@ -193,6 +193,11 @@ func (s *Server) handle(conn net.Conn) {
 		if len(w.Buf) == 0 {
 			return true
 		}
+		// No reply before the changes it may depend on are as durable as
+		// appendfsync requires (group commit; see internal/aof).
+		if h := e.SyncHook; h != nil {
+			h()
+		}
 		_, err := conn.Write(w.Buf)
 		e.Stats.NetOutput.Add(int64(len(w.Buf)))
 		if cap(w.Buf) > 1<<20 {
@@ -275,6 +280,9 @@ func (s *Server) protocolFailure(conn net.Conn, w *resp.Writer, err error) {
 		s.E.Stats.TotalErrorReplies.Add(1)
 	}
 	if len(w.Buf) > 0 {
+		if h := s.E.SyncHook; h != nil {
+			h()
+		}
 		conn.Write(w.Buf)
 		w.Reset()
 	}

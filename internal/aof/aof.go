@@ -1,0 +1,588 @@
+// Package aof is Ordo's persistence: an append-only log of effects, group
+// committed, compacted in the background, verified record by record.
+//
+// # Layout
+//
+// Like Redis 7 the data lives in a directory (dir/appenddirname) holding
+// one base file, one or more incremental files and a manifest naming them
+// (appendonly.aof.ordo-manifest). The state is the base replayed, then
+// each incremental file in order. The manifest is replaced atomically
+// (write temp, fsync, rename, fsync the directory) and is itself
+// checksummed. There is no RDB: a snapshot (SAVE, BGSAVE, shutdown) is a
+// rewrite that produces a new base and an empty incremental file.
+//
+// # Format
+//
+// Every file starts with the magic "ORDOAOF1" and is a sequence of
+// records: a 12-byte header (payload length, CRC32C of the payload,
+// CRC32C of those 8 header bytes, little endian) followed by the payload,
+// one or more commands as RESP arrays. A flipped bit anywhere is detected.
+// A transaction (MULTI ... EXEC, which scripts also produce) is one record,
+// so replay applies it whole or not at all; the MULTI and EXEC themselves
+// are not stored. SELECT is written when the database changes.
+//
+// # Loading and damage
+//
+// Replay runs every command through the engine's command table (Exec with
+// an internal client of kind "aof"), with propagation off. Keys carry
+// absolute expiries (PEXPIREAT / SET ... PXAT), so keys that expired while
+// the server was down are not loaded. The first invalid record decides:
+//   - a torn tail of the last incremental file (an incomplete header or
+//     payload, a zero-filled tail, or a bad checksum on the very last
+//     record) is an interrupted append: the valid prefix is loaded, the file
+//     is truncated there, and the offset and number of dropped bytes are
+//     logged (refused instead if aof-load-truncated is no);
+//   - anything else (a bad record followed by more data, damage in the base
+//     or in an older incremental file, a bad manifest) refuses to start with
+//     a message naming the file and offset, unless aof-load-corrupt-tail is
+//     yes: then the valid prefix is loaded, the rest of that file is cut and
+//     later files are ignored, all of it logged.
+//
+// # Writing and appendfsync
+//
+// engine.Propagate (under the engine lock) serializes each change into the
+// open record and closed records into a memory buffer; nothing is written
+// there. engine.SyncHook, which the server and the embedded DB call after
+// releasing the lock and before sending replies, makes the buffer reach
+// the file: the first caller becomes the leader, writes everything
+// buffered with one write(2) and, under appendfsync always, one fdatasync,
+// while other callers wait for it (group commit: a single fsync
+// acknowledges every client whose changes it covers). A reply is never sent
+// before the data it depends on is written (always: fsynced), including to
+// clients that only read data written by others, as in Redis. Under
+// everysec and no the hook only writes (a killed process loses nothing
+// that was acknowledged); a background goroutine fsyncs once a second
+// (everysec) and writes changes that no client waits for (active expiry).
+// A failed write is retried (the file is truncated back to its last good
+// size first); clients under always wait until it succeeds, and INFO
+// reports aof_last_write_status:err meanwhile.
+//
+// # Rewrite without stopping clients
+//
+// Go cannot fork, so the rewrite is incremental and uses the change
+// stream itself for consistency. At the start (T0) it takes, in chunks,
+// the key names of each database, and from then on every propagated
+// change marks its keys "touched" (key positions from the command table;
+// MOVE and COPY ... DB also mark the destination). Then, in chunks under
+// the lock (released between chunks): every listed key that is not
+// touched is dumped with its current value, which is its value at T0
+// (Typed.Rewrite for collections, SET for strings, PEXPIREAT for TTLs);
+// touched keys are then re-dumped in passes as "DEL key" + current value,
+// a key touched again during a pass waiting for the next one. When few
+// touched keys remain (or after a few passes), the last ones are dumped and
+// the files are switched under the same lock acquisition (T1): the new base
+// then equals the live data set at T1 exactly, and every change after T1
+// goes to a new incremental file. Changes without key arguments
+// (FLUSHALL, FLUSHDB, unknown ones) are appended to the base stream at
+// their place, SWAPDB too (with the rewrite's per-database bookkeeping
+// swapped), which keeps the base stream equal to the live data, key by key,
+// except for touched keys. At the switch, the old incremental file gets
+// the changes up to T1 and is fsynced, the base is fsynced and renamed,
+// the new manifest is installed, and only then are changes after T1
+// written (and acknowledged). A crash at any point loads either the old
+// files (state at T1 or later) or the new ones. The rewrite's memory cost is
+// one string header per key plus the touched set, not a copy of the data.
+// Automatic rewrites start when the files grow past
+// auto-aof-rewrite-percentage of the size after the last rewrite (and past
+// auto-aof-rewrite-min-size).
+//
+// # Shutdown and appendonly no
+//
+// A clean shutdown (SIGTERM, SHUTDOWN, DB.Close) writes a snapshot, so that
+// the next start replays a compact base (SHUTDOWN NOSAVE only fsyncs).
+// With appendonly no nothing is loaded or logged (a pure in-memory
+// server); SAVE, BGSAVE and BGREWRITEAOF still write a snapshot in the
+// same layout, which a later start with appendonly yes loads. appendonly,
+// dir and the file names are read at start; appendfsync and the rewrite
+// thresholds are read live.
+package aof
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/engine"
+)
+
+// AOF is the persistence state of one engine.
+type AOF struct {
+	e       *engine.Engine
+	logf    func(format string, args ...any)
+	dir     string // the aof directory
+	name    string // appendfilename
+	enabled bool   // appendonly at start
+
+	// Manifest state (changed only by the switch, which holds mu-leadership).
+	man manifest
+
+	// Guarded by the engine lock.
+	rec    record // records being built
+	lastDB int    // database of the last SELECT in the current file
+	inTx   int
+	rw     *rewrite
+
+	// Guarded by mu.
+	mu        sync.Mutex
+	cond      *sync.Cond
+	buf       []byte // closed records not yet written
+	spare     []byte
+	end       int64 // logical bytes appended (buffered + written)
+	written   int64 // logical bytes written to the file
+	synced    int64 // logical bytes fsynced
+	busy      bool  // a leader is writing, or a switch is in progress
+	switching bool
+	file      *os.File
+	fileSize  int64 // bytes in the current incremental file
+	writeErr  error
+
+	fileRW sync.RWMutex // fsync (read) vs switching files (write)
+
+	unwritten atomic.Int64 // end - written, for Sync's fast path
+	unsynced  atomic.Int64 // end - synced
+
+	// Statistics for INFO (atomics or under the engine lock).
+	baseSize         atomic.Int64 // size of the base after the last rewrite
+	incrSize         atomic.Int64 // bytes in incremental files
+	rewriteBaseSize  atomic.Int64 // aof size right after the last rewrite
+	lastSave         atomic.Int64 // unix seconds
+	rewriteRunning   atomic.Bool
+	bgsaveRunning    atomic.Bool
+	rewriteScheduled atomic.Bool
+	lastRewriteOK    atomic.Bool
+	lastBgsaveOK     atomic.Bool
+	lastWriteOK      atomic.Bool
+	rewrites         atomic.Int64
+	rewriteFailures  atomic.Int64
+	lastRewriteSecs  atomic.Int64
+	rewriteStart     atomic.Int64 // unix ms
+	loading          atomic.Bool
+	loadedKeys       atomic.Int64
+	loadExpired      atomic.Int64
+	delayedFsync     atomic.Int64
+
+	rwDone  chan struct{} // closed when the running rewrite ends
+	stop    chan struct{}
+	stopped chan struct{}
+	closed  atomic.Bool
+}
+
+// Open attaches persistence to e: it loads the data (appendonly yes),
+// installs the propagation and sync hooks, and registers the SAVE/BGSAVE
+// machinery. logf receives log lines (nil: standard error).
+func Open(e *engine.Engine, logf func(format string, args ...any)) (*AOF, error) {
+	if logf == nil {
+		logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	}
+	cfg := e.Config
+	a := &AOF{
+		e:       e,
+		logf:    logf,
+		dir:     filepath.Join(cfg.Get("dir"), cfg.Get("appenddirname")),
+		name:    cfg.Get("appendfilename"),
+		enabled: cfg.Bool("appendonly"),
+		rec:     newRecordBuf(),
+		lastDB:  -1,
+		stop:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	a.cond = sync.NewCond(&a.mu)
+	a.lastSave.Store(time.Now().Unix())
+	a.lastRewriteOK.Store(true)
+	a.lastBgsaveOK.Store(true)
+	a.lastWriteOK.Store(true)
+	a.lastRewriteSecs.Store(-1)
+	if a.enabled {
+		if err := os.MkdirAll(a.dir, 0o755); err != nil {
+			return nil, fmt.Errorf("aof: %w", err)
+		}
+		if err := a.load(); err != nil {
+			return nil, err
+		}
+		if err := a.openIncr(); err != nil {
+			return nil, err
+		}
+	}
+	e.Lock()
+	e.Propagate = a.propagate
+	if a.enabled {
+		e.SyncHook = a.Sync
+	}
+	e.Hooks["persistence"] = engine.Persister(a)
+	e.Hooks["info.persistence"] = a.InfoText
+	e.Hooks["debug.reload"] = a.DebugReload
+	e.Unlock()
+	go a.background()
+	return a, nil
+}
+
+// Close stops background work and, if snapshot, writes a snapshot (else
+// it only makes the log durable). It takes the engine lock.
+func (a *AOF) Close(snapshot bool) error {
+	a.e.Lock()
+	if a.closed.Swap(true) {
+		a.e.Unlock()
+		return nil
+	}
+	rw := a.rw
+	if rw != nil {
+		rw.cancel = true
+	}
+	done := a.rwDone
+	a.e.Unlock()
+	if done != nil {
+		<-done
+	}
+	close(a.stop)
+	<-a.stopped
+	var err error
+	a.e.Lock()
+	if a.enabled && snapshot {
+		err = a.saveLocked()
+		if err != nil {
+			a.logf("aof: snapshot at shutdown failed: %v", err)
+		} else {
+			a.logf("DB saved on disk")
+		}
+	}
+	a.e.Propagate = nil
+	a.e.SyncHook = nil
+	delete(a.e.Hooks, "persistence")
+	a.e.Unlock()
+	if a.enabled {
+		if serr := a.syncTo(-1, true); err == nil {
+			err = serr
+		}
+		a.mu.Lock()
+		if a.file != nil {
+			a.file.Close()
+			a.file = nil
+		}
+		a.mu.Unlock()
+	}
+	return err
+}
+
+// propagate is engine.Propagate: it runs under the engine lock.
+func (a *AOF) propagate(db int, args [][]byte) {
+	if len(args) == 0 {
+		return
+	}
+	if a.rw != nil {
+		a.rw.track(a, db, args)
+	}
+	if !a.enabled {
+		return
+	}
+	switch {
+	case engine.EqualFold(args[0], "multi"):
+		a.inTx++
+		return
+	case engine.EqualFold(args[0], "exec"):
+		if a.inTx > 0 {
+			a.inTx--
+		}
+	default:
+		if db != a.lastDB {
+			a.rec.addStrings("SELECT", strconv.Itoa(db))
+			a.lastDB = db
+		}
+		a.rec.add(args)
+	}
+	if a.inTx == 0 {
+		a.closeRecord()
+	}
+}
+
+// closeRecord moves the records built so far to the write buffer.
+func (a *AOF) closeRecord() {
+	a.rec.end()
+	if len(a.rec.buf) == 0 {
+		return
+	}
+	a.mu.Lock()
+	a.buf = append(a.buf, a.rec.buf...)
+	a.end += int64(len(a.rec.buf))
+	a.updPending()
+	a.mu.Unlock()
+	a.rec.buf = a.rec.buf[:0]
+	if cap(a.rec.buf) > 1<<20 {
+		a.rec.buf = nil
+	}
+}
+
+// updPending refreshes the fast-path counters (a.mu held).
+func (a *AOF) updPending() {
+	a.unwritten.Store(a.end - a.written)
+	a.unsynced.Store(a.end - a.synced)
+}
+
+// Sync is engine.SyncHook: it returns once what was propagated before the
+// call is written (and, under appendfsync always, fsynced).
+func (a *AOF) Sync() {
+	if a.unsynced.Load() == 0 {
+		return
+	}
+	always := a.e.Config.Get("appendfsync") == "always"
+	if !always && a.unwritten.Load() == 0 {
+		return
+	}
+	a.syncTo(0, always)
+}
+
+// syncTo makes the log durable up to the current end (target 0) or up to
+// everything (-1: always fsync). It is the group commit.
+func (a *AOF) syncTo(target int64, fsync bool) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if target <= 0 {
+		target = a.end
+	}
+	backoff := time.Millisecond
+	for {
+		if a.file == nil {
+			return nil
+		}
+		if a.written >= target && (!fsync || a.synced >= target) {
+			return nil
+		}
+		if a.busy || a.switching {
+			// A leader is writing, or a rewrite is installing the next
+			// file: changes after its switch point must not go to the old one.
+			a.cond.Wait()
+			continue
+		}
+		if a.writeErr != nil && backoff > time.Millisecond {
+			// Retry a failed write after a pause.
+			a.mu.Unlock()
+			time.Sleep(backoff)
+			a.mu.Lock()
+			if a.closed.Load() && a.writeErr != nil {
+				return a.writeErr
+			}
+		}
+		a.busy = true
+		buf, end := a.buf, a.end
+		a.buf = a.spare[:0]
+		f := a.file
+		a.mu.Unlock()
+		err := a.writeOut(f, buf, fsync)
+		a.mu.Lock()
+		a.busy = false
+		if err != nil {
+			// Keep the data for the next attempt, in order.
+			a.buf = append(buf, a.buf...)
+			a.writeErr = err
+			a.lastWriteOK.Store(false)
+			a.logf("aof: error writing to the AOF file: %v", err)
+			backoff = min(max(2*backoff, 10*time.Millisecond), time.Second)
+			a.cond.Broadcast()
+			if !fsync {
+				return err
+			}
+			continue
+		}
+		if a.writeErr != nil {
+			a.logf("aof: AOF write error solved, AOF writes are working again")
+		}
+		a.writeErr = nil
+		a.lastWriteOK.Store(true)
+		a.written = end
+		if fsync {
+			a.synced = end
+		}
+		a.updPending()
+		a.spare = buf[:0]
+		if cap(a.spare) > 4<<20 {
+			a.spare = nil
+		}
+		a.cond.Broadcast()
+	}
+}
+
+// writeOut writes buf at the end of f (restoring the size on a short
+// write) and optionally fsyncs. Called by the leader only.
+func (a *AOF) writeOut(f *os.File, buf []byte, fsync bool) error {
+	if len(buf) > 0 {
+		n, err := f.Write(buf)
+		if err != nil {
+			if n > 0 {
+				if terr := f.Truncate(a.fileSize); terr == nil {
+					f.Seek(a.fileSize, 0)
+				}
+			}
+			return err
+		}
+		a.fileSize += int64(n)
+		a.incrSize.Add(int64(n))
+	}
+	if fsync {
+		if err := fdatasync(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// background fsyncs once a second under everysec, writes changes no
+// client waits for, and starts automatic rewrites.
+func (a *AOF) background() {
+	defer close(a.stopped)
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	lastFsync := time.Now()
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-t.C:
+		}
+		if !a.enabled {
+			continue
+		}
+		policy := a.e.Config.Get("appendfsync")
+		a.mu.Lock()
+		dirty := a.end > a.written
+		unsynced := a.written > a.synced || dirty
+		a.mu.Unlock()
+		if dirty {
+			a.syncTo(0, false)
+		}
+		if policy == "everysec" && unsynced && time.Since(lastFsync) >= time.Second {
+			lastFsync = time.Now()
+			a.fsyncWritten()
+		}
+		a.maybeAutoRewrite()
+	}
+}
+
+// fsyncWritten fsyncs what has been written, without blocking writers.
+func (a *AOF) fsyncWritten() {
+	a.fileRW.RLock()
+	a.mu.Lock()
+	f, w := a.file, a.written
+	a.mu.Unlock()
+	var err error
+	if f != nil {
+		err = fdatasync(f)
+	}
+	a.fileRW.RUnlock()
+	if err != nil {
+		a.lastWriteOK.Store(false)
+		a.logf("aof: fsync failed: %v", err)
+		return
+	}
+	a.mu.Lock()
+	if w > a.synced {
+		a.synced = w
+	}
+	a.updPending()
+	a.mu.Unlock()
+}
+
+func (a *AOF) maybeAutoRewrite() {
+	cfg := a.e.Config
+	perc := cfg.Int("auto-aof-rewrite-percentage")
+	if perc <= 0 || a.rewriteRunning.Load() {
+		return
+	}
+	cur := a.baseSize.Load() + a.incrSize.Load()
+	base := max(a.rewriteBaseSize.Load(), 1)
+	if cur < cfg.Int("auto-aof-rewrite-min-size") {
+		return
+	}
+	if (cur-base)*100/base < perc {
+		return
+	}
+	a.logf("Starting automatic rewriting of AOF on %d%% growth", (cur-base)*100/base)
+	if err := a.BackgroundRewrite(false); err != nil && !errors.Is(err, errInProgress) {
+		a.logf("aof: automatic rewrite: %v", err)
+	}
+}
+
+// openIncr opens the last incremental file for appending (creating one
+// and a manifest that names it if there is none).
+func (a *AOF) openIncr() error {
+	if len(a.man.incrs) == 0 {
+		seq := a.man.maxSeq() + 1
+		name := a.incrName(seq)
+		if err := createWithMagic(filepath.Join(a.dir, name)); err != nil {
+			return err
+		}
+		m := a.man
+		m.incrs = append([]string(nil), m.incrs...)
+		m.incrs = append(m.incrs, name)
+		m.seqs = append(m.seqs, seq)
+		if err := a.writeManifest(m); err != nil {
+			return err
+		}
+		a.man = m
+	}
+	path := filepath.Join(a.dir, a.man.incrs[len(a.man.incrs)-1])
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("aof: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("aof: %w", err)
+	}
+	if st.Size() == 0 {
+		if _, err := f.Write([]byte(fileMagic)); err != nil {
+			f.Close()
+			return fmt.Errorf("aof: %w", err)
+		}
+		st, _ = f.Stat()
+	}
+	a.file = f
+	a.fileSize = st.Size()
+	var incr int64
+	for _, n := range a.man.incrs {
+		if st, err := os.Stat(filepath.Join(a.dir, n)); err == nil {
+			incr += st.Size()
+		}
+	}
+	a.incrSize.Store(incr)
+	if a.man.base != "" {
+		if st, err := os.Stat(filepath.Join(a.dir, a.man.base)); err == nil {
+			a.baseSize.Store(st.Size())
+		}
+	}
+	a.rewriteBaseSize.Store(a.baseSize.Load() + incr)
+	return nil
+}
+
+func (a *AOF) incrName(seq int) string { return a.name + "." + strconv.Itoa(seq) + ".incr.ordo" }
+func (a *AOF) baseName(seq int) string { return a.name + "." + strconv.Itoa(seq) + ".base.ordo" }
+
+// createWithMagic creates a file holding only the magic, fsynced.
+func createWithMagic(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("aof: %w", err)
+	}
+	if _, err := f.Write([]byte(fileMagic)); err != nil {
+		f.Close()
+		return fmt.Errorf("aof: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("aof: %w", err)
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -1,0 +1,599 @@
+package aof
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/ordo-db/ordo/internal/engine"
+)
+
+var errInProgress = errors.New(engine.ErrAofRewriteInProgress)
+
+// Tuning of the background rewrite.
+const (
+	chunkKeys    = 256     // keys dumped per lock acquisition
+	chunkBytes   = 1 << 20 // or this many bytes of output
+	recordBytes  = 64 << 10
+	finalTouched = 1024 // touched keys left for the final, atomic step
+	maxPasses    = 8
+)
+
+type rwDB struct {
+	keys    []string // names at T0, dumped in order
+	next    int
+	touched map[string]struct{}
+	pass    []string // touched keys being re-dumped
+	pnext   int
+}
+
+// rewrite is the state of a running background rewrite; every field is
+// guarded by the engine lock.
+type rewrite struct {
+	dbs    []*rwDB
+	base   record
+	baseDB int
+	cancel bool
+	err    error
+	bgsave bool
+}
+
+func newRewrite(n int, bgsave bool) *rewrite {
+	rw := &rewrite{dbs: make([]*rwDB, n), base: newRecordBuf(), baseDB: -1, bgsave: bgsave}
+	for i := range rw.dbs {
+		rw.dbs[i] = &rwDB{touched: map[string]struct{}{}}
+	}
+	return rw
+}
+
+func (rw *rewrite) emit(db int, args [][]byte) {
+	if db >= 0 && db != rw.baseDB {
+		rw.base.addStrings("SELECT", strconv.Itoa(db))
+		rw.baseDB = db
+	}
+	rw.base.add(args)
+	if rw.base.openLen() > recordBytes {
+		rw.base.end()
+	}
+}
+
+func (rw *rewrite) touch(db int, key []byte) {
+	if db < 0 || db >= len(rw.dbs) {
+		return
+	}
+	m := rw.dbs[db].touched
+	if _, ok := m[string(key)]; !ok {
+		m[string(key)] = struct{}{}
+	}
+}
+
+func (rw *rewrite) resetDB(db int) {
+	rw.dbs[db] = &rwDB{touched: map[string]struct{}{}}
+}
+
+// track records the keys a propagated change touches (under the lock).
+func (rw *rewrite) track(a *AOF, db int, args [][]byte) {
+	name := string(args[0])
+	switch {
+	case engine.EqualFold(args[0], "multi"), engine.EqualFold(args[0], "exec"), engine.EqualFold(args[0], "select"):
+		return
+	case engine.EqualFold(args[0], "flushall"):
+		rw.emit(-1, [][]byte{[]byte("FLUSHALL")})
+		for i := range rw.dbs {
+			rw.resetDB(i)
+		}
+		return
+	case engine.EqualFold(args[0], "flushdb"):
+		rw.emit(db, [][]byte{[]byte("FLUSHDB")})
+		rw.resetDB(db)
+		return
+	case engine.EqualFold(args[0], "swapdb"):
+		if len(args) == 3 {
+			x, ok1 := engine.ParseInt(args[1])
+			y, ok2 := engine.ParseInt(args[2])
+			if ok1 && ok2 && x >= 0 && y >= 0 && int(x) < len(rw.dbs) && int(y) < len(rw.dbs) {
+				rw.emit(-1, [][]byte{[]byte("SWAPDB"), args[1], args[2]})
+				rw.dbs[x], rw.dbs[y] = rw.dbs[y], rw.dbs[x]
+				return
+			}
+		}
+		rw.err = fmt.Errorf("unexpected %q during rewrite", name)
+		return
+	}
+	cmd := engine.Lookup(args)
+	var idx []int
+	if cmd != nil {
+		idx = cmd.KeyIndexes(args)
+	}
+	if len(idx) == 0 {
+		// A change without keys applies to the base stream at its place.
+		rw.emit(db, args)
+		return
+	}
+	for _, i := range idx {
+		if i < len(args) {
+			rw.touch(db, args[i])
+		}
+	}
+	switch {
+	case engine.EqualFold(args[0], "move") && len(args) > 2:
+		if d, ok := engine.ParseInt(args[2]); ok {
+			rw.touch(int(d), args[1])
+		}
+	case engine.EqualFold(args[0], "copy") && len(args) > 3:
+		for i := 3; i+1 < len(args); i++ {
+			if engine.EqualFold(args[i], "db") {
+				if d, ok := engine.ParseInt(args[i+1]); ok {
+					rw.touch(int(d), args[2])
+				}
+			}
+		}
+	}
+}
+
+func keyBytes(k string) []byte { return unsafe.Slice(unsafe.StringData(k), len(k)) }
+
+// dumpKey emits the current value of key (under the lock); withDel first
+// deletes what the base stream may hold for it.
+func (a *AOF) dumpKey(rw *rewrite, dbi int, key string, withDel bool, now int64) {
+	kb := keyBytes(key)
+	if withDel {
+		rw.emit(dbi, [][]byte{[]byte("DEL"), kb})
+	}
+	c := engine.Ctx{E: a.e, DB: a.e.DBs()[dbi], Now: now}
+	v, ok := c.Lookup(kb)
+	if !ok {
+		return
+	}
+	a.emitValue(rw, dbi, key, v, c.TTL(kb))
+}
+
+func (a *AOF) emitValue(rw *rewrite, dbi int, key string, v engine.Value, at int64) {
+	kb := keyBytes(key)
+	if v.Obj() == nil {
+		s := v.Str()
+		args := [][]byte{[]byte("SET"), kb, unsafe.Slice(unsafe.StringData(s), len(s))}
+		if at >= 0 {
+			args = append(args, []byte("PXAT"), strconv.AppendInt(nil, at, 10))
+		}
+		rw.emit(dbi, args)
+		return
+	}
+	t, ok := v.Obj().(engine.Typed)
+	if !ok {
+		rw.err = fmt.Errorf("key %q holds a %T, which cannot be rewritten", key, v.Obj())
+		return
+	}
+	t.Rewrite(key, func(args [][]byte) { rw.emit(dbi, args) })
+	if at >= 0 {
+		rw.emit(dbi, [][]byte{[]byte("PEXPIREAT"), kb, strconv.AppendInt(nil, at, 10)})
+	}
+}
+
+// tmpBase creates the temporary base file of a rewrite.
+func (a *AOF) tmpBase() (*os.File, string, error) {
+	if err := os.MkdirAll(a.dir, 0o755); err != nil {
+		return nil, "", err
+	}
+	name := filepath.Join(a.dir, "temp-rewrite-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36)+".ordo")
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := f.Write([]byte(fileMagic)); err != nil {
+		f.Close()
+		os.Remove(name)
+		return nil, "", err
+	}
+	return f, name, nil
+}
+
+// startRewriteLocked starts a background rewrite (engine lock held).
+func (a *AOF) startRewriteLocked(bgsave bool) error {
+	if a.rw != nil || a.rewriteRunning.Load() {
+		return errInProgress
+	}
+	if a.closed.Load() {
+		return errors.New("ERR shutting down")
+	}
+	a.rw = newRewrite(len(a.e.DBs()), bgsave)
+	a.rewriteRunning.Store(true)
+	a.bgsaveRunning.Store(bgsave)
+	a.rewriteStart.Store(time.Now().UnixMilli())
+	a.rwDone = make(chan struct{})
+	go a.runRewrite(a.rw, a.rwDone)
+	return nil
+}
+
+// BackgroundRewrite starts a rewrite (taking the engine lock).
+func (a *AOF) BackgroundRewrite(bgsave bool) error {
+	a.e.Lock()
+	defer a.e.Unlock()
+	return a.startRewriteLocked(bgsave)
+}
+
+func (a *AOF) runRewrite(rw *rewrite, done chan struct{}) {
+	start := time.Now()
+	err := a.rewriteBody(rw)
+	a.e.Lock()
+	if a.rw == rw {
+		a.rw = nil
+	}
+	a.rewriteRunning.Store(false)
+	a.bgsaveRunning.Store(false)
+	close(done)
+	sched := a.rewriteScheduled.Swap(false)
+	if sched && err == nil && !a.closed.Load() {
+		a.startRewriteLocked(false)
+	}
+	a.e.Unlock()
+	a.lastRewriteSecs.Store(int64(time.Since(start).Seconds()))
+	if rw.bgsave {
+		a.lastBgsaveOK.Store(err == nil)
+	} else {
+		a.lastRewriteOK.Store(err == nil)
+	}
+	if err != nil {
+		a.rewriteFailures.Add(1)
+		a.logf("Background AOF rewrite failed: %v", err)
+		return
+	}
+	a.rewrites.Add(1)
+	a.rewriteFailures.Store(0)
+	a.logf("Background AOF rewrite finished successfully (%.3f s)", time.Since(start).Seconds())
+}
+
+// rewriteBody does the work of a background rewrite; see the package doc.
+func (a *AOF) rewriteBody(rw *rewrite) (err error) {
+	f, tmp, err := a.tmpBase()
+	if err != nil {
+		return err
+	}
+	size := int64(len(fileMagic))
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	flushOut := func(b []byte) error {
+		if len(b) == 0 {
+			return nil
+		}
+		n, err := f.Write(b)
+		size += int64(n)
+		return err
+	}
+	var spare []byte
+	// step runs fn under the lock, then writes what it produced.
+	step := func(fn func(now int64)) error {
+		a.e.Lock()
+		if rw.cancel {
+			a.e.Unlock()
+			return errors.New("rewrite canceled")
+		}
+		fn(engine.NowMs())
+		if rw.err != nil {
+			a.e.Unlock()
+			return rw.err
+		}
+		rw.base.end()
+		out := rw.base.take(spare)
+		a.e.Unlock()
+		err := flushOut(out)
+		spare = out[:0]
+		return err
+	}
+	// Phase 1: the names at T0 (tracking is on since the start).
+	for i := range a.e.DBs() {
+		if err := step(func(now int64) {
+			d := rw.dbs[i]
+			d.keys = d.keys[:0]
+			a.e.DBs()[i].Each(now, func(k string, _ engine.Value, _ int64) bool {
+				d.keys = append(d.keys, k)
+				return true
+			})
+		}); err != nil {
+			return err
+		}
+	}
+	// Phase 2: untouched keys, in chunks.
+	for {
+		more := false
+		if err := step(func(now int64) {
+			n := 0
+			for i, d := range rw.dbs {
+				for d.next < len(d.keys) && n < chunkKeys && len(rw.base.buf) < chunkBytes {
+					k := d.keys[d.next]
+					d.next++
+					n++
+					if _, t := d.touched[k]; !t {
+						a.dumpKey(rw, i, k, false, now)
+					}
+				}
+				if d.next < len(d.keys) {
+					more = true
+					break
+				}
+				d.keys = nil
+			}
+		}); err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+	}
+	// Phase 3: touched keys, in passes, until few remain.
+	for p := 0; p < maxPasses; p++ {
+		total := 0
+		step(func(int64) {
+			for _, d := range rw.dbs {
+				total += len(d.touched)
+			}
+		})
+		if total <= finalTouched {
+			break
+		}
+		if err := step(func(int64) {
+			for _, d := range rw.dbs {
+				d.pass, d.pnext = d.pass[:0], 0
+				for k := range d.touched {
+					d.pass = append(d.pass, k)
+				}
+				d.touched = map[string]struct{}{}
+			}
+		}); err != nil {
+			return err
+		}
+		for {
+			more := false
+			if err := step(func(now int64) {
+				n := 0
+				for i, d := range rw.dbs {
+					for d.pnext < len(d.pass) && n < chunkKeys && len(rw.base.buf) < chunkBytes {
+						k := d.pass[d.pnext]
+						d.pnext++
+						n++
+						if _, t := d.touched[k]; !t {
+							a.dumpKey(rw, i, k, true, now)
+						}
+					}
+					if d.pnext < len(d.pass) {
+						more = true
+						break
+					}
+					d.pass = nil
+				}
+			}); err != nil {
+				return err
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	// Phase 4 (T1): the last touched keys and the switch, atomically.
+	a.e.Lock()
+	if rw.cancel {
+		a.e.Unlock()
+		return errors.New("rewrite canceled")
+	}
+	now := engine.NowMs()
+	for i, d := range rw.dbs {
+		for k := range d.touched {
+			a.dumpKey(rw, i, k, true, now)
+		}
+	}
+	if rw.err != nil {
+		a.e.Unlock()
+		return rw.err
+	}
+	rw.base.end()
+	out := rw.base.take(nil)
+	a.rw = nil
+	sw := a.beginSwitch()
+	a.e.Unlock()
+	if err := flushOut(out); err != nil {
+		a.abortSwitch(sw, false, false)
+		return err
+	}
+	return a.finishSwitch(sw, f, tmp, size)
+}
+
+// switchState carries the switch from T1 (under the engine lock) to the
+// file operations.
+type switchState struct {
+	oldTail []byte
+	oldEnd  int64
+}
+
+// beginSwitch marks T1 (engine lock held): changes up to here belong to
+// the old files, later ones to the new incremental file, which is not
+// written before the switch is complete.
+func (a *AOF) beginSwitch() *switchState {
+	a.e.ResetDirty()
+	a.lastDB = -1
+	sw := &switchState{}
+	if !a.enabled {
+		return sw
+	}
+	a.rec.end()
+	if len(a.rec.buf) > 0 { // cannot happen outside a transaction, but be safe
+		a.closeRecord()
+	}
+	a.mu.Lock()
+	sw.oldTail, sw.oldEnd = a.buf, a.end
+	a.buf = nil
+	a.switching = true
+	a.mu.Unlock()
+	return sw
+}
+
+// abortSwitch gives up a switch: later changes go to the old file.
+func (a *AOF) abortSwitch(sw *switchState, tailWritten, holdBusy bool) {
+	if !a.enabled {
+		return
+	}
+	a.mu.Lock()
+	if !tailWritten {
+		a.buf = append(sw.oldTail, a.buf...)
+	}
+	a.switching = false
+	if holdBusy {
+		a.busy = false
+	}
+	a.cond.Broadcast()
+	a.mu.Unlock()
+}
+
+// finishSwitch completes a rewrite whose base is in f (tmp): it makes the
+// old incremental file complete and durable, installs the base, a new
+// incremental file and the manifest, then lets writes resume.
+func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) (err error) {
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Sync(); err != nil {
+		f.Close()
+		a.abortSwitch(sw, false, false)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		a.abortSwitch(sw, false, false)
+		return err
+	}
+	seq := a.man.maxSeq() + 1
+	if a.enabled {
+		a.mu.Lock()
+		for a.busy {
+			a.cond.Wait()
+		}
+		a.busy = true
+		a.mu.Unlock()
+		if err := a.writeOut(a.file, sw.oldTail, true); err != nil {
+			a.lastWriteOK.Store(false)
+			a.abortSwitch(sw, false, true)
+			return err
+		}
+		a.mu.Lock()
+		a.written, a.synced = sw.oldEnd, sw.oldEnd
+		a.updPending()
+		a.cond.Broadcast()
+		a.mu.Unlock()
+	}
+	baseName := a.baseName(seq)
+	m := manifest{base: baseName, baseSeq: seq}
+	var newf *os.File
+	err = func() error {
+		if err := os.Rename(tmp, filepath.Join(a.dir, baseName)); err != nil {
+			return err
+		}
+		if a.enabled {
+			incr := a.incrName(seq)
+			if err := createWithMagic(filepath.Join(a.dir, incr)); err != nil {
+				return err
+			}
+			m.incrs, m.seqs = []string{incr}, []int{seq}
+			nf, err := os.OpenFile(filepath.Join(a.dir, incr), os.O_WRONLY|os.O_APPEND, 0o644)
+			if err != nil {
+				return err
+			}
+			newf = nf
+		}
+		return a.writeManifest(m)
+	}()
+	if err != nil {
+		if newf != nil {
+			newf.Close()
+		}
+		os.Remove(filepath.Join(a.dir, baseName))
+		if len(m.incrs) > 0 {
+			os.Remove(filepath.Join(a.dir, m.incrs[0]))
+		}
+		a.abortSwitch(sw, true, a.enabled)
+		return err
+	}
+	old := a.man
+	a.man = m
+	if a.enabled {
+		a.fileRW.Lock()
+		a.mu.Lock()
+		oldf := a.file
+		a.file = newf
+		a.fileSize = int64(len(fileMagic))
+		a.switching = false
+		a.busy = false
+		a.updPending()
+		a.cond.Broadcast()
+		a.mu.Unlock()
+		a.fileRW.Unlock()
+		oldf.Close()
+	}
+	a.baseSize.Store(size)
+	a.incrSize.Store(int64(len(fileMagic)))
+	a.rewriteBaseSize.Store(size)
+	a.lastSave.Store(time.Now().Unix())
+	for _, n := range append([]string{old.base}, old.incrs...) {
+		if n != "" && n != m.base && (len(m.incrs) == 0 || n != m.incrs[0]) {
+			os.Remove(filepath.Join(a.dir, n))
+		}
+	}
+	return nil
+}
+
+// saveLocked writes a snapshot synchronously (engine lock held): SAVE,
+// shutdown, DEBUG RELOAD.
+func (a *AOF) saveLocked() error {
+	if a.rw != nil || a.rewriteRunning.Load() {
+		return errInProgress
+	}
+	f, tmp, err := a.tmpBase()
+	if err != nil {
+		return err
+	}
+	rw := newRewrite(len(a.e.DBs()), false)
+	size := int64(len(fileMagic))
+	now := engine.NowMs()
+	for i, db := range a.e.DBs() {
+		db.Each(now, func(k string, v engine.Value, at int64) bool {
+			a.emitValue(rw, i, k, v, at)
+			if len(rw.base.buf) >= chunkBytes && err == nil {
+				rw.base.end()
+				var n int
+				n, err = f.Write(rw.base.take(nil))
+				size += int64(n)
+			}
+			return rw.err == nil && err == nil
+		})
+	}
+	if err == nil {
+		err = rw.err
+	}
+	if err == nil {
+		rw.base.end()
+		var n int
+		n, err = f.Write(rw.base.take(nil))
+		size += int64(n)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	sw := a.beginSwitch()
+	if err := a.finishSwitch(sw, f, tmp, size); err != nil {
+		return err
+	}
+	a.rewrites.Add(1)
+	return nil
+}

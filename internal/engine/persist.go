@@ -1,0 +1,105 @@
+package engine
+
+import "errors"
+
+// SAVE, BGSAVE, BGREWRITEAOF and LASTSAVE. The work is done by the
+// persistence layer (internal/aof), which installs itself as
+// e.Hooks["persistence"] (a Persister); INFO's persistence section comes
+// from e.Hooks["info.persistence"] and DEBUG RELOAD from
+// e.Hooks["debug.reload"], both also set by internal/aof. Ordo has no RDB:
+// a snapshot is an AOF rewrite, so BGSAVE and BGREWRITEAOF start the same
+// background job (reported as a bgsave or as an AOF rewrite).
+
+// Persister is what the persistence commands need. Every method is called
+// with the engine lock held.
+type Persister interface {
+	// Save writes a snapshot synchronously (SAVE).
+	Save() error
+	// BackgroundSave starts a snapshot in the background (BGSAVE); it
+	// returns the status reply or an error whose text is the error reply.
+	BackgroundSave(schedule bool) (string, error)
+	// BackgroundRewriteAOF starts a rewrite (BGREWRITEAOF), likewise.
+	BackgroundRewriteAOF() (string, error)
+	// LastSave is the unix time of the last successful snapshot.
+	LastSave() int64
+}
+
+// Error replies of the persistence commands, as Redis 7.0 words them.
+const (
+	ErrBgsaveInProgress     = "ERR Background save already in progress"
+	ErrAofRewriteInProgress = "ERR Background append only file rewriting already in progress"
+	ErrBgsaveAofActive      = "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible."
+	ErrSaveFailed           = "ERR"
+)
+
+func init() {
+	register("save", func(c *Ctx) {
+		p := persister(c.E)
+		if p == nil {
+			c.W.OK()
+			return
+		}
+		if err := p.Save(); err != nil {
+			c.W.Error(errorReply(err, ErrSaveFailed))
+			return
+		}
+		c.W.OK()
+	})
+	register("bgsave", func(c *Ctx) {
+		schedule := false
+		if len(c.Args) > 1 {
+			if len(c.Args) > 2 || !c.ArgIs(1, "schedule") {
+				c.W.Error(ErrSyntax)
+				return
+			}
+			schedule = true
+		}
+		p := persister(c.E)
+		if p == nil {
+			c.W.Simple("Background saving started")
+			return
+		}
+		s, err := p.BackgroundSave(schedule)
+		if err != nil {
+			c.W.Error(errorReply(err, ErrSaveFailed))
+			return
+		}
+		c.W.Simple(s)
+	})
+	register("bgrewriteaof", func(c *Ctx) {
+		p := persister(c.E)
+		if p == nil {
+			c.W.Simple("Background append only file rewriting started")
+			return
+		}
+		s, err := p.BackgroundRewriteAOF()
+		if err != nil {
+			c.W.Error(errorReply(err, ErrSaveFailed))
+			return
+		}
+		c.W.Simple(s)
+	})
+	register("lastsave", func(c *Ctx) {
+		if p := persister(c.E); p != nil {
+			c.W.Int(p.LastSave())
+			return
+		}
+		c.W.Int(c.E.StartTime.Unix())
+	})
+}
+
+func persister(e *Engine) Persister {
+	p, _ := e.Hooks["persistence"].(Persister)
+	return p
+}
+
+// errorReply turns a persister error into an error reply: errors already
+// worded as replies ("ERR ...") pass through, others become fallback.
+func errorReply(err error, fallback string) string {
+	var re interface{ ReplyError() bool }
+	msg := err.Error()
+	if errors.As(err, &re) || (len(msg) > 4 && msg[:4] == "ERR ") {
+		return msg
+	}
+	return fallback
+}
