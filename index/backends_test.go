@@ -31,11 +31,22 @@ func backends(t *testing.T) map[string]index.Backend {
 		return index.NewRedis(c)
 	}
 	return map[string]index.Backend{
-		"embedded":     index.NewEmbedded(db),
-		"ordo-server":  client(o.Addr, 3),
-		"redis-server": client(r.Addr, 3),
-		"redis-resp2":  client(r.Addr, 2),
+		"embedded":      index.NewEmbedded(db),
+		"ordo-server":   client(o.Addr, 3),
+		"redis-server":  client(r.Addr, 3),
+		"redis-resp2":   client(r.Addr, 2),
+		"redis-cluster": clusterBackend(t),
 	}
+}
+
+// clusterBackend is a go-redis ClusterClient over the 3-master cluster
+// shared by the whole test binary (redistest.SharedCluster).
+func clusterBackend(t *testing.T) index.Backend {
+	t.Helper()
+	cl := redistest.SharedCluster(t)
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
+	t.Cleanup(func() { c.Close() })
+	return index.NewRedis(c)
 }
 
 func eachBackend(t *testing.T, f func(t *testing.T, ctx context.Context, b index.Backend)) {

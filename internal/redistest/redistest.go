@@ -202,6 +202,7 @@ func Main(m *testing.M) {
 		sharedRedis.Stop()
 		sharedOrdo.Stop()
 	}
+	stopSharedCluster()
 	sharedMu.Unlock()
 	os.Exit(code)
 }
