@@ -299,7 +299,7 @@ func (h *hitHeap) Less(i, j int) bool {
 	return hitLess(a, b)
 }
 func (h *hitHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *hitHeap) Push(x any)   { h.items = append(h.items, x.(cursor)) }
+func (h *hitHeap) Push(x any)    { h.items = append(h.items, x.(cursor)) }
 func (h *hitHeap) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]
