@@ -28,9 +28,9 @@ const ErrBusyScript = "BUSY Redis is busy running a script. You can only call SC
 // read without the engine lock.
 type ScriptRun struct {
 	start atomic.Int64 // unix ns when the running script started; 0 when none runs
-	// Kill is called without the engine lock by SCRIPT KILL while a
-	// script is past the threshold; it returns "" (reply OK) or an error
-	// reply.
+	// Kill is called by SCRIPT KILL while a script is past the threshold,
+	// without the engine lock but under the ScriptRun's own (so it must
+	// not block); it returns "" (reply OK) or an error reply.
 	Kill func() string
 
 	mu      sync.Mutex
@@ -102,8 +102,11 @@ func (e *Engine) LockOrBusy(cl *Client, args [][]byte, w *resp.Writer) bool {
 			return true
 		}
 		if elapsed >= limit {
+			// Answered under r.mu: the script cannot end meanwhile, so
+			// SCRIPT KILL kills the script that was seen busy.
+			answered := e.answerBusy(cl, args, w, r)
 			r.mu.Unlock()
-			if e.answerBusy(cl, args, w, r) {
+			if answered {
 				return false
 			}
 			e.mu.Lock()

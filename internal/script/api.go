@@ -117,6 +117,7 @@ func (s *scripting) initLua() {
 	g.RawSetString("redis", redis)
 	g.RawSetString("cjson", openCJSON(L))
 	g.RawSetString("bit", openBit(L))
+	g.RawSetString("struct", openStruct(L))
 	s.errh = L.NewFunction(s.errHandler)
 	g.RawSetString("__redis__err__handler", s.errh)
 
@@ -135,7 +136,7 @@ func (s *scripting) initLua() {
 		L.SetMetatable(p, mt)
 		return p
 	}
-	for _, name := range []string{"redis", "cjson", "bit", "string", "math", "table", "coroutine"} {
+	for _, name := range []string{"redis", "cjson", "bit", "struct", "string", "math", "table", "coroutine"} {
 		g.RawSetString(name, protect(g.RawGetString(name).(*lua.LTable)))
 	}
 	gmt := L.NewTable()

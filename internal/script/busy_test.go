@@ -57,7 +57,11 @@ func TestBusyScriptKill(t *testing.T) {
 		return res
 	}
 	want := run(r.Addr, "3e7")
-	got := run(o.Addr, "1.5e7")
+	loops := "1.5e7"
+	if raceEnabled {
+		loops = "1e6"
+	}
+	got := run(o.Addr, loops)
 	for _, c := range []struct {
 		name      string
 		want, got []byte

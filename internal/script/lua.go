@@ -279,6 +279,7 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 	s.resp = 2
 	s.wrote.Store(false)
 	s.killed.Store(false)
+	s.kill.reset()
 	s.errLine = -1
 	s.effects = s.effects[:0]
 	s.prop = c.E.Propagate
@@ -307,9 +308,6 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 	c.E.Propagate = s.prop
 	if s.prop != nil && len(s.effects) > 0 {
 		s.propagate(c)
-	}
-	if s.killed.Load() {
-		s.kill.reset()
 	}
 	s.running = false
 	s.c = nil

@@ -218,6 +218,21 @@ func TestEvalLibraries(t *testing.T) {
 		"return bit.bswap(0x12345678)", "return bit.tobit(0xffffffff)", "return bit.tobit(2^32 + 5)",
 		"return bit.tohex(255)", "return bit.tohex(255, 2)", "return bit.tohex(-1, -4)",
 		"return bit.tohex(0x12345678, 4)", "return bit.band(3.7, 1)",
+		// struct.
+		"return struct.pack('>I2', 258)", "return struct.pack('<i4', -2)", "return struct.pack('b', -1)",
+		"return struct.pack('>d', 1.5)", "return struct.pack('<f', 0.25)", "return struct.pack('s', 'ab')",
+		"return struct.pack('c3', 'abcdef')", "return struct.pack('c0', 'xyz')", "return struct.pack('!4 b i', 1, 2)",
+		"return struct.pack('>l', -3)", "return struct.pack('BxH', 1, 2)", "return struct.pack('c5', 'ab')",
+		"return struct.pack('q', 1)", "return struct.pack('i40', 1)", "return struct.pack('!3i', 1)",
+		"return {struct.unpack('>I2', '\\1\\2')}", "return {struct.unpack('<i4', struct.pack('<i4', -2))}",
+		"return {struct.unpack('b', '\\255')}", "return {struct.unpack('B', '\\255')}",
+		"return {struct.unpack('s', 'ab\\0cd')}", "return {struct.unpack('c2', 'abcd', 2)}",
+		"return {struct.unpack('bc0', '\\3abcde')}", "return {struct.unpack('>i4', 'ab')}",
+		"return {struct.unpack('s', 'abc')}", "return {struct.unpack('c0', 'abc')}",
+		"return tostring(struct.unpack('>d', struct.pack('>d', 3.25)))",
+		"return {struct.unpack('!4 b i', struct.pack('!4 b i', 1, 2))}", "return {struct.unpack('B', 'x', 5)}",
+		"return struct.size('>i4 h b d')", "return struct.size('!8 b d')", "return struct.size('s')",
+		"return struct.size('c0')", "return struct.size('c7 x')",
 	} {
 		eval(d, body)
 	}
