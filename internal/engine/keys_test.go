@@ -273,6 +273,12 @@ func TestKeysCopyMove(t *testing.T) {
 	makeList(t, d, "l", "x", "y")
 	d.Do("COPY", "l", "l2")
 	d.Do("TYPE", "l2")
+	if d.Ordo.Do("LRANGE", "l2", "0", "-1").Kind != resp.KindError {
+		// The copy is deep: changing the source leaves it alone.
+		d.Do("RPUSH", "l", "z")
+		d.Do("LRANGE", "l2", "0", "-1")
+		d.Do("LRANGE", "l", "0", "-1")
+	}
 	d.Do("COPY", "l", "a", "REPLACE")
 	d.Do("TYPE", "a")
 
@@ -678,4 +684,40 @@ func TestKeysPropagation(t *testing.T) {
 		"COPY b c DB 2", "MOVE c 0", "DEL b c nokey", "FLUSHDB", "FLUSHALL ASYNC", "SWAPDB 0 1",
 	}
 	checkProp(t, got, want, now)
+}
+
+// TestKeysWakeBlocked checks that a list arriving at a key by RENAME,
+// COPY, MOVE or SWAPDB serves a client blocked on that key, as Redis's
+// dbAdd and SWAPDB do. It needs Ordo's list commands.
+func TestKeysWakeBlocked(t *testing.T) {
+	d := redistest.NewDiff(t)
+	if r := d.Ordo.Do("RPUSH", "probe", "x"); r.Kind == resp.KindError {
+		t.Skip("Ordo has no list commands yet: " + r.Str)
+	}
+	r, o := redistest.Shared(t)
+	cases := [][][]string{
+		{{"RPUSH", "src", "a"}, {"RENAME", "src", "q"}},
+		{{"RPUSH", "src", "b"}, {"COPY", "src", "q"}},
+		{{"SELECT", "1"}, {"RPUSH", "q", "c"}, {"MOVE", "q", "0"}},
+		{{"SELECT", "1"}, {"RPUSH", "q", "d"}, {"SWAPDB", "0", "1"}},
+		{{"SET", "q", "string"}, {"SWAPDB", "0", "1"}}, // not a list: still blocked
+	}
+	for _, cmds := range cases {
+		var replies [2]string
+		for i, addr := range []string{r.Addr, o.Addr} {
+			a, b := redistest.Dial(t, addr), redistest.Dial(t, addr)
+			b.Do("FLUSHALL")
+			a.Send("BLPOP", "q", "1")
+			time.Sleep(50 * time.Millisecond)
+			for _, cmd := range cmds {
+				b.Do(cmd...)
+			}
+			replies[i] = string(a.ReadRaw())
+			a.Close()
+			b.Close()
+		}
+		if replies[0] != replies[1] {
+			t.Errorf("%q: BLPOP got %q from redis, %q from ordo", cmds, replies[0], replies[1])
+		}
+	}
 }
