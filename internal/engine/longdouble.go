@@ -19,11 +19,27 @@ func parseLongDouble(s []byte) (*big.Float, bool) {
 		return nil, false
 	}
 	str := string(s)
-	ls := strings.ToLower(strings.TrimLeft(str, "+-"))
-	if ls == "nan" || strings.Contains(str, "_") {
+	body := strings.ToLower(strings.TrimLeft(str, "+-"))
+	neg := str[0] == '-'
+	if len(str)-len(body) > 1 || strings.Contains(str, "_") {
 		return nil, false
 	}
-	f, _, err := big.ParseFloat(str, 10, longDoublePrec, big.ToNearestEven)
+	switch body {
+	case "nan":
+		return nil, false
+	case "inf", "infinity": // strtold accepts both; INCRBYFLOAT then refuses the result
+		return new(big.Float).SetInf(neg), true
+	}
+	base := 10
+	if strings.HasPrefix(body, "0x") {
+		// strtold reads hex floats ("0x1p4", "0x10", "0x.8"); big.ParseFloat
+		// wants the prefix and reads the mantissa in base 16.
+		base = 0
+		if body == "0x" || body == "0x." {
+			return nil, false
+		}
+	}
+	f, _, err := big.ParseFloat(str, base, longDoublePrec, big.ToNearestEven)
 	if err != nil {
 		return nil, false
 	}
