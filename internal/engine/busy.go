@@ -37,8 +37,8 @@ type ScriptRun struct {
 	waiters []chan struct{}
 }
 
-// Begin marks the start of a script (under the engine lock).
-func (r *ScriptRun) Begin() { r.start.Store(time.Now().UnixNano()) }
+// Begin marks the start of a script at unixMs (under the engine lock).
+func (r *ScriptRun) Begin(unixMs int64) { r.start.Store(unixMs * int64(time.Millisecond)) }
 
 // End marks the end of the script (under the engine lock) and wakes one
 // waiting connection.

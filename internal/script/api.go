@@ -54,6 +54,15 @@ func (s *scripting) initLua() {
 	}))
 	g.RawSetString("pcall", L.NewFunction(luaPcall))
 	g.RawSetString("collectgarbage", L.NewFunction(luaCollectGarbage))
+	g.RawSetString("error", L.NewFunction(func(L *lua.LState) int {
+		// Lua 5.1: numbers get the position prefix too; no value is nil.
+		obj := L.Get(1)
+		if n, ok := obj.(lua.LNumber); ok {
+			obj = lua.LString(luaNumberString(float64(n)))
+		}
+		L.Error(obj, L.OptInt(2, 1))
+		return 0
+	}))
 	origToNumber := g.RawGetString("tonumber").(*lua.LFunction)
 	g.RawSetString("tonumber", L.NewFunction(func(L *lua.LState) int {
 		if L.GetTop() == 1 {

@@ -204,3 +204,47 @@ func TestEmbedded(t *testing.T) {
 		t.Fatalf("GET n = %v %v", n, err)
 	}
 }
+
+// TestScriptAOF: in the append-only file a script leaves its effects
+// (not the EVAL), and they survive a restart.
+func TestScriptAOF(t *testing.T) {
+	dir := t.TempDir()
+	opts := ordo.Options{Config: map[string]string{"appendonly": "yes", "appendfsync": "always"}}
+	db, err := ordo.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	body := "redis.call('set', KEYS[1], ARGV[1]) redis.call('incrby', KEYS[2], 5) redis.call('pexpire', KEYS[1], 100000) return 1"
+	if err := db.Do(ctx, "EVAL", body, 2, "sk", "cnt", "hello").Err(); err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			b, _ := os.ReadFile(p)
+			all = append(all, b...)
+		}
+		return nil
+	})
+	if bytes.Contains(all, []byte("EVAL")) || !bytes.Contains(all, []byte("incrby")) {
+		t.Errorf("append-only files: EVAL logged or effects missing:\n%q", all)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = ordo.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if s, err := db.Do(ctx, "GET", "sk").Text(); err != nil || s != "hello" {
+		t.Errorf("after restart GET sk = %q %v", s, err)
+	}
+	if n, err := db.Do(ctx, "GET", "cnt").Int(); err != nil || n != 5 {
+		t.Errorf("after restart GET cnt = %d %v", n, err)
+	}
+	if n, err := db.Do(ctx, "PTTL", "sk").Int(); err != nil || n <= 0 || n > 100000 {
+		t.Errorf("after restart PTTL sk = %d %v", n, err)
+	}
+}

@@ -222,6 +222,9 @@ func (s *scripting) load(body string) (string, string) {
 		return "", ErrCompilePrefix + compileError(err, body)
 	}
 	fn.Env = s.env
+	// Lua 5.1 main chunks have no implicit 'arg' table; gopher-lua would
+	// build one at every call.
+	fn.Proto.IsVarArg &^= lua.VarArgNeedsArg
 	s.scripts[sha] = &luaScript{sha: sha, body: body, fn: fn, flags: flags}
 	return sha, ""
 }
@@ -290,7 +293,7 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 	s.globals.RawSetString("KEYS", stringArray(L, keys))
 	s.globals.RawSetString("ARGV", stringArray(L, args))
 
-	s.busy.Begin()
+	s.busy.Begin(c.Now)
 	L.Push(sc.fn)
 	err := L.PCall(0, 1, s.errh)
 	s.busy.End()

@@ -127,7 +127,8 @@ func TestEvalErrors(t *testing.T) {
 	d := redistest.NewDiff(t)
 	d.Do("SET", "str", "x")
 	for _, body := range []string{
-		"error('boom')", "error('boom', 0)", "error({err='X boom'})", "error({err='boom'})",
+		"error('boom')", "error('boom', 0)", "error(42)", "error(nil)", "error()", "error(true)",
+		"error('multi\\nline')", "return arg", "return select('#', ...)", "error({err='X boom'})", "error({err='boom'})",
 		"\n\nerror('line3')", "local x = 1\nreturn redis.call('nosuch')",
 		"return redis.call('nosuch')", "return redis.pcall('nosuch')",
 		"return redis.call()", "return redis.pcall()", "return redis.call({})",
