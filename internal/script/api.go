@@ -178,6 +178,8 @@ func luaPcall(L *lua.LState) int {
 			if e, ok := t.RawGetString("err").(lua.LString); ok {
 				obj = e
 			}
+		} else if str, ok := obj.(lua.LString); ok {
+			obj = lua.LString(lua51Message(string(str)))
 		}
 		L.Push(lua.LFalse)
 		L.Push(obj)

@@ -3,6 +3,7 @@ package script
 import (
 	"context"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -349,7 +350,7 @@ func (s *scripting) errorReply(err error) string {
 			msg = "ERR unknown error"
 		}
 	case lua.LString:
-		msg = "ERR " + string(v)
+		msg = "ERR " + lua51Message(string(v))
 	case lua.LNumber:
 		msg = "ERR " + luaNumberString(float64(v))
 	default:
@@ -435,4 +436,43 @@ func quoteArgErrors(msg string) string {
 		return msg
 	}
 	return msg[:start] + "'" + msg[start:start+end] + "'" + msg[start+end:]
+}
+
+var (
+	reArith   = regexp.MustCompile(`cannot perform (\w+) operation between (\w+) and (\w+)`)
+	reIndex   = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '.*'`)
+	reCompare = regexp.MustCompile(`attempt to compare (\w+) with (\w+)`)
+)
+
+// lua51Message rewrites gopher-lua's runtime error messages in Lua 5.1's
+// words where they can be (without Lua 5.1's variable names).
+func lua51Message(msg string) string {
+	if !strings.Contains(msg, "attempt to") && !strings.Contains(msg, "cannot perform") {
+		return msg
+	}
+	msg = reArith.ReplaceAllStringFunc(msg, func(m string) string {
+		p := reArith.FindStringSubmatch(m)
+		op, a, b := p[1], p[2], p[3]
+		if op == "concat" {
+			bad := a
+			if a == "string" || a == "number" {
+				bad = b
+			}
+			return "attempt to concatenate a " + bad + " value"
+		}
+		bad := a
+		if a == "number" {
+			bad = b
+		}
+		return "attempt to perform arithmetic on a " + bad + " value"
+	})
+	msg = reIndex.ReplaceAllString(msg, "attempt to index a $1 value")
+	msg = reCompare.ReplaceAllStringFunc(msg, func(m string) string {
+		p := reCompare.FindStringSubmatch(m)
+		if p[1] == p[2] {
+			return "attempt to compare two " + p[1] + " values"
+		}
+		return m
+	})
+	return msg
 }

@@ -37,6 +37,7 @@ const (
 	ErrUnkillable      = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 	ErrFlushOption     = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
 	ErrCompilePrefix   = "ERR Error compiling script (new function): "
+	ErrNoDebugger      = "ERR Ordo does not implement the Lua debugger: SCRIPT DEBUG YES/SYNC is not supported"
 	ErrROWithWriteFlag = "ERR Can not execute a script with write flag using *_ro command."
 )
 
@@ -100,6 +101,18 @@ func init() {
 		// Under the lock no script runs: SCRIPT KILL during a script is
 		// served by engine.LockOrBusy without the lock.
 		c.Error(ErrNotBusy)
+	})
+	engine.Register("script|debug", func(c *engine.Ctx) {
+		switch {
+		case c.NoBlock:
+			c.Error("ERR SCRIPT DEBUG must be called outside a pipeline")
+		case c.ArgIs(2, "no"):
+			c.W.OK()
+		case c.ArgIs(2, "yes"), c.ArgIs(2, "sync"):
+			c.Error(ErrNoDebugger)
+		default:
+			c.Error("ERR Use SCRIPT DEBUG YES/SYNC/NO")
+		}
 	})
 	engine.Register("script|help", func(c *engine.Ctx) {
 		c.W.Array(len(scriptHelp))

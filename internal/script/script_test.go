@@ -149,6 +149,9 @@ func TestEvalErrors(t *testing.T) {
 		"redis.call = nil", "redis = nil", "string.x = 1", "math.pi = 3", "_G.x = 1",
 		"cjson.encode = nil", "KEYS = {}", "local t = {} t.x = 1 return t.x",
 		"local function f() error('deep') end f()",
+		"return nil .. 'a'", "local a = 'x' .. {}", "return 2 ^ {}", "return 'abc' * 2", "return '10' * {}",
+		"return 5 % nil", "return 1 < 'x'", "return {} < 1", "return {} < {}", "return (nil)[1]",
+		"return 1 + {}", "return {pcall(function() return 1 + nil end)}",
 		"local function f() return redis.call('nosuch') end return f()",
 		"return {pcall(redis.call,'nosuch')}", "return {pcall(error, {err='x'})}",
 		"return {pcall(error, 'msg', 0)}",
@@ -298,6 +301,12 @@ func TestScriptCommand(t *testing.T) {
 	d.Do("SCRIPT", "KILL")
 	d.Do("SCRIPT", "KILL", "x")
 	d.Do("SCRIPT", "HELP")
+	d.Do("SCRIPT", "DEBUG", "NO")
+	d.Do("SCRIPT", "DEBUG", "foo")
+	d.Do("SCRIPT", "DEBUG")
+	d.Do("MULTI")
+	d.Do("SCRIPT", "DEBUG", "NO")
+	d.Do("EXEC")
 	d.Do("SCRIPT", "NOSUCH")
 	d.Do("SCRIPT")
 }
