@@ -18,6 +18,19 @@
 // BUSY (engine.LockOrBusy) until it ends or SCRIPT KILL interrupts it
 // through the Lua state's context; a script that already wrote cannot
 // be killed (UNKILLABLE).
+//
+// Known differences from Redis 7.0: gopher-lua's syntax and runtime
+// error messages are rewritten in Lua 5.1's words only for the common
+// cases (runtime errors lack Lua 5.1's variable names: "attempt to index
+// a nil value" where Lua says "attempt to index local 't' (a nil
+// value)"); numbers concatenated with .. print with Go's formatting
+// (tostring and redis.call arguments are exact); cjson.encode writes
+// object keys in insertion order, not Lua's hash order; cmsgpack, the
+// Lua debugger (SCRIPT DEBUG YES) and redis.log output are not there;
+// the deny-oom check of scripts is not done. A connection that was
+// already waiting on the engine lock when a long script started waits
+// for it to end instead of getting BUSY, and allow_busy commands other
+// than SCRIPT KILL (MULTI, SHUTDOWN NOSAVE ...) wait for the script.
 package script
 
 import (
