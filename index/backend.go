@@ -173,8 +173,20 @@ func normalize(v any) any {
 	return v
 }
 
-// Do implements Backend.
+// Do implements Backend. On Redis Cluster, FLUSHALL and FLUSHDB go to
+// every master (go-redis would send them to one node only).
 func (b *Redis) Do(ctx context.Context, args ...any) (any, error) {
+	if cc, ok := b.C.(*redis.ClusterClient); ok && len(args) > 0 {
+		if name, _ := args[0].(string); strings.EqualFold(name, "flushall") || strings.EqualFold(name, "flushdb") {
+			err := cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+				return c.Do(ctx, args...).Err()
+			})
+			if err != nil {
+				return goredisResult(nil, err)
+			}
+			return "OK", nil
+		}
+	}
 	return goredisResult(b.C.Do(ctx, args...).Result())
 }
 
