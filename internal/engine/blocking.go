@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"math"
+	"math/big"
 	"time"
 
 	"github.com/ordo-db/ordo/internal/resp"
@@ -20,13 +22,24 @@ type Waiter struct {
 	// and returns true, or returns false and writes nothing; what it
 	// changes it must log with c.Propagate.
 	Serve func(c *Ctx) bool
-	// Timeout writes the reply for a timed-out wait (usually a null array).
+	// ReadyKey is the key that received data, set before each call of
+	// Serve (one of Keys). Redis serves a client blocked on several keys
+	// from the key that became ready, which need not be the first one
+	// holding data (MULTI; RPUSH b x; RPUSH a y; EXEC serves BLPOP a b
+	// with b).
+	ReadyKey []byte
+	// Timeout writes the reply for a timed-out wait (a null array if nil).
 	Timeout func(w *resp.Writer)
 
 	args   [][]byte
 	client *Client
 	db     int
+	// w is the waiter's own reply buffer: Serve and Timeout write there
+	// under the lock, and Wait moves the reply to out (the writer given
+	// to Call) in the waiting goroutine. Writing to out directly would
+	// race with the caller, which flushes out after Call returns.
 	w      *resp.Writer
+	out    *resp.Writer
 	done   chan struct{}
 	served bool
 }
@@ -36,27 +49,35 @@ type blockKey struct {
 	key string
 }
 
+// maxWaitMs bounds a timer: longer deadlines wait forever (a Duration
+// of more than ~292 years would overflow).
+const maxWaitMs = 1 << 40
+
 // Wait blocks until wt is served, times out, or ctx ends, with the engine
 // lock NOT held; the reply is written to w (the same writer given to
 // Call). A wait cut short by ctx writes nothing and returns ctx's error.
 func (e *Engine) Wait(ctx context.Context, wt *Waiter) error {
 	var timer <-chan time.Time
 	if wt.Deadline > 0 {
-		t := time.NewTimer(time.Duration(wt.Deadline-NowMs()) * time.Millisecond)
-		defer t.Stop()
-		timer = t.C
+		if d := wt.Deadline - NowMs(); d < maxWaitMs {
+			t := time.NewTimer(time.Duration(d) * time.Millisecond)
+			defer t.Stop()
+			timer = t.C
+		}
 	}
 	select {
 	case <-wt.done:
-		return nil
 	case <-timer:
 		e.Lock()
 		if !wt.served {
 			e.removeWaiter(wt)
-			wt.Timeout(wt.w)
+			if wt.Timeout != nil {
+				wt.Timeout(wt.w)
+			} else {
+				wt.w.NullArray()
+			}
 		}
 		e.Unlock()
-		return nil
 	case <-ctx.Done():
 		e.Lock()
 		served := wt.served
@@ -64,11 +85,13 @@ func (e *Engine) Wait(ctx context.Context, wt *Waiter) error {
 			e.removeWaiter(wt)
 		}
 		e.Unlock()
-		if served {
-			return nil
+		if !served {
+			return ctx.Err()
 		}
-		return ctx.Err()
 	}
+	// Served or timed out: wt.w is no longer written by anyone.
+	wt.out.Buf = append(wt.out.Buf, wt.w.Buf...)
+	return nil
 }
 
 // enqueue registers a waiter; called by Call's caller path via Ctx.Block.
@@ -84,7 +107,8 @@ func (e *Engine) enqueue(c *Ctx, wt *Waiter) {
 	wt.Keys = keys
 	wt.client = c.Client
 	wt.db = c.DB.ID
-	wt.w = c.W
+	wt.out = c.W
+	wt.w = &resp.Writer{Proto: c.W.Proto}
 	wt.done = make(chan struct{})
 	for _, k := range wt.Keys {
 		bk := blockKey{c.DB.ID, string(k)}
@@ -130,6 +154,13 @@ func (e *Engine) serveReady() {
 				}
 				progressed := false
 				for _, wt := range list {
+					wt.ReadyKey = nil
+					for _, k := range wt.Keys {
+						if string(k) == bk.key {
+							wt.ReadyKey = k
+							break
+						}
+					}
 					c := Ctx{E: e, Client: wt.client, DB: e.dbs[bk.db], W: wt.w, Args: wt.args,
 						Cmd: Lookup(wt.args), Now: NowMs(), NoBlock: true}
 					if wt.Serve(&c) {
@@ -164,18 +195,69 @@ func (e *Engine) finishServe(c *Ctx) {
 // BlockTimeout parses a blocking command's timeout (seconds, may be
 // fractional) into an absolute deadline in unix ms (0 = forever).
 func (c *Ctx) BlockTimeout(i int) (int64, bool) {
-	f, ok := parseFloatArg(c.Args[i])
-	if !ok {
-		c.W.Error(ErrTimeout)
+	ms, errMsg := parseBlockTimeout(c.Args[i])
+	if errMsg != "" {
+		c.W.Error(errMsg)
 		return 0, false
 	}
-	if f < 0 {
-		c.W.Error(ErrTimeoutNegative)
-		return 0, false
-	}
-	ms := int64(f * 1000)
 	if ms == 0 {
 		return 0, true
 	}
+	if ms > math.MaxInt64-c.Now {
+		return math.MaxInt64, true
+	}
 	return c.Now + ms, true
+}
+
+// parseBlockTimeout is Redis 7.0's getTimeoutFromObjectOrReply in
+// seconds: strtold (hex accepted, "inf" too), then (long long)
+// ceill(x*1000), where a value beyond the range of long long becomes
+// LLONG_MIN and so "timeout is negative"; -0.0001 rounds up to 0
+// (forever), 0.0001 to 1 ms.
+func parseBlockTimeout(b []byte) (int64, string) {
+	if len(b) == 0 || isSpaceByte(b[0]) {
+		return 0, ErrTimeout
+	}
+	body := b
+	if body[0] == '+' || body[0] == '-' {
+		body = body[1:]
+	}
+	if len(body) == 0 {
+		return 0, ErrTimeout
+	}
+	switch {
+	case EqualFold(body, "inf"), EqualFold(body, "infinity"):
+		return 0, ErrTimeoutNegative
+	case body[0] == '+' || body[0] == '-':
+		return 0, ErrTimeout
+	case len(body) > 1 && body[0] == '0' && (body[1]|0x20 == 'b' || body[1]|0x20 == 'o'):
+		return 0, ErrTimeout
+	}
+	for _, ch := range body {
+		if ch == '_' || ch == 'n' || ch == 'N' || isSpaceByte(ch) {
+			return 0, ErrTimeout // no NaN, no digit separators, no trailing space
+		}
+	}
+	f, _, err := big.ParseFloat(string(b), 0, 64, big.ToNearestEven)
+	if err != nil {
+		return 0, ErrTimeout
+	}
+	if f.Sign() != 0 {
+		// strtold's range (x87 long double): overflow and underflow to 0 fail.
+		if exp := f.MantExp(nil); exp > 16384 || exp < -16445 {
+			return 0, ErrTimeout
+		}
+	}
+	f.Mul(f, big.NewFloat(1000))
+	n, acc := f.Int64()
+	if f.Sign() > 0 && acc == big.Below {
+		if n == math.MaxInt64 {
+			return 0, ErrTimeoutNegative
+		}
+		n++ // ceil
+	}
+	if f.Sign() < 0 && n == math.MinInt64 || n < 0 {
+		return 0, ErrTimeoutNegative
+	}
+	return n, ""
 }

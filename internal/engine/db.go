@@ -128,6 +128,11 @@ func (c *Ctx) Set(key []byte, v Value, keepTTL bool) {
 func (c *Ctx) Add(key []byte, v Value) {
 	c.DB.keys.Set(view(key), v)
 	c.Modified(key)
+	if v.o != nil {
+		// A new list or sorted set (RENAME, RESTORE, SORT STORE ...)
+		// wakes clients blocked on the key, as Redis's dbAdd does.
+		c.Ready(key)
+	}
 }
 
 // Delete removes key and reports whether it existed (expired keys count as absent).

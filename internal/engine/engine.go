@@ -367,7 +367,9 @@ func (e *Engine) finish(c *Ctx) {
 		}
 	}
 	c.dirty, c.prop = 0, nil
-	if len(e.readyKeys) > 0 && !c.InScript && !c.Client.multi {
+	// Inside EXEC (NoBlock) waiters are served after the whole
+	// transaction, when EXEC itself finishes.
+	if len(e.readyKeys) > 0 && !c.InScript && !c.NoBlock && !c.Client.multi {
 		e.serveReady()
 	}
 }
