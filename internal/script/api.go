@@ -3,6 +3,7 @@ package script
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -96,6 +97,9 @@ func (s *scripting) initLua() {
 	mathT.RawSetString("random", L.NewFunction(s.mathRandom))
 	mathT.RawSetString("randomseed", L.NewFunction(s.mathRandomseed))
 	mathT.RawSetString("huge", lua.LNumber(math.Inf(1))) // gopher-lua has MaxFloat64
+	wrapStringLib(L, g.RawGetString("string").(*lua.LTable))
+	tableT := g.RawGetString("table").(*lua.LTable)
+	tableT.RawSetString("concat", L.NewFunction(luaTableConcat))
 
 	redis := L.NewTable()
 	fns := map[string]lua.LGFunction{
@@ -751,4 +755,87 @@ func str2number(s string) (float64, bool) {
 		}
 	}
 	return f, true
+}
+
+// luaTableConcat is Lua 5.1's table.concat, with numbers formatted as
+// Lua 5.1 does (%.14g).
+func luaTableConcat(L *lua.LState) int {
+	t := L.CheckTable(1)
+	sep := L.OptString(2, "")
+	i := L.OptInt(3, 1)
+	j := t.Len()
+	if L.GetTop() >= 4 && L.Get(4) != lua.LNil {
+		j = L.CheckInt(4)
+	}
+	var b []byte
+	for k := i; k <= j; k++ {
+		switch v := t.RawGetInt(k).(type) {
+		case lua.LString:
+			b = append(b, v...)
+		case lua.LNumber:
+			b = append(b, luaNumberString(float64(v))...)
+		default:
+			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", luaTypeName(v), k)
+		}
+		if k != j {
+			b = append(b, sep...)
+		}
+	}
+	L.Push(lua.LString(b))
+	return 1
+}
+
+// wrapStringLib makes the string library see numbers as Lua 5.1 prints
+// them (%.14g): gopher-lua would format 10/3 with 17 digits.
+func wrapStringLib(L *lua.LState, str *lua.LTable) {
+	conv := func(L *lua.LState, i int) {
+		if n, ok := L.Get(i).(lua.LNumber); ok {
+			L.Replace(i, lua.LString(luaNumberString(float64(n))))
+		}
+	}
+	for _, name := range []string{"byte", "find", "gmatch", "gsub", "len", "lower", "match", "rep", "reverse", "sub", "upper", "format"} {
+		orig := str.RawGetString(name).(*lua.LFunction)
+		name := name
+		str.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			if L.GetTop() >= 1 {
+				conv(L, 1)
+			}
+			switch name {
+			case "gsub":
+				if L.GetTop() >= 3 {
+					conv(L, 3)
+				}
+			case "format":
+				formatArgs(L, conv)
+			}
+			L.Insert(orig, 1)
+			L.Call(L.GetTop()-1, lua.MultRet)
+			return L.GetTop()
+		}))
+	}
+}
+
+// formatArgs converts the numbers given to %s in string.format's format.
+func formatArgs(L *lua.LState, conv func(*lua.LState, int)) {
+	f, ok := L.Get(1).(lua.LString)
+	if !ok {
+		return
+	}
+	arg := 1
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(f) && f[i] == '%' {
+			continue
+		}
+		for i < len(f) && strings.IndexByte("-+ #0123456789.", f[i]) >= 0 {
+			i++
+		}
+		arg++
+		if i < len(f) && f[i] == 's' && arg <= L.GetTop() {
+			conv(L, arg)
+		}
+	}
 }
