@@ -222,7 +222,10 @@ func (b *Redis) Tx(ctx context.Context, cmds []Cmd) ([]Result, error) {
 	}
 	for _, r := range res {
 		var e *Error
-		if errors.As(r.Err, &e) && strings.HasPrefix(e.Msg, "EXECABORT") {
+		// EXECABORT: a command was refused while queued; CROSSSLOT: the
+		// cluster client refused a transaction over several slots. Either
+		// way nothing ran.
+		if errors.As(r.Err, &e) && (strings.HasPrefix(e.Msg, "EXECABORT") || strings.HasPrefix(e.Msg, "CROSSSLOT")) {
 			return nil, e
 		}
 	}
