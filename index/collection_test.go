@@ -426,3 +426,55 @@ func TestCollectionAgainstModel(t *testing.T) {
 		checkCollectionConsistent(t, ctx, b, posts, 12)
 	})
 }
+
+// A key of the wrong type among a write's keys fails the whole write
+// before anything changes (Redis does not roll back a script that fails
+// half way, so the script checks every key first).
+func TestCollectionWrongTypeKeyWritesNothing(t *testing.T) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+		posts := postsCollection(b, "posts_wt")
+		if _, err := posts.Put(ctx, "p1", index.Object{"title": "old", "cat": "1", "ts": "100"}); err != nil {
+			t.Fatal(err)
+		}
+		zt, ht := posts.Composite("title").Keys()
+		for _, key := range []string{ht, zt} {
+			saved, _ := b.Do(ctx, "DUMP", key)
+			if _, err := b.Do(ctx, "DEL", key); err != nil {
+				t.Fatal(err)
+			}
+			b.Do(ctx, "SET", key, "not an index")
+			for _, write := range []func() error{
+				func() error {
+					_, err := posts.Put(ctx, "p1", index.Object{"title": "new", "cat": "2", "ts": "200"})
+					return err
+				},
+				func() error { _, err := posts.Delete(ctx, "p1"); return err },
+			} {
+				err := write()
+				var re *index.Error
+				if !errors.As(err, &re) || !strings.HasPrefix(re.Msg, "WRONGTYPE") {
+					t.Errorf("%s is a string: write = %v, want WRONGTYPE", key, err)
+				}
+				if o, ok, _ := posts.Get(ctx, "p1"); !ok || o["title"] != "old" {
+					t.Errorf("%s is a string: p1 = %v %v", key, o, ok)
+				}
+				if s, ok, _ := posts.Numeric("time").Score(ctx, "p1"); !ok || s != 100 {
+					t.Errorf("%s is a string: time entry %v %v", key, s, ok)
+				}
+				if vals, ok, _ := posts.Composite("category").Get(ctx, "p1"); !ok || fmt.Sprint(vals) != "[1 100]" {
+					t.Errorf("%s is a string: category entry %v %v", key, vals, ok)
+				}
+			}
+			b.Do(ctx, "DEL", key)
+			if saved != nil {
+				if _, err := b.Do(ctx, "RESTORE", key, 0, saved); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, err := posts.Put(ctx, "p1", index.Object{"title": "new", "cat": "2", "ts": "200"}); err != nil {
+			t.Fatal(err)
+		}
+		checkCollectionConsistent(t, ctx, b, posts, 2)
+	})
+}

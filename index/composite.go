@@ -279,11 +279,39 @@ func (c *Composite) Member(id string, values ...any) (string, error) {
 // and a value: "n" score (ZADD score id), "n-" (ZREM id), "c" member
 // (swap the id's entry for member), "c-" (drop the id's entry).
 // Returns 1 if the object (op put/del) or the first index entry (op idx)
-// existed before, else 0.
+// existed before, else 0. Every key's type is checked before the first
+// write: a key of the wrong type is a WRONGTYPE error and nothing changes.
 var swapScript = NewScript(`
 local id, op = ARGV[1], ARGV[2]
 local nf = tonumber(ARGV[3])
-local a, k, existed = 4, 1, 0
+-- Check every key's type before the first write, so that a key of the
+-- wrong type fails the script without leaving it half done.
+local function check(key, t)
+  local have = redis.call('TYPE', key)['ok']
+  if have ~= 'none' and have ~= t then
+    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. have .. ', not a ' .. t)
+  end
+end
+local a, k = 4, 1
+if op ~= 'idx' then
+  local e = check(KEYS[1], 'hash')
+  if e then return e end
+  k, a = 2, 4 + 2*nf
+end
+while a <= #ARGV do
+  local e = check(KEYS[k], 'zset')
+  if e then return e end
+  if ARGV[a] == 'n' or ARGV[a] == 'n-' then
+    k = k + 1
+  else
+    e = check(KEYS[k+1], 'hash')
+    if e then return e end
+    k = k + 2
+  end
+  a = a + 2
+end
+local existed = 0
+a, k = 4, 1
 if op ~= 'idx' then
   k = 2
   existed = redis.call('EXISTS', KEYS[1])
