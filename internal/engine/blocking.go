@@ -261,3 +261,25 @@ func parseBlockTimeout(b []byte) (int64, string) {
 	}
 	return n, ""
 }
+
+// Unblock ends cl's blocking wait as CLIENT UNBLOCK does: with the
+// command's timeout reply, or with Redis's UNBLOCKED error if withError.
+// It reports whether cl was blocked. The lock must be held.
+func (e *Engine) Unblock(cl *Client, withError bool) bool {
+	wt := cl.waiter
+	if wt == nil {
+		return false
+	}
+	e.removeWaiter(wt)
+	switch {
+	case withError:
+		wt.w.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+	case wt.Timeout != nil:
+		wt.Timeout(wt.w)
+	default:
+		wt.w.NullArray()
+	}
+	wt.served = true
+	close(wt.done)
+	return true
+}

@@ -607,6 +607,8 @@ func TestListBlockingKeys(t *testing.T) {
 		s.do("p", "RPUSH", "y", "1", "2", "3")
 		s.read("a")
 		s.do("p", "LRANGE", "y", "0", "-1")
+		s.do("a", "SELECT", "0")
+		s.do("p", "SELECT", "0")
 		// a key that becomes another type does not serve
 		s.block("a", 1, "BLPOP", "h", "0")
 		s.do("p", "HSET", "h", "f", "v")
@@ -614,6 +616,20 @@ func TestListBlockingKeys(t *testing.T) {
 		s.do("p", "DEL", "h")
 		s.do("p", "LPUSH", "h", "v")
 		s.read("a")
+		// a push inside a script serves after the script, seeing its end state
+		s.block("a", 1, "BLPOP", "sc", "0")
+		s.do("p", "EVAL", "redis.call('rpush', KEYS[1], 'a', 'b'); redis.call('lpop', KEYS[1]); return redis.call('lpop', KEYS[1])", "1", "sc")
+		s.do("p", "EVAL", "return redis.call('blpop', KEYS[1], 0)", "1", "sc")
+		s.noReply("a")
+		s.do("p", "EVAL", "redis.call('rpush', KEYS[1], 'c', 'd'); return redis.call('lpop', KEYS[1])", "1", "sc")
+		s.read("a")
+		// the same key twice
+		s.block("a", 1, "BLPOP", "dup", "dup", "0")
+		s.block("b", 2, "BLPOP", "dup", "0")
+		s.do("p", "RPUSH", "dup", "1", "2", "3")
+		s.read("a")
+		s.read("b")
+		s.do("p", "LRANGE", "dup", "0", "-1")
 		// a list created by RENAME serves too
 		s.block("a", 1, "BLPOP", "r", "0")
 		s.do("p", "RPUSH", "tmp", "renamed")
@@ -803,5 +819,50 @@ func TestListPropagation(t *testing.T) {
 	}
 	if strings.Join(log, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("propagated:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestListUnblock checks Engine.Unblock (CLIENT UNBLOCK): the timeout
+// reply or the UNBLOCKED error, and no element taken.
+func TestListUnblock(t *testing.T) {
+	e := engine.New(nil)
+	defer e.Close()
+	a, b := e.NewClient("normal"), e.NewClient("normal")
+	defer e.RemoveClient(a)
+	defer e.RemoveClient(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, withError := range []bool{false, true} {
+		w := &resp.Writer{Proto: 2}
+		e.Lock()
+		wt := e.Call(a, [][]byte{[]byte("BLMOVE"), []byte("k"), []byte("d"), []byte("LEFT"), []byte("LEFT"), []byte("0")}, w)
+		e.Unlock()
+		if wt == nil || !a.Blocked() {
+			t.Fatal("BLMOVE did not block")
+		}
+		e.Lock()
+		if !e.Unblock(a, withError) || e.Unblock(b, withError) {
+			t.Fatal("Unblock result")
+		}
+		e.Unlock()
+		if err := e.Wait(ctx, wt); err != nil {
+			t.Fatal(err)
+		}
+		want := "*-1\r\n"
+		if withError {
+			want = "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n"
+		}
+		if string(w.Buf) != want || a.Blocked() {
+			t.Fatalf("reply %q, want %q (blocked %v)", w.Buf, want, a.Blocked())
+		}
+	}
+	w := &resp.Writer{Proto: 2}
+	e.Lock()
+	e.Call(b, [][]byte{[]byte("RPUSH"), []byte("k"), []byte("v")}, w)
+	w.Reset()
+	e.Call(b, [][]byte{[]byte("LLEN"), []byte("k")}, w)
+	e.Unlock()
+	if string(w.Buf) != ":1\r\n" {
+		t.Fatalf("LLEN after unblock: %q", w.Buf)
 	}
 }
