@@ -60,9 +60,9 @@ func (p Problem) String() string {
 }
 
 // RepairTarget is an index together with the objects it indexes: what a
-// Repairer needs to walk both and reconcile one id. NumericObjects
-// implements it; other indexes (composite, collections) implement it the
-// same way: the checks read in one pipelined round trip, Fix is one
+// Repairer needs to walk both and reconcile one id. NumericObjects and
+// CompositeObjects implement it (and so cover a Collection's indexes):
+// the checks read in one pipelined round trip, Fix is one
 // compare-and-set script.
 type RepairTarget interface {
 	// ObjectScan returns the SCAN MATCH pattern of the objects' keys and a
@@ -70,31 +70,45 @@ type RepairTarget interface {
 	ObjectScan() (pattern, slotKey string)
 	// ObjectID returns the id of an object key (false: not an object).
 	ObjectID(key string) (string, bool)
-	// IndexKey is the sorted set ZSCANned in the second phase.
-	IndexKey() string
-	// EntryID returns the id an index member refers to.
-	EntryID(member string) (string, bool)
+	// Walks are the index's own keys, walked after the objects, in order.
+	Walks() []Walk
 	// CheckObjects returns which of the ids of objects found by SCAN look
-	// inconsistent (one round trip, no writes, not atomic: a candidate
-	// may turn out consistent when fixed).
-	CheckObjects(ctx context.Context, ids []string) ([]string, error)
-	// CheckEntries does the same for ids found in the index, looking only
-	// for what the object walk cannot see: entries whose object is gone.
-	CheckEntries(ctx context.Context, ids []string) ([]string, error)
-	// Fix reconciles id atomically with the object as it is now and
-	// reports what was wrong; with dryRun it only classifies.
-	Fix(ctx context.Context, id string, dryRun bool) (Problem, error)
+	// inconsistent (no writes, not atomic: a candidate may turn out
+	// consistent when fixed).
+	CheckObjects(ctx context.Context, ids []string) ([]Candidate, error)
+	// CheckEntries does the same for the items of one batch of walk w
+	// (flat pairs as ZSCAN/HSCAN return them), looking for what the
+	// object walk cannot see: entries whose object is gone, or entries
+	// that are not the object's current one.
+	CheckEntries(ctx context.Context, w int, items []string) ([]Candidate, error)
+	// Fix reconciles c.ID atomically with its object as it is now (and
+	// drops c.Entry if it is not the id's current entry) and reports what
+	// was wrong; with dryRun it only classifies.
+	Fix(ctx context.Context, c Candidate, dryRun bool) (Problem, error)
+}
+
+// Walk is one key of an index walked incrementally with Scan ("ZSCAN" or
+// "HSCAN").
+type Walk struct {
+	Key, Scan string
+}
+
+// Candidate is an id that looks inconsistent, with the index entry that
+// was seen for it ("" when found by the object walk).
+type Candidate struct {
+	ID, Entry string
 }
 
 // RepairCursor is where a repair stands: phase 0 walks the objects, phase
-// 1 the index, phase 2 is done. The zero value starts a pass.
+// i+1 the target's i-th Walk. The zero value starts a pass.
 type RepairCursor struct {
-	Phase  int
-	Cursor string
+	Phase    int
+	Cursor   string
+	Finished bool
 }
 
 // Done reports whether the pass is complete.
-func (c RepairCursor) Done() bool { return c.Phase >= 2 }
+func (c RepairCursor) Done() bool { return c.Finished }
 
 // Report counts what a repair (or one step of it) saw and did.
 type Report struct {
@@ -156,6 +170,11 @@ type Repairer struct {
 	T      RepairTarget
 	Batch  int  // COUNT hint of each SCAN/ZSCAN (default 100)
 	DryRun bool // report only, fix nothing
+
+	// In a dry run nothing is fixed, so the later walks see again what
+	// the earlier ones found: ids already reported in this pass (by this
+	// Repairer) are not reported twice.
+	reported map[string]bool
 }
 
 // NewRepairer returns a repairer of t on b.
@@ -175,12 +194,16 @@ func (r *Repairer) Step(ctx context.Context, cur RepairCursor) (RepairCursor, *R
 	if cur.Cursor == "" {
 		cur.Cursor = "0"
 	}
+	if cur.Phase == 0 && cur.Cursor == "0" || r.reported == nil {
+		r.reported = map[string]bool{}
+	}
 	batch := r.Batch
 	if batch <= 0 {
 		batch = 100
 	}
-	var ids []string
+	walks := r.T.Walks()
 	var next string
+	var bad []Candidate
 	if cur.Phase == 0 {
 		pattern, slotKey := r.T.ObjectScan()
 		v, err := doAt(ctx, r.B, slotKey, "SCAN", cur.Cursor, "MATCH", pattern, "COUNT", batch)
@@ -192,14 +215,20 @@ func (r *Repairer) Step(ctx context.Context, cur RepairCursor) (RepairCursor, *R
 			return cur, rep, err
 		}
 		next = c
+		var ids []string
 		for _, k := range keys {
 			if id, ok := r.T.ObjectID(k); ok {
 				ids = append(ids, id)
 			}
 		}
 		rep.Objects += int64(len(ids))
-	} else {
-		v, err := r.B.Do(ctx, "ZSCAN", r.T.IndexKey(), cur.Cursor, "COUNT", batch)
+		if len(ids) > 0 {
+			if bad, err = r.T.CheckObjects(ctx, ids); err != nil {
+				return cur, rep, err
+			}
+		}
+	} else if w := cur.Phase - 1; w < len(walks) {
+		v, err := r.B.Do(ctx, walks[w].Scan, walks[w].Key, cur.Cursor, "COUNT", batch)
 		if err != nil {
 			return cur, rep, err
 		}
@@ -208,32 +237,31 @@ func (r *Repairer) Step(ctx context.Context, cur RepairCursor) (RepairCursor, *R
 			return cur, rep, err
 		}
 		next = c
-		for i := 0; i+1 < len(items); i += 2 {
-			if id, ok := r.T.EntryID(items[i]); ok {
-				ids = append(ids, id)
+		rep.Entries += int64(len(items) / 2)
+		if len(items) > 0 {
+			if bad, err = r.T.CheckEntries(ctx, w, items); err != nil {
+				return cur, rep, err
 			}
 		}
-		rep.Entries += int64(len(items) / 2)
+	} else {
+		next = "0"
 	}
-	if len(ids) > 0 {
-		check := r.T.CheckObjects
-		if cur.Phase == 1 {
-			check = r.T.CheckEntries
+	for _, c := range bad {
+		if r.DryRun && r.reported[c.ID] {
+			continue
 		}
-		bad, err := check(ctx, ids)
+		p, err := r.T.Fix(ctx, c, r.DryRun)
 		if err != nil {
 			return cur, rep, err
 		}
-		for _, id := range bad {
-			p, err := r.T.Fix(ctx, id, r.DryRun)
-			if err != nil {
-				return cur, rep, err
-			}
-			rep.record(p, id, !r.DryRun)
+		rep.record(p, c.ID, !r.DryRun)
+		if r.DryRun && p != OK && p != Raced {
+			r.reported[c.ID] = true
 		}
 	}
 	if next == "0" {
-		return RepairCursor{Phase: cur.Phase + 1, Cursor: "0"}, rep, nil
+		phase := cur.Phase + 1
+		return RepairCursor{Phase: phase, Cursor: "0", Finished: phase > len(walks)}, rep, nil
 	}
 	return RepairCursor{Phase: cur.Phase, Cursor: next}, rep, nil
 }
@@ -342,7 +370,8 @@ type NumericObjects struct {
 	Prefix string
 	Field  string
 	// Parse turns a field into the indexed number (false: not indexed).
-	// Default: strconv.ParseFloat, NaN rejected.
+	// Default: strconv.ParseFloat (overflow to ±Inf allowed), NaN
+	// rejected, as Collection does.
 	Parse func(string) (float64, bool)
 }
 
@@ -351,7 +380,7 @@ func (o *NumericObjects) parse(s string) (float64, bool) {
 		return o.Parse(s)
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) {
+	if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f) {
 		return 0, false
 	}
 	return f, true
@@ -370,11 +399,8 @@ func (o *NumericObjects) ObjectID(key string) (string, bool) {
 	return key[len(o.Prefix):], true
 }
 
-// IndexKey implements RepairTarget.
-func (o *NumericObjects) IndexKey() string { return o.Index.Key }
-
-// EntryID implements RepairTarget.
-func (o *NumericObjects) EntryID(member string) (string, bool) { return member, true }
+// Walks implements RepairTarget: the sorted set.
+func (o *NumericObjects) Walks() []Walk { return []Walk{{Key: o.Index.Key, Scan: "ZSCAN"}} }
 
 // consistent says whether a field (present or not) and an entry agree.
 func (o *NumericObjects) consistent(field any, score any) bool {
@@ -390,32 +416,46 @@ func (o *NumericObjects) consistent(field any, score any) bool {
 	return err == nil && indexed && got == want
 }
 
-// CheckEntries implements RepairTarget: EXISTS of every id's object,
+// CheckEntries implements RepairTarget: EXISTS of every member's object,
 // pipelined (an existing object was checked, entry included, by the
 // object walk).
-func (o *NumericObjects) CheckEntries(ctx context.Context, ids []string) ([]string, error) {
+func (o *NumericObjects) CheckEntries(ctx context.Context, _ int, items []string) ([]Candidate, error) {
+	var ids []string
+	for i := 0; i+1 < len(items); i += 2 {
+		ids = append(ids, items[i])
+	}
+	return missingObjects(ctx, o.Index.b, o.Prefix, ids, nil)
+}
+
+// missingObjects returns, as candidates, the ids whose object Prefix+id
+// does not exist (entries[i] is the entry seen for ids[i], if any).
+func missingObjects(ctx context.Context, b Backend, prefix string, ids, entries []string) ([]Candidate, error) {
 	cmds := make([]Cmd, len(ids))
 	for i, id := range ids {
-		cmds[i] = Cmd{"EXISTS", o.Prefix + id}
+		cmds[i] = Cmd{"EXISTS", prefix + id}
 	}
-	res, err := o.Index.b.Pipeline(ctx, cmds)
+	res, err := b.Pipeline(ctx, cmds)
 	if err != nil {
 		return nil, err
 	}
-	var bad []string
+	var bad []Candidate
 	for i, id := range ids {
 		if res[i].Err != nil {
 			return nil, res[i].Err
 		}
 		if n, _ := asInt(res[i].Val); n == 0 {
-			bad = append(bad, id)
+			c := Candidate{ID: id}
+			if entries != nil {
+				c.Entry = entries[i]
+			}
+			bad = append(bad, c)
 		}
 	}
 	return bad, nil
 }
 
 // CheckObjects implements RepairTarget: HGET and ZSCORE of every id, pipelined.
-func (o *NumericObjects) CheckObjects(ctx context.Context, ids []string) ([]string, error) {
+func (o *NumericObjects) CheckObjects(ctx context.Context, ids []string) ([]Candidate, error) {
 	cmds := make([]Cmd, 0, 2*len(ids))
 	for _, id := range ids {
 		cmds = append(cmds, Cmd{"HGET", o.Prefix + id, o.Field}, Cmd{"ZSCORE", o.Index.Key, id})
@@ -424,7 +464,7 @@ func (o *NumericObjects) CheckObjects(ctx context.Context, ids []string) ([]stri
 	if err != nil {
 		return nil, err
 	}
-	var bad []string
+	var bad []Candidate
 	for i, id := range ids {
 		f, s := res[2*i], res[2*i+1]
 		if f.Err != nil && !isWrongType(f.Err) {
@@ -437,7 +477,7 @@ func (o *NumericObjects) CheckObjects(ctx context.Context, ids []string) ([]stri
 			f.Val = nil
 		}
 		if !o.consistent(f.Val, s.Val) {
-			bad = append(bad, id)
+			bad = append(bad, Candidate{ID: id})
 		}
 	}
 	return bad, nil
@@ -475,8 +515,8 @@ return 'missing'
 // compare-and-set script that makes the entry match it (ZADD or ZREM)
 // unless a writer changed the field in between (retried twice, then
 // reported as Raced).
-func (o *NumericObjects) Fix(ctx context.Context, id string, dryRun bool) (Problem, error) {
-	b := o.Index.b
+func (o *NumericObjects) Fix(ctx context.Context, c Candidate, dryRun bool) (Problem, error) {
+	b, id := o.Index.b, c.ID
 	for attempt := 0; attempt < 3; attempt++ {
 		v, err := b.Do(ctx, "HGET", o.Prefix+id, o.Field)
 		if err != nil && !isWrongType(err) {
@@ -501,20 +541,8 @@ func (o *NumericObjects) Fix(ctx context.Context, id string, dryRun bool) (Probl
 		if err != nil {
 			return OK, err
 		}
-		name, _ := asString(r)
-		switch name {
-		case "ok":
-			return OK, nil
-		case "missing":
-			return Missing, nil
-		case "dangling":
-			return Dangling, nil
-		case "stale":
-			return Stale, nil
-		case "raced":
-			continue
-		default:
-			return OK, fmt.Errorf("index: unexpected repair script reply %q", name)
+		if p, raced, err := problemOf(r); !raced {
+			return p, err
 		}
 	}
 	return Raced, nil
@@ -560,7 +588,7 @@ func (o *NumericObjects) Range(ctx context.Context, dryRun bool, opts ...QueryOp
 				continue
 			}
 			dropped++
-			p, err := o.Fix(ctx, h.ID, dryRun)
+			p, err := o.Fix(ctx, Candidate{ID: h.ID}, dryRun)
 			if err != nil {
 				return nil, rep, err
 			}
@@ -571,4 +599,274 @@ func (o *NumericObjects) Range(ctx context.Context, dryRun bool, opts ...QueryOp
 			return kept, rep, nil
 		}
 	}
+}
+
+// ---- composite index over hash objects ----
+
+// CompositeObjects ties a Composite index to the hashes it indexes:
+// object id is stored at Prefix+id and indexed under the values of its
+// fields named as the index's Fields, in order (what a Collection does:
+// Prefix is coll.ObjectKey("")). An object that lacks one of the fields,
+// or whose field does not convert to its type, must have no entry. The
+// index walks are the sorted set (members that are not the id's current
+// entry, or whose object is gone) and the id → member hash (entries whose
+// object is gone or whose member is not in the sorted set).
+type CompositeObjects struct {
+	Index  *Composite
+	Prefix string
+}
+
+// ObjectScan implements RepairTarget.
+func (o *CompositeObjects) ObjectScan() (string, string) {
+	return globEscape(o.Prefix) + "*", hashTagKey(o.Prefix)
+}
+
+// ObjectID implements RepairTarget.
+func (o *CompositeObjects) ObjectID(key string) (string, bool) {
+	if !strings.HasPrefix(key, o.Prefix) {
+		return "", false
+	}
+	return key[len(o.Prefix):], true
+}
+
+// Walks implements RepairTarget.
+func (o *CompositeObjects) Walks() []Walk {
+	return []Walk{{Key: o.Index.zkey, Scan: "ZSCAN"}, {Key: o.Index.hkey, Scan: "HSCAN"}}
+}
+
+func (o *CompositeObjects) fieldsCmd(id string) Cmd {
+	cmd := Cmd{"HMGET", o.Prefix + id}
+	for _, f := range o.Index.Fields {
+		cmd = append(cmd, f.Name)
+	}
+	return cmd
+}
+
+// want returns the member id should have given an HMGET reply (err: the
+// key is not a hash), "" for none; and what was seen, for the CAS.
+func (o *CompositeObjects) want(id string, v any, err error) (member string, seen []any) {
+	arr, _ := v.([]any)
+	if err != nil || len(arr) != len(o.Index.Fields) {
+		arr = make([]any, len(o.Index.Fields))
+	}
+	vals := make([]any, len(arr))
+	complete := true
+	for i, x := range arr {
+		s, ok := asString(x)
+		if ok {
+			seen = append(seen, "1", s)
+			vals[i] = s
+		} else {
+			seen = append(seen, "0", "")
+			complete = false
+		}
+	}
+	if complete {
+		if m, err := o.Index.Member(id, vals...); err == nil {
+			member = m
+		}
+	}
+	return member, seen
+}
+
+// CheckObjects implements RepairTarget: HMGET of the fields and HGET of
+// the current member, pipelined; then ZSCORE of the members that agree.
+func (o *CompositeObjects) CheckObjects(ctx context.Context, ids []string) ([]Candidate, error) {
+	b := o.Index.b
+	cmds := make([]Cmd, 0, 2*len(ids))
+	for _, id := range ids {
+		cmds = append(cmds, o.fieldsCmd(id), Cmd{"HGET", o.Index.hkey, id})
+	}
+	res, err := b.Pipeline(ctx, cmds)
+	if err != nil {
+		return nil, err
+	}
+	var bad []Candidate
+	var agree []string
+	var zs []Cmd
+	for i, id := range ids {
+		f, h := res[2*i], res[2*i+1]
+		if f.Err != nil && !isWrongType(f.Err) {
+			return nil, f.Err
+		}
+		if h.Err != nil {
+			return nil, h.Err
+		}
+		want, _ := o.want(id, f.Val, f.Err)
+		cur, _ := asString(h.Val)
+		switch {
+		case want != cur:
+			bad = append(bad, Candidate{ID: id})
+		case want != "":
+			agree = append(agree, id)
+			zs = append(zs, Cmd{"ZSCORE", o.Index.zkey, want})
+		}
+	}
+	if len(zs) > 0 {
+		res, err := b.Pipeline(ctx, zs)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range res {
+			if r.Err != nil {
+				return nil, r.Err
+			}
+			if r.Val == nil {
+				bad = append(bad, Candidate{ID: agree[i]})
+			}
+		}
+	}
+	return bad, nil
+}
+
+// CheckEntries implements RepairTarget.
+func (o *CompositeObjects) CheckEntries(ctx context.Context, w int, items []string) ([]Candidate, error) {
+	var ids, entries []string
+	var cmds []Cmd
+	for i := 0; i+1 < len(items); i += 2 {
+		if w == 0 { // sorted set: member, score
+			id, ok := o.Index.memberID(items[i])
+			if !ok {
+				continue // not an entry of this index: left alone
+			}
+			ids, entries = append(ids, id), append(entries, items[i])
+			cmds = append(cmds, Cmd{"EXISTS", o.Prefix + id}, Cmd{"HGET", o.Index.hkey, id})
+		} else { // id hash: id, member
+			ids, entries = append(ids, items[i]), append(entries, items[i+1])
+			cmds = append(cmds, Cmd{"EXISTS", o.Prefix + items[i]}, Cmd{"ZSCORE", o.Index.zkey, items[i+1]})
+		}
+	}
+	if len(cmds) == 0 {
+		return nil, nil
+	}
+	res, err := o.Index.b.Pipeline(ctx, cmds)
+	if err != nil {
+		return nil, err
+	}
+	var bad []Candidate
+	for i, id := range ids {
+		e, x := res[2*i], res[2*i+1]
+		if e.Err != nil {
+			return nil, e.Err
+		}
+		if x.Err != nil {
+			return nil, x.Err
+		}
+		n, _ := asInt(e.Val)
+		var wrong bool
+		if w == 0 {
+			cur, _ := asString(x.Val)
+			wrong = n == 0 || cur != entries[i]
+		} else {
+			wrong = n == 0 || x.Val == nil
+		}
+		if wrong {
+			c := Candidate{ID: id}
+			if w == 0 {
+				c.Entry = entries[i]
+			}
+			bad = append(bad, c)
+		}
+	}
+	return bad, nil
+}
+
+// memberID returns the id (last element) of a member of the index.
+func (c *Composite) memberID(m string) (string, bool) {
+	e, err := c.decodeMember(m)
+	if err != nil {
+		return "", false
+	}
+	return e.ID, true
+}
+
+// compositeFixScript reconciles one id of a composite index if the
+// object's fields still hold what the caller saw.
+// KEYS: object, sorted set, id hash. ARGV: id, dry ("1"/"0"), wanted
+// member ("" none), orphan member to drop ("" none), n, n field names,
+// then n pairs (seen "1"/"0", value).
+var compositeFixScript = NewScript(`
+local id, dry, want, orphan, n = ARGV[1], ARGV[2] == '1', ARGV[3], ARGV[4], tonumber(ARGV[5])
+local fields = {}
+for i = 1, n do fields[i] = ARGV[5 + i] end
+local ok, vals = pcall(redis.call, 'HMGET', KEYS[1], unpack(fields))
+if not ok then
+  vals = {}
+  for i = 1, n do vals[i] = false end
+end
+for i = 1, n do
+  local flag, seen = ARGV[5 + n + 2*i - 1], ARGV[5 + n + 2*i]
+  local v = vals[i]
+  if (flag == '1') ~= (v ~= false) or (v and v ~= seen) then return 'raced' end
+end
+local cur = redis.call('HGET', KEYS[3], id)
+local result = 'ok'
+if want == '' then
+  if cur then
+    result = 'dangling'
+    if not dry then
+      redis.call('ZREM', KEYS[2], cur)
+      redis.call('HDEL', KEYS[3], id)
+    end
+  end
+elseif cur ~= want or not redis.call('ZSCORE', KEYS[2], want) then
+  if cur and cur ~= want then result = 'stale' else result = 'missing' end
+  if not dry then
+    if cur and cur ~= want then redis.call('ZREM', KEYS[2], cur) end
+    redis.call('ZADD', KEYS[2], 0, want)
+    redis.call('HSET', KEYS[3], id, want)
+  end
+end
+if orphan ~= '' and orphan ~= want and orphan ~= cur and redis.call('ZSCORE', KEYS[2], orphan) then
+  if result == 'ok' then result = 'dangling' end
+  if not dry then redis.call('ZREM', KEYS[2], orphan) end
+end
+return result
+`)
+
+// Fix implements RepairTarget (compare-and-set on the object's fields,
+// retried twice, then reported as Raced).
+func (o *CompositeObjects) Fix(ctx context.Context, c Candidate, dryRun bool) (Problem, error) {
+	b := o.Index.b
+	for attempt := 0; attempt < 3; attempt++ {
+		v, err := b.Do(ctx, o.fieldsCmd(c.ID)...)
+		if err != nil && !isWrongType(err) {
+			return OK, err
+		}
+		want, seen := o.want(c.ID, v, err)
+		dry := "0"
+		if dryRun {
+			dry = "1"
+		}
+		args := []any{c.ID, dry, want, c.Entry, len(o.Index.Fields)}
+		for _, f := range o.Index.Fields {
+			args = append(args, f.Name)
+		}
+		args = append(args, seen...)
+		r, err := b.Eval(ctx, compositeFixScript, []string{o.Prefix + c.ID, o.Index.zkey, o.Index.hkey}, args...)
+		if err != nil {
+			return OK, err
+		}
+		if p, raced, err := problemOf(r); !raced {
+			return p, err
+		}
+	}
+	return Raced, nil
+}
+
+func problemOf(r any) (Problem, bool, error) {
+	name, _ := asString(r)
+	switch name {
+	case "ok":
+		return OK, false, nil
+	case "missing":
+		return Missing, false, nil
+	case "dangling":
+		return Dangling, false, nil
+	case "stale":
+		return Stale, false, nil
+	case "raced":
+		return OK, true, nil
+	}
+	return OK, false, fmt.Errorf("index: unexpected repair script reply %q", name)
 }

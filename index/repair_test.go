@@ -320,3 +320,159 @@ func TestRepairNeedsHashTagOnCluster(t *testing.T) {
 		t.Errorf("untagged prefix on a cluster: %v", err)
 	}
 }
+
+// Collections: every index of a collection (numeric and composite) is
+// verified and repaired by its own target, while writers keep writing
+// through Collection.Put/Delete.
+func TestRepairCollectionIndexes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+		coll := index.NewCollection(b, "people", index.NumericIndex("age", "age"),
+			index.CompositeIndex("cityage", index.Field{Name: "city", Type: index.String}, index.Field{Name: "age", Type: index.Int}))
+		cityage := coll.Composite("cityage")
+		zkey, hkey := cityage.Keys()
+		prefix := coll.ObjectKey("")
+		targets := []index.RepairTarget{
+			&index.NumericObjects{Index: coll.Numeric("age"), Prefix: prefix, Field: "age"},
+			&index.CompositeObjects{Index: cityage, Prefix: prefix},
+		}
+		cities := []string{"Rome", "Oslo", "Lima"}
+		const writerIDs, n = 60, 120
+		for i := range n {
+			if _, err := coll.Put(ctx, strconv.Itoa(i), index.Object{"city": cities[i%3], "age": strconv.Itoa(20 + i%50)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Damage behind the collection's back, on ids writers do not touch.
+		member := func(id, city string, age int) string {
+			m, err := cityage.Member(id, city, age)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		var missing, dangling, stale int // for the composite index
+		for i := writerIDs; i < n; i++ {
+			id := strconv.Itoa(i)
+			switch i % 6 {
+			case 0: // object changed: both indexes stale
+				b.Do(ctx, "HSET", prefix+id, "age", 99)
+				stale++
+			case 1: // object deleted: both indexes dangling
+				b.Do(ctx, "DEL", prefix+id)
+				dangling++
+			case 2: // composite entry lost (sorted set only)
+				b.Do(ctx, "ZREM", zkey, member(id, cities[i%3], 20+i%50))
+				missing++
+			case 3: // an orphan member left by a half-done update
+				b.Do(ctx, "ZADD", zkey, 0, member(id, "Paris", 1))
+				dangling++
+			case 4: // the id hash lost its entry
+				b.Do(ctx, "HDEL", hkey, id)
+				missing++
+			case 5: // city removed: no composite entry, numeric one stays
+				b.Do(ctx, "HDEL", prefix+id, "city")
+				dangling++
+			}
+		}
+		// Dry run of the composite target sees exactly that.
+		dry := index.NewRepairer(b, targets[1])
+		dry.DryRun, dry.Batch = true, 9
+		rep, err := dry.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Missing != int64(missing) || rep.Dangling != int64(dangling) || rep.Stale != int64(stale) {
+			t.Errorf("composite dry run: %v; want missing=%d dangling=%d stale=%d", rep, missing, dangling, stale)
+		}
+
+		var stop atomic.Bool
+		var wg sync.WaitGroup
+		errs := make(chan error, 2)
+		for w := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(uint64(w), 5))
+				deadline := time.Now().Add(20 * time.Second)
+				for !stop.Load() && time.Now().Before(deadline) {
+					id := strconv.Itoa(r.IntN(writerIDs))
+					var err error
+					if r.IntN(4) == 0 {
+						_, err = coll.Delete(ctx, id)
+					} else {
+						_, err = coll.Put(ctx, id, index.Object{"city": cities[r.IntN(3)], "age": strconv.Itoa(r.IntN(90))})
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		for _, tg := range targets {
+			r := index.NewRepairer(b, tg)
+			r.Batch = 7
+			if _, err := r.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stop.Store(true)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		// Independent check: the indexes are exactly what the objects say.
+		wantZ, wantH := map[string]bool{}, map[string]string{}
+		wantAges := map[string]float64{}
+		for i := range n {
+			id := strconv.Itoa(i)
+			obj, ok, err := coll.Get(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				continue
+			}
+			if a, err := strconv.Atoi(obj["age"]); err == nil {
+				wantAges[id] = float64(a)
+				if c, ok := obj["city"]; ok {
+					m := member(id, c, a)
+					wantZ[m], wantH[id] = true, m
+				}
+			}
+		}
+		zs, _ := b.Do(ctx, "ZRANGE", zkey, 0, -1)
+		members, _ := zs.([]any)
+		if len(members) != len(wantZ) {
+			t.Errorf("composite sorted set holds %d members, want %d", len(members), len(wantZ))
+		}
+		for _, m := range members {
+			if !wantZ[m.(string)] {
+				t.Errorf("unexpected member %q", m)
+			}
+		}
+		for id, m := range wantH {
+			if got, _ := b.Do(ctx, "HGET", hkey, id); got != m {
+				t.Errorf("id hash %s = %q, want %q", id, got, m)
+			}
+		}
+		if hl, _ := b.Do(ctx, "HLEN", hkey); hl != int64(len(wantH)) {
+			t.Errorf("id hash holds %v entries, want %d", hl, len(wantH))
+		}
+		ages := coll.Numeric("age")
+		if l, _ := ages.Len(ctx); l != int64(len(wantAges)) {
+			t.Errorf("age index holds %d entries, want %d", l, len(wantAges))
+		}
+		for id, a := range wantAges {
+			if s, ok, _ := ages.Score(ctx, id); !ok || s != a {
+				t.Errorf("age of %s indexed as %v %v, want %v", id, s, ok, a)
+			}
+		}
+		for _, tg := range targets {
+			if rep, err := index.NewRepairer(b, tg).Run(ctx); err != nil || rep.Problems() != 0 {
+				t.Errorf("second pass: %v %v", rep, err)
+			}
+		}
+	})
+}
