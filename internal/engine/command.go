@@ -27,6 +27,7 @@ const (
 	FlagNoMulti
 	FlagMovableKeys
 	FlagAllowBusy
+	FlagNoMandatoryKeys
 )
 
 var flagNames = map[string]Flag{
@@ -35,6 +36,7 @@ var flagNames = map[string]Flag{
 	"blocking": FlagBlocking, "loading": FlagLoading, "stale": FlagStale,
 	"fast": FlagFast, "no_auth": FlagNoAuth, "no_multi": FlagNoMulti,
 	"movablekeys": FlagMovableKeys, "allow_busy": FlagAllowBusy,
+	"no_mandatory_keys": FlagNoMandatoryKeys,
 }
 
 // Handler executes one command. It runs with the engine lock held and
@@ -54,20 +56,98 @@ type Command struct {
 	FirstKey int
 	LastKey  int
 	Step     int
-	Keys     KeysFunc // for movable keys; nil otherwise
+	Keys     KeysFunc // for commands without Redis key specs; nil otherwise
 	Handler  Handler
 	Sub      map[string]*Command
 
-	info resp.Value // Redis's COMMAND INFO entry, or one built for Ordo
-	docs resp.Value // Redis's COMMAND DOCS entry (a map), if any
+	info  resp.Value // Redis's COMMAND INFO entry, or one built for Ordo
+	docs  resp.Value // Redis's COMMAND DOCS entry (a map), if any
+	specs []keySpec  // Redis's key specs, parsed from info
+}
+
+// keySpec is one of Redis 7's key specifications: where to start looking
+// (an index, or after a keyword) and how to find the keys from there (a
+// range, or a count given by an argument).
+type keySpec struct {
+	bsIndex     int    // begin_search index (0 when by keyword)
+	bsKeyword   string // begin_search keyword
+	bsStartFrom int
+	keynum      bool // find_keys by keynum (else range)
+	lastKey     int  // range
+	keyStep     int
+	limit       int
+	keynumIdx   int // keynum
+	firstKey    int
+}
+
+// mapGet returns the value under key in a RESP map or flat key/value array.
+func mapGet(m resp.Value, key string) (resp.Value, bool) {
+	for i := 0; i+1 < len(m.Elems); i += 2 {
+		if m.Elems[i].Str == key {
+			return m.Elems[i+1], true
+		}
+	}
+	return resp.Value{}, false
+}
+
+func parseKeySpecs(info resp.Value) []keySpec {
+	if len(info.Elems) <= 8 {
+		return nil
+	}
+	var out []keySpec
+	for _, sp := range info.Elems[8].Elems {
+		var ks keySpec
+		bs, _ := mapGet(sp, "begin_search")
+		bt, _ := mapGet(bs, "type")
+		bspec, _ := mapGet(bs, "spec")
+		switch bt.Str {
+		case "index":
+			v, _ := mapGet(bspec, "index")
+			ks.bsIndex = int(v.Int)
+		case "keyword":
+			kw, _ := mapGet(bspec, "keyword")
+			sf, _ := mapGet(bspec, "startfrom")
+			ks.bsKeyword, ks.bsStartFrom = kw.Str, int(sf.Int)
+		default:
+			continue
+		}
+		fk, _ := mapGet(sp, "find_keys")
+		ft, _ := mapGet(fk, "type")
+		fspec, _ := mapGet(fk, "spec")
+		get := func(k string) int { v, _ := mapGet(fspec, k); return int(v.Int) }
+		switch ft.Str {
+		case "range":
+			ks.lastKey, ks.keyStep, ks.limit = get("lastkey"), get("keystep"), get("limit")
+		case "keynum":
+			ks.keynum = true
+			ks.keynumIdx, ks.firstKey, ks.keyStep = get("keynumidx"), get("firstkey"), get("keystep")
+		default:
+			continue
+		}
+		out = append(out, ks)
+	}
+	return out
 }
 
 // Has reports whether the command has flag f.
 func (cmd *Command) Has(f Flag) bool { return cmd.Flags&f != 0 }
 
+// HasKeys reports whether the command takes key arguments at all (it has
+// key specs in Redis's metadata, or a key-extraction function).
+func (cmd *Command) HasKeys() bool {
+	return cmd.Keys != nil || len(cmd.info.Elems) > 8 && len(cmd.info.Elems[8].Elems) > 0
+}
+
 // KeyIndexes returns the indexes of the key arguments in args.
+//
+// It follows Redis's getKeysUsingKeySpecs: a spec whose keyword is absent
+// is skipped, and a spec that points outside the arguments (a malformed
+// numkeys, a count of zero) makes the whole result empty.
 func (cmd *Command) KeyIndexes(args [][]byte) []int {
-	if cmd.Keys != nil {
+	if len(cmd.specs) > 0 {
+		return keysFromSpecs(cmd, args)
+	}
+	if cmd.Keys != nil { // commands Redis has no key specs for (JSON.*, Ordo's own)
 		return cmd.Keys(args)
 	}
 	if cmd.FirstKey <= 0 {
@@ -80,6 +160,69 @@ func (cmd *Command) KeyIndexes(args [][]byte) []int {
 	var idx []int
 	for i := cmd.FirstKey; i <= last && i < len(args); i += max(cmd.Step, 1) {
 		idx = append(idx, i)
+	}
+	return idx
+}
+
+func keysFromSpecs(cmd *Command, args [][]byte) []int {
+	argc := len(args)
+	var idx []int
+	for _, sp := range cmd.specs {
+		first := 0
+		if sp.bsKeyword == "" {
+			first = sp.bsIndex
+		} else {
+			start, end := sp.bsStartFrom, argc-1
+			if sp.bsStartFrom <= 0 {
+				start, end = argc+sp.bsStartFrom, 1
+			}
+			for i := start; i != end; {
+				if i >= argc || i < 1 {
+					break
+				}
+				if EqualFold(args[i], sp.bsKeyword) {
+					first = i + 1
+					break
+				}
+				if start <= end {
+					i++
+				} else {
+					i--
+				}
+			}
+			if first == 0 {
+				continue
+			}
+		}
+		var last, step int
+		if !sp.keynum {
+			step = sp.keyStep
+			switch {
+			case sp.lastKey >= 0:
+				last = first + sp.lastKey
+			case sp.limit == 0:
+				last = argc + sp.lastKey
+			default:
+				last = first + ((argc-first)/sp.limit + sp.lastKey)
+			}
+		} else {
+			step = sp.keyStep
+			if first+sp.keynumIdx >= argc {
+				return nil
+			}
+			n, ok := ParseInt(args[first+sp.keynumIdx])
+			if !ok || n < 0 || n > int64(argc) {
+				return nil
+			}
+			first += sp.firstKey
+			last = first + int(n) - 1
+		}
+		if last >= argc || last < first || first >= argc {
+			return nil
+		}
+		for i := first; i <= last; i += max(step, 1) {
+			idx = append(idx, i)
+		}
 	}
 	return idx
 }
@@ -184,7 +327,7 @@ func registerSpec(name string, h Handler, s Spec) *Command {
 }
 
 func install(name string, h Handler, info resp.Value) *Command {
-	cmd := &Command{Name: name, Handler: h, info: info, docs: redisDocs[name]}
+	cmd := &Command{Name: name, Handler: h, info: info, docs: redisDocs[name], specs: parseKeySpecs(info)}
 	e := info.Elems
 	cmd.Arity = int(e[1].Int)
 	for _, f := range e[2].Elems {

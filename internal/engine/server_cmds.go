@@ -753,8 +753,13 @@ func commandListCommand(c *Ctx) {
 func commandGetKeysCommand(c *Ctx) {
 	args := c.Args[2:]
 	cmd := Lookup(args)
-	if cmd == nil {
+	// Redis's lookup finds nothing for a container with an unknown subcommand.
+	if cmd == nil || cmd.Sub != nil && len(args) > 1 {
 		c.W.Error(ErrInvalidCommand)
+		return
+	}
+	if !cmd.HasKeys() {
+		c.W.Error(ErrNoKeyArgs)
 		return
 	}
 	if !checkArity(cmd, len(args)) {
@@ -763,7 +768,11 @@ func commandGetKeysCommand(c *Ctx) {
 	}
 	idx := cmd.KeyIndexes(args)
 	if len(idx) == 0 {
-		c.W.Error(ErrNoKeyArgs)
+		if cmd.Has(FlagNoMandatoryKeys) {
+			c.W.Array(0)
+		} else {
+			c.W.Error("ERR Invalid arguments specified for command")
+		}
 		return
 	}
 	c.W.Array(len(idx))

@@ -152,6 +152,11 @@ func TestCommandIntrospection(t *testing.T) {
 	d.Do("COMMAND", "GETKEYS", "get", "a")
 	d.Do("COMMAND", "GETKEYS", "get", "a", "b")
 	d.Do("COMMAND", "GETKEYS", "ping", "x")
+	d.Do("COMMAND", "GETKEYS", "eval", "return 1", "0")
+	d.Do("COMMAND", "GETKEYS", "eval", "return 1", "2", "a", "b", "c")
+	d.Do("COMMAND", "GETKEYS", "zunionstore", "d", "2", "a", "b", "WEIGHTS", "1", "2")
+	d.Do("COMMAND", "GETKEYS", "mset", "a", "1", "b", "2")
+	d.Do("COMMAND", "GETKEYS", "sintercard", "2", "a", "b", "LIMIT", "1")
 	d.Do("COMMAND", "GETKEYS", "object", "encoding", "k")
 	d.Do("COMMAND", "GETKEYS", "memory", "usage", "k")
 	d.DoSorted("COMMAND", "LIST", "FILTERBY", "PATTERN", "config*")
@@ -751,5 +756,29 @@ func TestGoRedisServerCommands(t *testing.T) {
 	}
 	if list, err := rdb.ClientList(ctx).Result(); err != nil || !strings.Contains(list, "lib-name=go-redis") {
 		t.Errorf("CLIENT LIST: %q %v", list, err)
+	}
+}
+
+// Every implemented command's key extraction agrees with Redis's, for a
+// few argument shapes (numkeys first, keys first, keywords present).
+func TestCommandGetKeysAllCommands(t *testing.T) {
+	d := redistest.NewDiff(t)
+	list := d.Ordo.Do("COMMAND", "LIST")
+	shapes := [][]string{
+		{"k1", "k2", "k3"},
+		{"2", "k1", "k2", "k3"},
+		{"k1", "2", "k2", "k3", "WEIGHTS", "1", "2"},
+		{"k1", "v1", "k2", "v2"},
+		{"0", "k1"},
+		{"k1", "k2", "STORE", "k3", "BY", "x"},
+		{"GROUP", "g", "c", "STREAMS", "k1", "k2", "0", "0"},
+	}
+	for _, name := range list.Elems {
+		if strings.Contains(name.Str, "|") {
+			continue
+		}
+		for _, shape := range shapes {
+			d.Do(append([]string{"COMMAND", "GETKEYS", name.Str}, shape...)...)
+		}
 	}
 }
