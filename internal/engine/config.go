@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // ParamKind is how a configuration value is parsed and printed.
@@ -201,6 +202,11 @@ func Params() []*Param {
 type Config struct {
 	mu   sync.RWMutex
 	vals map[string]string
+	// snap is an immutable copy of vals (plus the integers parsed),
+	// republished after every change: commands read configuration on hot
+	// paths (maxmemory on every write, encoding thresholds), so reads take
+	// no lock and parse nothing.
+	snap atomic.Pointer[configSnap]
 
 	// File is the configuration file the server was started with ("" if
 	// none): CONFIG REWRITE writes it. Set by internal/config.
@@ -219,22 +225,46 @@ func NewConfig() *Config {
 		}
 		c.vals[p.Name] = v
 	}
+	c.publish()
 	return c
 }
 
-// Get returns the value of name.
+type configSnap struct {
+	vals map[string]string
+	ints map[string]int64
+}
+
+// publish republishes the snapshot; the caller holds mu (or owns c).
+func (c *Config) publish() {
+	s := &configSnap{vals: make(map[string]string, len(c.vals)), ints: map[string]int64{}}
+	for k, v := range c.vals {
+		s.vals[k] = v
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			s.ints[k] = n
+		}
+	}
+	c.snap.Store(s)
+}
+
+// Get returns the value of name (canonical names are the fast path).
 func (c *Config) Get(name string) string {
+	s := c.snap.Load()
+	if v, ok := s.vals[name]; ok {
+		return v
+	}
 	p := LookupParam(name)
 	if p == nil {
 		return ""
 	}
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.vals[p.Name]
+	return s.vals[p.Name]
 }
 
 // Int returns an integer or memory parameter.
 func (c *Config) Int(name string) int64 {
+	s := c.snap.Load()
+	if n, ok := s.ints[name]; ok {
+		return n
+	}
 	n, _ := strconv.ParseInt(c.Get(name), 10, 64)
 	return n
 }
@@ -282,6 +312,7 @@ func (c *Config) Set(name, value string, startup bool) error {
 	}
 	c.mu.Lock()
 	c.vals[p.Name] = v
+	c.publish()
 	c.mu.Unlock()
 	return nil
 }
@@ -362,6 +393,7 @@ func (c *Config) SetMany(pairs []string, local bool) *SetError {
 		old[i] = c.vals[p.Name]
 		c.vals[p.Name] = vals[i]
 	}
+	c.publish()
 	var hooks []func() error
 	var hookArg []string
 	for i, p := range ps {
@@ -378,6 +410,7 @@ func (c *Config) SetMany(pairs []string, local bool) *SetError {
 			for j := len(ps) - 1; j >= 0; j-- {
 				c.vals[ps[j].Name] = old[j]
 			}
+			c.publish()
 			c.mu.Unlock()
 			return &SetError{Arg: hookArg[i], Msg: err.Error()}
 		}
