@@ -296,9 +296,7 @@ func BenchmarkShardedRange(b *testing.B) {
 		score := float64(i % 100_000)
 		one1 = append(one1, score, id)
 		if len(one1) >= 2+2*1000 {
-			if len(one1) > 2 {
-				cmds = append(cmds, one1)
-			}
+			cmds = append(cmds, one1)
 			one1 = []any{"ZADD", one.Key}
 		}
 		s := sh.ShardOf(id)
