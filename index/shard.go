@@ -305,3 +305,159 @@ func (h *hitHeap) Pop() any {
 	h.items = h.items[:len(h.items)-1]
 	return x
 }
+
+// ShardedOrderedMap is an OrderedMap split into S sorted sets "{name:i}",
+// a key living in shard fnv1a64(key) mod S. The trade-off is the one of
+// ShardedNumeric: Put, Get and Delete touch one shard (one slot, atomic);
+// Range and Prefix ask every shard for at most limit entries in one
+// pipelined round trip and merge them in key order, exactly as one
+// sorted set would return them.
+type ShardedOrderedMap struct {
+	b    Backend
+	Name string
+	maps []*OrderedMap
+}
+
+// NewShardedOrderedMap returns the map name split into shards sorted sets.
+func NewShardedOrderedMap(b Backend, name string, shards int) *ShardedOrderedMap {
+	if shards < 1 {
+		shards = 1
+	}
+	s := &ShardedOrderedMap{b: b, Name: name, maps: make([]*OrderedMap, shards)}
+	for i := range s.maps {
+		s.maps[i] = NewOrderedMap(b, "{"+name+":"+strconv.Itoa(i)+"}")
+	}
+	return s
+}
+
+// ShardOf returns the shard that holds key.
+func (s *ShardedOrderedMap) ShardOf(key string) int {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return int(h.Sum64() % uint64(len(s.maps)))
+}
+
+// Shard returns the map of shard i.
+func (s *ShardedOrderedMap) Shard(i int) *OrderedMap { return s.maps[i] }
+
+// Put sets key to value atomically (one shard).
+func (s *ShardedOrderedMap) Put(ctx context.Context, key, value string) error {
+	return s.maps[s.ShardOf(key)].Put(ctx, key, value)
+}
+
+// Get returns the value of key.
+func (s *ShardedOrderedMap) Get(ctx context.Context, key string) (string, bool, error) {
+	return s.maps[s.ShardOf(key)].Get(ctx, key)
+}
+
+// Delete removes key and reports whether it was there.
+func (s *ShardedOrderedMap) Delete(ctx context.Context, key string) (bool, error) {
+	return s.maps[s.ShardOf(key)].Delete(ctx, key)
+}
+
+// Len is the number of keys in all shards.
+func (s *ShardedOrderedMap) Len(ctx context.Context) (int64, error) {
+	cmds := make([]Cmd, len(s.maps))
+	for i, m := range s.maps {
+		cmds[i] = Cmd{"ZCARD", m.Key}
+	}
+	res, err := s.b.Pipeline(ctx, cmds)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, r := range res {
+		if r.Err != nil {
+			return 0, r.Err
+		}
+		k, err := asInt(r.Val)
+		if err != nil {
+			return 0, err
+		}
+		n += k
+	}
+	return n, nil
+}
+
+// Range is OrderedMap.Range over all shards.
+func (s *ShardedOrderedMap) Range(ctx context.Context, r KeyRange, limit int64, rev bool) ([]KV, error) {
+	lo, hi := "-", "+"
+	if r.From != nil {
+		ek := encKey(*r.From)
+		if r.FromExclusive {
+			lo = "[" + ek + "\xff"
+		} else {
+			lo = "[" + ek
+		}
+	}
+	if r.To != nil {
+		ek := encKey(*r.To)
+		if r.ToInclude {
+			hi = "(" + ek + "\xff"
+		} else {
+			hi = "(" + ek
+		}
+	}
+	return s.lexRange(ctx, lo, hi, limit, rev)
+}
+
+// Prefix is OrderedMap.Prefix over all shards.
+func (s *ShardedOrderedMap) Prefix(ctx context.Context, p string, limit int64) ([]KV, error) {
+	full := encKey(p)
+	open := full[:len(full)-1]
+	return s.lexRange(ctx, "["+open, "("+prefixEnd(open), limit, false)
+}
+
+func (s *ShardedOrderedMap) lexRange(ctx context.Context, lo, hi string, limit int64, rev bool) ([]KV, error) {
+	cmds := make([]Cmd, len(s.maps))
+	for i, m := range s.maps {
+		cmd := Cmd{"ZRANGE", m.Key, lo, hi, "BYLEX"}
+		if rev {
+			cmd = Cmd{"ZRANGE", m.Key, hi, lo, "BYLEX", "REV"}
+		}
+		if limit > 0 {
+			cmd = append(cmd, "LIMIT", 0, limit)
+		}
+		cmds[i] = cmd
+	}
+	res, err := s.b.Pipeline(ctx, cmds)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([][]KV, len(res))
+	total := 0
+	for i, r := range res {
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		if parts[i], err = s.maps[i].decode(r.Val); err != nil {
+			return nil, err
+		}
+		total += len(parts[i])
+	}
+	// Keys are distinct across shards: a plain k-way merge by key.
+	out := make([]KV, 0, total)
+	pos := make([]int, len(parts))
+	for limit <= 0 || int64(len(out)) < limit {
+		best := -1
+		for i, p := range parts {
+			if pos[i] == len(p) {
+				continue
+			}
+			if best < 0 {
+				best = i
+				continue
+			}
+			a, b := p[pos[i]].Key, parts[best][pos[best]].Key
+			if (!rev && a < b) || (rev && a > b) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		out = append(out, parts[best][pos[best]])
+		pos[best]++
+	}
+	return out, nil
+}

@@ -171,3 +171,69 @@ func TestShardedNumericPlacementIsStable(t *testing.T) {
 		t.Errorf("ShardKey = %q", k)
 	}
 }
+
+// A sharded ordered map answers like one OrderedMap on the same backend.
+func TestShardedOrderedMapAgainstOne(t *testing.T) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+		sh := index.NewShardedOrderedMap(b, "skv", 4)
+		one := index.NewOrderedMap(b, "{onekv}")
+		r := rand.New(rand.NewPCG(31, 32))
+		alphabet := []string{"", "a", "b", "ab", "a:b", "a\x00", "\xff", "ba", "abc", "b\x00c"}
+		key := func() string { return alphabet[r.IntN(len(alphabet))] + alphabet[r.IntN(len(alphabet))] }
+		for step := 0; step < 300; step++ {
+			switch r.IntN(4) {
+			case 0, 1:
+				k, v := key(), fmt.Sprint("v", step)
+				if err := sh.Put(ctx, k, v); err != nil {
+					t.Fatal(err)
+				}
+				one.Put(ctx, k, v)
+			case 2:
+				k := key()
+				got, err := sh.Delete(ctx, k)
+				want, _ := one.Delete(ctx, k)
+				if err != nil || got != want {
+					t.Fatalf("step %d: Delete(%q) = %v %v, want %v", step, k, got, err, want)
+				}
+			default:
+				from, to := key(), key()
+				kr := index.KeyRange{FromExclusive: r.IntN(2) == 0, ToInclude: r.IntN(2) == 0}
+				if r.IntN(4) > 0 {
+					kr.From = &from
+				}
+				if r.IntN(4) > 0 {
+					kr.To = &to
+				}
+				limit, rev := int64(r.IntN(6)), r.IntN(2) == 0
+				got, err := sh.Range(ctx, kr, limit, rev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, _ := one.Range(ctx, kr, limit, rev)
+				if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+					t.Fatalf("step %d: Range(%q, %q, %d, %v) = %q, want %q", step, from, to, limit, rev, got, want)
+				}
+				p := alphabet[r.IntN(len(alphabet))]
+				gp, err := sh.Prefix(ctx, p, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wp, _ := one.Prefix(ctx, p, limit)
+				if fmt.Sprintf("%q", gp) != fmt.Sprintf("%q", wp) {
+					t.Fatalf("step %d: Prefix(%q) = %q, want %q", step, p, gp, wp)
+				}
+			}
+		}
+		n, _ := sh.Len(ctx)
+		m, _ := one.Len(ctx)
+		if n != m || n == 0 {
+			t.Errorf("Len = %d, one map %d", n, m)
+		}
+		all, _ := one.Range(ctx, index.KeyRange{}, 0, false)
+		for _, kv := range all {
+			if v, ok, err := sh.Get(ctx, kv.Key); err != nil || !ok || v != kv.Value {
+				t.Errorf("Get(%q) = %q %v %v, want %q", kv.Key, v, ok, err, kv.Value)
+			}
+		}
+	})
+}
