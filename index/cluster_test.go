@@ -217,6 +217,31 @@ func TestClusterShardsSpreadAcrossMasters(t *testing.T) {
 	if n, _ := sh.Count(ctx, index.Between(10, 20)); n != int64(countIn(500, 97, 10, 20)) {
 		t.Errorf("Count = %d", n)
 	}
+	// An object stored under its shard's hash tag updates atomically with
+	// its entry, and the repairer of that shard sees both.
+	for _, id := range []string{"u1", "u2", "u3"} {
+		add, err := sh.AddCmd(id, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := b.Tx(ctx, []index.Cmd{{"HSET", sh.ShardTag(id) + ":user:" + id, "score", 50}, add})
+		if err != nil || res[0].Err != nil || res[1].Err != nil {
+			t.Fatalf("object and sharded entry in one MULTI: %v %v", res, err)
+		}
+	}
+	s1 := sh.ShardOf("u1")
+	o := &index.NumericObjects{Index: sh.Shard(s1), Prefix: sh.Shard(s1).Key + ":user:", Field: "score"}
+	b.Do(ctx, "HSET", o.Prefix+"u1", "score", 51) // behind the index's back
+	if rep, err := index.NewRepairer(b, o).Run(ctx); err != nil || rep.Stale != 1 || rep.Dangling == 0 {
+		// the shard's other 60-odd entries have no objects: dangling
+		t.Errorf("repair of one shard: %v %v", rep, err)
+	}
+	if s, _, _ := sh.Score(ctx, "u1"); s != 51 {
+		t.Errorf("u1 indexed as %v after repair, want 51", s)
+	}
+	if err := sh.AddMany(ctx, hits...); err != nil { // put back what the repair dropped
+		t.Fatal(err)
+	}
 	got, err := sh.Range(ctx, index.Min(96), index.Limit(0, 3))
 	if err != nil {
 		t.Fatal(err)
