@@ -4,6 +4,8 @@ import (
 	"runtime/metrics"
 	"sync/atomic"
 	"time"
+
+	"github.com/ordo-db/ordo/internal/engine/zset"
 )
 
 // usedMemory is sampled in the background: reading the Go runtime's
@@ -26,8 +28,9 @@ func init() {
 	}()
 }
 
-// UsedMemory is the live heap in bytes, as last sampled.
-func UsedMemory() int64 { return usedMemory.Load() }
+// UsedMemory is the live heap in bytes, as last sampled, plus what big
+// sorted sets map outside the Go heap.
+func UsedMemory() int64 { return usedMemory.Load() + zset.MappedBytes() }
 
 // overMaxMemory reports whether maxmemory is set and exceeded. Ordo's
 // policy is noeviction: writes that may grow memory are refused, reads

@@ -88,6 +88,8 @@ type Set struct {
 
 	idx     []uint32 // member index: id+1 per slot, 0 empty; nil until BuildIndex
 	idxUsed int
+
+	rg *regions // mappings behind ents/arena/idx, if any (offheap.go)
 }
 
 var seed = maphash.MakeSeed()
@@ -131,15 +133,14 @@ func (s *Set) alloc(m []byte, score float64) uint32 {
 		}
 	}
 	e := entry{score: score, off: uint32(len(s.arena)), n: uint32(len(m))}
-	s.arena = append(s.arena, m...)
+	s.appendArena(m)
 	if k := len(s.free); k > 0 {
 		id := s.free[k-1]
 		s.free = s.free[:k-1]
 		s.ents[id] = e
 		return id
 	}
-	s.ents = append(s.ents, e)
-	return uint32(len(s.ents) - 1)
+	return s.appendEnt(e)
 }
 
 func (s *Set) release(id uint32) {
@@ -159,9 +160,11 @@ func (s *Set) release(id uint32) {
 // without garbage, then rebuilds the index. O(n), amortized over the
 // deletions that made it necessary.
 func (s *Set) compact() {
-	ents := make([]entry, 0, s.n)
+	ents, entsMem := allocSlice[entry](growCap(s.n, s.n))
+	ents = ents[:0]
 	live := len(s.arena) - s.garbage
-	arena := make([]byte, 0, live)
+	arena, arenaMem := allocSlice[byte](growCap(live, live))
+	arena = arena[:0]
 	for l := s.firstLeaf(); l != nil; l = l.next {
 		for i, id := range l.ids {
 			e := s.ents[id]
@@ -185,7 +188,9 @@ func (s *Set) compact() {
 	if s.ri != nil {
 		fix(s.ri)
 	}
-	s.ents, s.arena, s.free, s.garbage = ents, arena, nil, 0
+	s.setEnts(ents, entsMem)
+	s.setArena(arena, arenaMem)
+	s.free, s.garbage = nil, 0
 	if s.idx != nil {
 		s.rehash(len(s.idx))
 	}
@@ -222,7 +227,7 @@ func (s *Set) rehash(size int) {
 			size = 16
 		}
 	}
-	s.idx = make([]uint32, size)
+	s.setIdx(allocSlice[uint32](size))
 	s.idxUsed = 0
 	mask := uint64(size - 1)
 	for l := s.firstLeaf(); l != nil; l = l.next {
@@ -446,8 +451,10 @@ func (s *Set) Scan(cursor uint64, fn func(m []byte, score float64)) uint64 {
 // Copy returns a deep copy.
 func (s *Set) Copy() *Set {
 	c := New()
-	c.ents = make([]entry, 0, s.n)
-	c.arena = make([]byte, 0, len(s.arena)-s.garbage)
+	ents, entsMem := allocSlice[entry](s.n)
+	c.setEnts(ents[:0], entsMem)
+	arena, arenaMem := allocSlice[byte](len(s.arena) - s.garbage)
+	c.setArena(arena[:0], arenaMem)
 	var cur *leaf
 	s.Range(0, false, func(m []byte, score float64) bool {
 		id := uint32(len(c.ents))
@@ -817,4 +824,7 @@ func (s *Set) innerDelete(in *inner, score float64, m []byte, id uint32) {
 
 // DropIndex removes the member index (a store that Redis would write as a
 // listpack). Score lookups become linear scans again.
-func (s *Set) DropIndex() { s.idx, s.idxUsed = nil, 0 }
+func (s *Set) DropIndex() {
+	s.setIdx(nil, nil)
+	s.idxUsed = 0
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"testing"
+	"time"
 )
 
 // model is the simple reference: a sorted slice.
@@ -269,5 +271,39 @@ func TestAscendingLoadDensity(t *testing.T) {
 	m, _ := s.At(54321)
 	if !bytes.Equal(m, []byte("k00054321")) {
 		t.Fatalf("At(54321) = %q", m)
+	}
+}
+
+// TestOffHeapReleased checks that big sets map their arrays outside the
+// heap and give them back when they become unreachable.
+func TestOffHeapReleased(t *testing.T) {
+	before := MappedBytes()
+	func() {
+		s := New()
+		s.BuildIndex()
+		for i := 0; i < 100000; i++ {
+			s.Add([]byte(fmt.Sprintf("member:%d", i)), float64(i))
+		}
+		c := s.Copy()
+		if MappedBytes()-before < 2*100000*16 {
+			t.Fatalf("mapped %d bytes for two sets of 100000 members", MappedBytes()-before)
+		}
+		for i := 0; i < 100000; i += 2 {
+			c.Delete([]byte(fmt.Sprintf("member:%d", i)))
+		}
+		if m, _ := c.At(100); string(m) != "member:201" {
+			t.Fatalf("copy after deletes: At(100) = %q", m)
+		}
+		if m, _ := s.At(100); string(m) == "" {
+			t.Fatal("original damaged")
+		}
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for MappedBytes() > before && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if MappedBytes() > before {
+		t.Fatalf("%d mapped bytes not released", MappedBytes()-before)
 	}
 }

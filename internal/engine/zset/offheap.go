@@ -1,0 +1,134 @@
+package zset
+
+import (
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Off-heap storage for the big pointer-free arrays (slab, arena, index).
+//
+// Go's collector sizes the heap to (1 + GOGC/100) times the live heap, so
+// every byte kept on the Go heap costs about two bytes of RSS under a
+// steady write load. The slab, the arena and the member index hold no
+// pointers, so once they pass mmapThreshold they are mapped directly from
+// the OS: they are not part of the heap goal, growing one returns the old
+// mapping at once, and a set that becomes unreachable gives its mappings
+// back through a runtime cleanup. Small sets stay on the Go heap (a
+// mapping per tiny set would waste pages and mapping slots).
+
+const mmapThreshold = 256 << 10
+
+var mappedBytes atomic.Int64
+
+// MappedBytes is the memory sorted sets hold outside the Go heap (for
+// INFO memory and maxmemory).
+func MappedBytes() int64 { return mappedBytes.Load() }
+
+// regions are a set's mappings; a separate object so the cleanup
+// attached to the Set can free them without referencing the Set.
+type regions struct {
+	ents, arena, idx []byte
+}
+
+func (r *regions) freeAll() {
+	unmap(r.ents)
+	unmap(r.arena)
+	unmap(r.idx)
+	*r = regions{}
+}
+
+func unmap(b []byte) {
+	if b != nil {
+		mappedBytes.Add(-int64(len(b)))
+		osUnmap(b)
+	}
+}
+
+// allocSlice returns a zeroed slice of n T (T must hold no pointers) and
+// the mapping behind it, or nil when it lives on the Go heap.
+func allocSlice[T any](n int) ([]T, []byte) {
+	var zero T
+	size := n * int(unsafe.Sizeof(zero))
+	if size < mmapThreshold {
+		return make([]T, n), nil
+	}
+	mem := osMap(size)
+	if mem == nil {
+		return make([]T, n), nil
+	}
+	mappedBytes.Add(int64(len(mem)))
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(mem))), n), mem
+}
+
+func growCap(old, need int) int {
+	c := old * 2
+	if old >= 4096 {
+		c = old + old/4
+	}
+	return max(c, need, 8)
+}
+
+// regs returns the set's regions, attaching the cleanup on first use.
+func (s *Set) regs() *regions {
+	if s.rg == nil {
+		s.rg = &regions{}
+		runtime.AddCleanup(s, func(r *regions) { r.freeAll() }, s.rg)
+	}
+	return s.rg
+}
+
+func (s *Set) setEnts(ents []entry, mem []byte) {
+	if s.rg != nil {
+		unmap(s.rg.ents)
+		s.rg.ents = nil
+	}
+	if mem != nil {
+		s.regs().ents = mem
+	}
+	s.ents = ents
+}
+
+func (s *Set) setArena(arena []byte, mem []byte) {
+	if s.rg != nil {
+		unmap(s.rg.arena)
+		s.rg.arena = nil
+	}
+	if mem != nil {
+		s.regs().arena = mem
+	}
+	s.arena = arena
+}
+
+func (s *Set) setIdx(idx []uint32, mem []byte) {
+	if s.rg != nil {
+		unmap(s.rg.idx)
+		s.rg.idx = nil
+	}
+	if mem != nil {
+		s.regs().idx = mem
+	}
+	s.idx = idx
+}
+
+func (s *Set) appendEnt(e entry) uint32 {
+	n := len(s.ents)
+	if n == cap(s.ents) {
+		ents, mem := allocSlice[entry](growCap(n, n+1))
+		copy(ents, s.ents)
+		s.setEnts(ents[:n], mem)
+	}
+	s.ents = s.ents[:n+1]
+	s.ents[n] = e
+	return uint32(n)
+}
+
+func (s *Set) appendArena(m []byte) {
+	n := len(s.arena)
+	if n+len(m) > cap(s.arena) {
+		arena, mem := allocSlice[byte](growCap(cap(s.arena), n+len(m)))
+		copy(arena, s.arena)
+		s.setArena(arena[:n], mem)
+	}
+	s.arena = append(s.arena, m...)
+}
