@@ -6,6 +6,7 @@ package engine
 // 7.0's replies, errors and argument-checking order (t_list.c).
 
 import (
+	"math"
 	"strconv"
 	"unsafe"
 
@@ -23,14 +24,21 @@ const (
 
 // ---- the List type ----
 //
-// A List is a deque of strings. Up to listSmallMax elements it is one
-// plain slice (front pushes move at most a few KB, like Redis's
-// listpack). Above that it is a chunked deque: fixed arrays of
-// listChunkSize string headers, reached through a directory of chunk
-// pointers with free space at both ends. Push and pop at either end are
-// O(1) (amortized: only the small directory is ever reallocated, never
-// the elements), and index i is found with a shift and a mask: O(1).
-// The only heap objects per element are the strings' own bytes.
+// A List is a deque of strings packed into chunks. A chunk keeps its
+// elements' bytes in one arena ([]byte, in any order) with a 32-bit
+// offset and length per slot: about 8 bytes of overhead per element and
+// no heap object per element (the garbage collector sees one object per
+// chunk). Overwritten and popped bytes are garbage until the chunk is
+// compacted, which happens when garbage exceeds the live bytes, so its
+// cost is amortized O(1) per byte written.
+//
+// Up to listSmallMax elements a list is one chunk whose slots are kept
+// dense and in order (a front push moves at most 1 KB of slot words, as
+// Redis's listpack moves bytes). Above that it is a chunked deque: chunks
+// of exactly listChunkSize slots reached through a directory with free
+// room at both ends, so push and pop at either end are O(1) (only the
+// small directory is ever reallocated, never the elements) and element i
+// is found with a shift and a mask: O(1) index.
 
 const (
 	listChunkShift = 7
@@ -41,14 +49,116 @@ const (
 	listRewriteMax = 64                // elements per RPUSH in Rewrite (Redis's AOF_REWRITE_ITEMS_PER_CMD)
 )
 
-type listChunk [listChunkSize]string
+type listChunk struct {
+	data []byte   // element bytes, with garbage
+	sl   []uint32 // slot s: offset in data at 2s, length at 2s+1
+	live int      // bytes referenced by slots
+}
+
+func newListChunk() *listChunk {
+	return &listChunk{sl: make([]uint32, 2*listChunkSize)}
+}
+
+func (ch *listChunk) get(s int) []byte {
+	o, n := ch.sl[2*s], ch.sl[2*s+1]
+	return ch.data[o : o+n : o+n]
+}
+
+// put stores v in slot s; v may alias the chunk's own data.
+func (ch *listChunk) put(s int, v string) {
+	old := int(ch.sl[2*s+1])
+	ch.live += len(v) - old
+	if len(v) == 0 {
+		ch.sl[2*s] = 0 // compact skips empty slots: never leave a stale offset
+	} else if len(v) <= old {
+		copy(ch.data[ch.sl[2*s]:], v)
+	} else {
+		if len(ch.data)+len(v) > math.MaxUint32 {
+			ch.compact()
+			if len(ch.data)+len(v) > math.MaxUint32 {
+				panic("engine: list chunk over 4 GB")
+			}
+		}
+		ch.sl[2*s] = uint32(len(ch.data))
+		ch.data = append(growBytes(ch.data, len(v)), v...)
+	}
+	ch.sl[2*s+1] = uint32(len(v))
+	ch.tidy()
+}
+
+// growBytes makes room for n more bytes, growing by a quarter rather
+// than append's doubling: lists are about memory.
+func growBytes(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), len(b)+len(b)/4+n+8)
+	copy(nb, b)
+	return nb
+}
+
+// growSlots makes room for one more slot of a small list.
+func growSlots(sl []uint32) []uint32 {
+	if cap(sl)-len(sl) >= 2 {
+		return sl
+	}
+	ns := make([]uint32, len(sl), len(sl)+len(sl)/4+4)
+	copy(ns, sl)
+	return ns
+}
+
+// clear forgets slot s.
+func (ch *listChunk) clear(s int) {
+	ch.live -= int(ch.sl[2*s+1])
+	ch.sl[2*s], ch.sl[2*s+1] = 0, 0
+	ch.tidy()
+}
+
+func (ch *listChunk) tidy() {
+	if len(ch.data) > 2*ch.live+64 {
+		ch.compact()
+	}
+}
+
+// compact rewrites data with only the live bytes, exactly sized.
+func (ch *listChunk) compact() {
+	var nd []byte
+	if ch.live > 0 {
+		nd = make([]byte, 0, ch.live)
+	}
+	for i := 0; i < len(ch.sl); i += 2 {
+		if n := ch.sl[i+1]; n > 0 {
+			o := ch.sl[i]
+			ch.sl[i] = uint32(len(nd))
+			nd = append(nd, ch.data[o:o+n]...)
+		}
+	}
+	ch.data = nd
+}
+
+// seal drops the slack append left in a chunk that just became full.
+func (ch *listChunk) seal() {
+	if cap(ch.data)-len(ch.data) > len(ch.data)/8+16 {
+		ch.compact()
+	}
+}
+
+func (ch *listChunk) clone() *listChunk {
+	cp := &listChunk{sl: append([]uint32(nil), ch.sl...), data: ch.data, live: ch.live}
+	cp.compact()
+	return cp
+}
+
+func (ch *listChunk) memory() int64 {
+	return int64(unsafe.Sizeof(listChunk{})) + int64(cap(ch.data)) + 4*int64(cap(ch.sl))
+}
 
 // List is the value of a list key.
 type List struct {
-	small  []string     // the elements while dir == nil
+	sm     listChunk    // small mode (dir == nil): slots 0..n-1 in order
 	dir    []*listChunk // big mode: chunks dir[lo:hi]
 	lo, hi int
-	off    int // index of element 0 inside dir[lo]
+	off    int // slot of element 0 inside dir[lo]
 	n      int
 }
 
@@ -68,13 +178,12 @@ func (l *List) Len() int { return l.n }
 func (l *List) Copy() Typed {
 	cp := &List{n: l.n, lo: l.lo, hi: l.hi, off: l.off}
 	if l.dir == nil {
-		cp.small = append([]string(nil), l.small...)
+		cp.sm = *l.sm.clone()
 		return cp
 	}
 	cp.dir = make([]*listChunk, len(l.dir))
 	for i := l.lo; i < l.hi; i++ {
-		ch := *l.dir[i]
-		cp.dir[i] = &ch
+		cp.dir[i] = l.dir[i].clone()
 	}
 	return cp
 }
@@ -86,7 +195,7 @@ func (l *List) Rewrite(key string, emit func(args [][]byte)) {
 		args := make([][]byte, 0, 2+m)
 		args = append(args, []byte("RPUSH"), []byte(key))
 		for j := i; j < i+m; j++ {
-			args = append(args, []byte(l.At(j)))
+			args = append(args, append([]byte(nil), l.bytesAt(j)...))
 		}
 		emit(args)
 	}
@@ -94,41 +203,39 @@ func (l *List) Rewrite(key string, emit func(args [][]byte)) {
 
 // MemoryUsage implements Typed (an estimate in bytes).
 func (l *List) MemoryUsage() int64 {
-	const hdr = int64(unsafe.Sizeof(""))
 	size := int64(unsafe.Sizeof(List{}))
 	if l.dir == nil {
-		size += int64(cap(l.small)) * hdr
-	} else {
-		size += int64(len(l.dir))*8 + int64(l.hi-l.lo)*int64(unsafe.Sizeof(listChunk{}))
+		return size + l.sm.memory() - int64(unsafe.Sizeof(listChunk{}))
 	}
-	for i := 0; i < l.n; i++ {
-		if n := len(l.At(i)); n > 0 {
-			size += int64((n + 7) &^ 7)
-		}
+	size += int64(len(l.dir)) * 8
+	for i := l.lo; i < l.hi; i++ {
+		size += l.dir[i].memory()
 	}
 	return size
 }
 
-func (l *List) slot(i int) *string {
+// loc returns the chunk and slot of element i.
+func (l *List) loc(i int) (*listChunk, int) {
+	if l.dir == nil {
+		return &l.sm, i
+	}
 	p := l.off + i
-	return &l.dir[l.lo+p>>listChunkShift][p&listChunkMask]
+	return l.dir[l.lo+p>>listChunkShift], p & listChunkMask
+}
+
+// bytesAt returns element i without copying; valid until the list changes.
+func (l *List) bytesAt(i int) []byte {
+	ch, s := l.loc(i)
+	return ch.get(s)
 }
 
 // At returns element i (0 <= i < Len).
-func (l *List) At(i int) string {
-	if l.dir == nil {
-		return l.small[i]
-	}
-	return *l.slot(i)
-}
+func (l *List) At(i int) string { return string(l.bytesAt(i)) }
 
 // SetAt replaces element i.
-func (l *List) SetAt(i int, s string) {
-	if l.dir == nil {
-		l.small[i] = s
-		return
-	}
-	*l.slot(i) = s
+func (l *List) SetAt(i int, v string) {
+	ch, s := l.loc(i)
+	ch.put(s, v)
 }
 
 // regrow reallocates the chunk directory with free room at both ends.
@@ -143,30 +250,35 @@ func (l *List) regrow() {
 
 func (l *List) toBig() {
 	nch := (l.n + listChunkMask) >> listChunkShift
-	l.dir = make([]*listChunk, nch+4)
-	l.lo, l.hi, l.off = 2, 2+nch, 0
-	for i := l.lo; i < l.hi; i++ {
-		l.dir[i] = new(listChunk)
+	dir := make([]*listChunk, nch+4)
+	for i := 0; i < nch; i++ {
+		dir[2+i] = newListChunk()
 	}
-	for i, s := range l.small {
-		l.dir[l.lo+i>>listChunkShift][i&listChunkMask] = s
+	for i := 0; i < l.n; i++ {
+		dir[2+i>>listChunkShift].put(i&listChunkMask, view(l.sm.get(i)))
 	}
-	l.small = nil
+	for i := 0; i < nch; i++ {
+		dir[2+i].seal()
+	}
+	n := l.n
+	*l = List{dir: dir, lo: 2, hi: 2 + nch, n: n}
 }
 
 func (l *List) toSmall() {
-	s := make([]string, l.n, 2*l.n)
-	for i := range s {
-		s[i] = *l.slot(i)
+	sm := listChunk{sl: make([]uint32, 2*l.n, 4*l.n)}
+	for i := 0; i < l.n; i++ {
+		sm.put(i, view(l.bytesAt(i)))
 	}
-	*l = List{small: s, n: len(s)}
+	sm.compact()
+	*l = List{sm: sm, n: l.n}
 }
 
-// PushBack appends s.
-func (l *List) PushBack(s string) {
+// PushBack appends v (copied).
+func (l *List) PushBack(v string) {
 	if l.dir == nil {
-		if len(l.small) < listSmallMax {
-			l.small = append(l.small, s)
+		if l.n < listSmallMax {
+			l.sm.sl = append(growSlots(l.sm.sl), 0, 0)
+			l.sm.put(l.n, v)
 			l.n++
 			return
 		}
@@ -179,20 +291,26 @@ func (l *List) PushBack(s string) {
 			l.regrow()
 			ci = l.hi
 		}
-		l.dir[l.hi] = new(listChunk)
+		l.dir[l.hi] = newListChunk()
 		l.hi++
 	}
-	l.dir[ci][p&listChunkMask] = s
+	ch, s := l.dir[ci], p&listChunkMask
+	ch.put(s, v)
 	l.n++
+	if s == listChunkMask {
+		ch.seal()
+	}
 }
 
-// PushFront prepends s.
-func (l *List) PushFront(s string) {
+// PushFront prepends v (copied).
+func (l *List) PushFront(v string) {
 	if l.dir == nil {
-		if len(l.small) < listSmallMax {
-			l.small = append(l.small, "")
-			copy(l.small[1:], l.small)
-			l.small[0] = s
+		if l.n < listSmallMax {
+			sm := &l.sm
+			sm.sl = append(growSlots(sm.sl), 0, 0)
+			copy(sm.sl[2:], sm.sl)
+			sm.sl[0], sm.sl[1] = 0, 0
+			sm.put(0, v)
 			l.n++
 			return
 		}
@@ -203,33 +321,35 @@ func (l *List) PushFront(s string) {
 			l.regrow()
 		}
 		l.lo--
-		l.dir[l.lo] = new(listChunk)
+		l.dir[l.lo] = newListChunk()
 		l.off = listChunkSize
 	}
 	l.off--
-	l.dir[l.lo][l.off] = s
+	ch := l.dir[l.lo]
+	ch.put(l.off, v)
 	l.n++
+	if l.off == 0 {
+		ch.seal()
+	}
 }
 
-// PopFront removes and returns the first element (Len must be > 0).
-func (l *List) PopFront() string {
+// dropFront removes the first element (Len must be > 0).
+func (l *List) dropFront() {
 	if l.dir == nil {
-		s := l.small[0]
-		copy(l.small, l.small[1:])
-		l.small[len(l.small)-1] = ""
-		l.small = l.small[:len(l.small)-1]
+		sm := &l.sm
+		sm.clear(0)
+		copy(sm.sl, sm.sl[2:])
+		sm.sl = sm.sl[:2*(l.n-1)]
 		l.n--
 		l.shrinkSmall()
-		return s
+		return
 	}
-	ch := l.dir[l.lo]
-	s := ch[l.off]
-	ch[l.off] = ""
+	l.dir[l.lo].clear(l.off)
 	l.off++
 	l.n--
 	if l.n == 0 {
 		*l = List{}
-		return s
+		return
 	}
 	if l.off == listChunkSize {
 		l.dir[l.lo] = nil
@@ -239,28 +359,25 @@ func (l *List) PopFront() string {
 	if l.n <= listShrinkAt {
 		l.toSmall()
 	}
-	return s
 }
 
-// PopBack removes and returns the last element (Len must be > 0).
-func (l *List) PopBack() string {
+// dropBack removes the last element (Len must be > 0).
+func (l *List) dropBack() {
 	if l.dir == nil {
-		i := len(l.small) - 1
-		s := l.small[i]
-		l.small[i] = ""
-		l.small = l.small[:i]
+		sm := &l.sm
+		sm.clear(l.n - 1)
+		sm.sl = sm.sl[:2*(l.n-1)]
 		l.n--
 		l.shrinkSmall()
-		return s
+		return
 	}
 	p := l.off + l.n - 1
 	ci := l.lo + p>>listChunkShift
-	s := l.dir[ci][p&listChunkMask]
-	l.dir[ci][p&listChunkMask] = ""
+	l.dir[ci].clear(p & listChunkMask)
 	l.n--
 	if l.n == 0 {
 		*l = List{}
-		return s
+		return
 	}
 	if p&listChunkMask == 0 {
 		l.dir[ci] = nil
@@ -269,14 +386,28 @@ func (l *List) PopBack() string {
 	if l.n <= listShrinkAt {
 		l.toSmall()
 	}
-	return s
 }
 
-// shrinkSmall gives back the room of a small list that lost most of its elements.
+// shrinkSmall gives back the slot room of a small list that lost most of its elements.
 func (l *List) shrinkSmall() {
-	if c := cap(l.small); c > 16 && len(l.small) < c/4 {
-		l.small = append(make([]string, 0, 2*len(l.small)), l.small...)
+	sm := &l.sm
+	if c := cap(sm.sl); c > 32 && 2*l.n < c/4 {
+		sm.sl = append(make([]uint32, 0, 4*l.n), sm.sl...)
 	}
+}
+
+// PopFront removes and returns the first element (Len must be > 0).
+func (l *List) PopFront() string {
+	v := string(l.bytesAt(0))
+	l.dropFront()
+	return v
+}
+
+// PopBack removes and returns the last element (Len must be > 0).
+func (l *List) PopBack() string {
+	v := string(l.bytesAt(l.n - 1))
+	l.dropBack()
+	return v
 }
 
 // Pop removes an element from the head (left) or the tail.
@@ -287,48 +418,53 @@ func (l *List) Pop(left bool) string {
 	return l.PopBack()
 }
 
-// Push adds an element at the head (left) or the tail.
-func (l *List) Push(s string, left bool) {
+// Push adds an element (copied) at the head (left) or the tail.
+func (l *List) Push(v string, left bool) {
 	if left {
-		l.PushFront(s)
+		l.PushFront(v)
 	} else {
-		l.PushBack(s)
+		l.PushBack(v)
 	}
 }
 
-// Insert puts s at index i (0 <= i <= Len), shifting the shorter side.
-func (l *List) Insert(i int, s string) {
-	if l.dir == nil && len(l.small) < listSmallMax {
-		l.small = append(l.small, "")
-		copy(l.small[i+1:], l.small[i:])
-		l.small[i] = s
+// move copies element j over element i.
+func (l *List) move(i, j int) { l.SetAt(i, view(l.bytesAt(j))) }
+
+// Insert puts v (copied) at index i (0 <= i <= Len), shifting the shorter side.
+func (l *List) Insert(i int, v string) {
+	if l.dir == nil && l.n < listSmallMax {
+		sm := &l.sm
+		sm.sl = append(growSlots(sm.sl), 0, 0)
+		copy(sm.sl[2*i+2:], sm.sl[2*i:])
+		sm.sl[2*i], sm.sl[2*i+1] = 0, 0
+		sm.put(i, v)
 		l.n++
 		return
 	}
 	if i <= l.n/2 {
 		l.PushFront("")
 		for j := 0; j < i; j++ {
-			l.SetAt(j, l.At(j+1))
+			l.move(j, j+1)
 		}
 	} else {
 		l.PushBack("")
 		for j := l.n - 1; j > i; j-- {
-			l.SetAt(j, l.At(j-1))
+			l.move(j, j-1)
 		}
 	}
-	l.SetAt(i, s)
+	l.SetAt(i, v)
 }
 
 // truncateBack drops the last k elements; truncateFront the first k.
 func (l *List) truncateBack(k int) {
 	for ; k > 0; k-- {
-		l.PopBack()
+		l.dropBack()
 	}
 }
 
 func (l *List) truncateFront(k int) {
 	for ; k > 0; k-- {
-		l.PopFront()
+		l.dropFront()
 	}
 }
 
@@ -413,7 +549,7 @@ func pushCommand(c *Ctx, left, xx bool) {
 		c.Modified(key)
 	}
 	for _, a := range c.Args[2:] {
-		l.Push(string(a), left)
+		l.Push(view(a), left)
 	}
 	c.Dirty(len(c.Args) - 2)
 	c.Ready(key)
@@ -513,7 +649,7 @@ func lrangeCommand(c *Ctx) {
 	}
 	c.W.Array(int(end - start + 1))
 	for i := int(start); i <= int(end); i++ {
-		c.W.BulkString(l.At(i))
+		c.W.Bulk(l.bytesAt(i))
 	}
 }
 
@@ -548,7 +684,7 @@ func lindexCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	c.W.BulkString(l.At(i))
+	c.W.Bulk(l.bytesAt(i))
 }
 
 func lsetCommand(c *Ctx) {
@@ -570,7 +706,7 @@ func lsetCommand(c *Ctx) {
 		c.Error(ErrOutOfRange)
 		return
 	}
-	l.SetAt(i, string(c.Args[3]))
+	l.SetAt(i, view(c.Args[3]))
 	c.Modified(key)
 	c.Dirty(1)
 	c.W.OK()
@@ -597,11 +733,11 @@ func linsertCommand(c *Ctx) {
 	}
 	pivot := view(c.Args[3])
 	for i := 0; i < l.Len(); i++ {
-		if l.At(i) == pivot {
+		if string(l.bytesAt(i)) == pivot {
 			if after {
 				i++
 			}
-			l.Insert(i, string(c.Args[4]))
+			l.Insert(i, view(c.Args[4]))
 			c.Modified(key)
 			c.Dirty(1)
 			c.W.Int(int64(l.Len()))
@@ -636,13 +772,12 @@ func lremCommand(c *Ctx) {
 	if count >= 0 {
 		w := 0
 		for r := 0; r < n; r++ {
-			s := l.At(r)
-			if more() && s == elem {
+			if more() && string(l.bytesAt(r)) == elem {
 				removed++
 				continue
 			}
 			if w != r {
-				l.SetAt(w, s)
+				l.move(w, r)
 			}
 			w++
 		}
@@ -650,13 +785,12 @@ func lremCommand(c *Ctx) {
 	} else {
 		w := n - 1
 		for r := n - 1; r >= 0; r-- {
-			s := l.At(r)
-			if more() && s == elem {
+			if more() && string(l.bytesAt(r)) == elem {
 				removed++
 				continue
 			}
 			if w != r {
-				l.SetAt(w, s)
+				l.move(w, r)
 			}
 			w--
 		}
@@ -780,7 +914,7 @@ func lposCommand(c *Ctx) {
 		if fromTail {
 			pos = n - index - 1
 		}
-		if l.At(int(pos)) != elem {
+		if string(l.bytesAt(int(pos))) != elem {
 			continue
 		}
 		matches++

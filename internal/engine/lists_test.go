@@ -265,7 +265,15 @@ func TestListMoveAndMpop(t *testing.T) {
 func TestListBig(t *testing.T) {
 	d := redistest.NewDiff(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	val := func() string { return strconv.Itoa(rng.IntN(40)) }
+	val := func() string {
+		switch rng.IntN(20) {
+		case 0:
+			return ""
+		case 1:
+			return strings.Repeat("long", 1+rng.IntN(30))
+		}
+		return strconv.Itoa(rng.IntN(40))
+	}
 	var maxLen int64
 	for i := 0; i < 3000; i++ {
 		n := 1 + rng.IntN(20)
@@ -362,6 +370,12 @@ func TestListDequeModel(t *testing.T) {
 			}
 			model = model[:len(model)-1]
 		}
+		if i%7 == 0 && len(model) > 0 {
+			at := rng.IntN(len(model))
+			v := strings.Repeat("v", rng.IntN(40))
+			l.SetAt(at, v)
+			model[at] = v
+		}
 		if i%97 == 0 {
 			at := rng.IntN(len(model) + 1)
 			l.Insert(at, "ins"+s)
@@ -381,6 +395,14 @@ func TestListDequeModel(t *testing.T) {
 				t.Fatalf("copy differs")
 			}
 		}
+	}
+	// garbage from overwrites and pops is reclaimed
+	payload := 0
+	for _, m := range model {
+		payload += len(m) + 8
+	}
+	if mu := l.MemoryUsage(); mu > int64(3*payload+64*1024) {
+		t.Fatalf("MemoryUsage %d for %d elements of %d bytes with overhead", mu, len(model), payload)
 	}
 	var got []string
 	l.Rewrite("k", func(args [][]byte) {
