@@ -1203,10 +1203,8 @@ const (
 	zopDiff
 )
 
-// setMembers is what a plain set offers to ZUNION/ZINTER/ZDIFF (members
-// count with score 1).
-// TODO(sets): the sets engineer's *Set exposes member iteration; until it
-// implements this interface, a set input is answered with WRONGTYPE.
+// setMembers is what a plain set (*Set in sets.go) offers to ZUNION,
+// ZINTER, ZDIFF and ZINTERCARD: its members count with score 1.
 type setMembers interface {
 	Len() int
 	EachMember(fn func(m string) bool)

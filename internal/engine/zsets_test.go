@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/redistest"
 	"github.com/ordo-db/ordo/internal/resp"
 )
@@ -419,4 +420,137 @@ func TestZSetRandomized(t *testing.T) {
 		d.Do("OBJECT", "ENCODING", k)
 	}
 	_ = fmt.Sprint
+}
+
+// BenchmarkZSetCommands measures the engine's cost per command (no
+// network): ZADD of random members into a growing set, and the
+// ZRANGEBYLEX of the benchmark row on a 200000-member lex index.
+func BenchmarkZSetCommands(b *testing.B) {
+	e := engine.New(nil)
+	defer e.Close()
+	cl := e.NewClient("embedded")
+	w := &resp.Writer{Proto: 2}
+	call := func(args ...[]byte) {
+		w.Reset()
+		e.Lock()
+		e.Call(cl, args, w)
+		e.Unlock()
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	b.Run("zadd", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			n := strconv.Itoa(rng.IntN(1_000_000))
+			call([]byte("ZADD"), []byte("myz"), []byte(n), []byte("m:"+n))
+		}
+	})
+	for i := 0; i < 200000; i++ {
+		call([]byte("ZADD"), []byte("lex"), []byte("0"), []byte("m:"+strconv.Itoa(rng.IntN(1_000_000))))
+	}
+	b.Run("zrangebylex", func(b *testing.B) {
+		args := [][]byte{[]byte("ZRANGEBYLEX"), []byte("lex"), []byte("[m:5"), []byte("(m:6"), []byte("LIMIT"), []byte("0"), []byte("10")}
+		for i := 0; i < b.N; i++ {
+			call(args...)
+		}
+	})
+}
+
+// TestZSetPropagation checks that what sorted-set commands log replays to
+// the same data: random writes (pops, stores, blocking pops served
+// immediately and later) on one engine, the log replayed on another.
+func TestZSetPropagation(t *testing.T) {
+	src := engine.New(nil)
+	defer src.Close()
+	var log [][][]byte
+	src.Propagate = func(db int, args [][]byte) {
+		cp := make([][]byte, len(args))
+		for i, a := range args {
+			cp[i] = append([]byte(nil), a...)
+		}
+		log = append(log, cp)
+	}
+	cl := src.NewClient("embedded")
+	call := func(e *engine.Engine, cl *engine.Client, args ...string) string {
+		b := make([][]byte, len(args))
+		for i, a := range args {
+			b[i] = []byte(a)
+		}
+		w := &resp.Writer{Proto: 2}
+		e.Lock()
+		e.Call(cl, b, w)
+		e.Unlock()
+		return string(w.Buf)
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	keys := []string{"a", "b", "c"}
+	k := func() string { return keys[rng.IntN(3)] }
+	m := func() string { return "m" + strconv.Itoa(rng.IntN(60)) }
+	for i := 0; i < 3000; i++ {
+		switch rng.IntN(12) {
+		case 0, 1, 2, 3:
+			call(src, cl, "ZADD", k(), strconv.Itoa(rng.IntN(20)), m(), strconv.Itoa(rng.IntN(20)), m())
+		case 4:
+			call(src, cl, "ZINCRBY", k(), "2.5", m())
+		case 5:
+			call(src, cl, []string{"ZPOPMIN", "ZPOPMAX"}[rng.IntN(2)], k(), strconv.Itoa(rng.IntN(4)))
+		case 6:
+			call(src, cl, "ZMPOP", "2", k(), k(), []string{"MIN", "MAX"}[rng.IntN(2)], "COUNT", "2")
+		case 7:
+			call(src, cl, []string{"BZPOPMIN", "BZPOPMAX"}[rng.IntN(2)], k(), k(), "0.01")
+		case 8:
+			call(src, cl, "ZUNIONSTORE", k(), "2", k(), k(), "WEIGHTS", "2", "1")
+		case 9:
+			call(src, cl, "ZRANGESTORE", k(), k(), "1", "-2")
+		case 10:
+			call(src, cl, "ZREMRANGEBYSCORE", k(), strconv.Itoa(rng.IntN(20)), "("+strconv.Itoa(rng.IntN(30)))
+		case 11:
+			call(src, cl, "ZREM", k(), m(), m())
+		}
+	}
+	// A blocking pop served by a later ZADD logs the pop.
+	waiter := src.NewClient("normal")
+	wb := [][]byte{[]byte("BZPOPMAX"), []byte("nothere"), []byte("0")}
+	src.Lock()
+	wt := src.Call(waiter, wb, &resp.Writer{Proto: 2})
+	src.Unlock()
+	if wt == nil {
+		t.Fatal("BZPOPMAX on a missing key did not block")
+	}
+	call(src, cl, "ZADD", "nothere", "1", "x", "2", "y")
+	if err := src.Wait(t.Context(), wt); err != nil {
+		t.Fatal(err)
+	}
+	if len(log) < 100 {
+		t.Fatalf("only %d commands logged", len(log))
+	}
+	dst := engine.New(nil)
+	defer dst.Close()
+	dcl := dst.NewClient("embedded")
+	for _, args := range log {
+		s := make([]string, len(args))
+		for i, a := range args {
+			s[i] = string(a)
+		}
+		if r := call(dst, dcl, s...); strings.HasPrefix(r, "-") {
+			t.Fatalf("replaying %q: %s", s, r)
+		}
+	}
+	for _, key := range append(keys, "nothere") {
+		want := call(src, cl, "ZRANGE", key, "0", "-1", "WITHSCORES")
+		if got := call(dst, dcl, "ZRANGE", key, "0", "-1", "WITHSCORES"); got != want {
+			t.Errorf("%s after replay:\n got %q\nwant %q", key, got, want)
+		}
+	}
+	if got := call(dst, dcl, "ZRANGE", "nothere", "0", "-1"); got != "*1\r\n$1\r\nx\r\n" {
+		t.Errorf("served BZPOPMAX not replayed: %q", got)
+	}
+}
+
+// TestZSetWithSetInputs: plain sets count as members with score 1.
+func TestZSetWithSetInputs(t *testing.T) {
+	d := redistest.NewDiff(t)
+	zboth(t, d, []string{"SADD s1 a b c", "SADD s2 1 2 3", "ZADD z 5 a 7 d"}, []string{
+		"ZUNION 2 s1 z WITHSCORES", "ZINTER 2 s1 z WITHSCORES", "ZDIFF 2 s1 z WITHSCORES", "ZDIFF 2 z s1 WITHSCORES",
+		"ZINTERCARD 2 s1 z", "ZUNION 3 s1 s2 z WEIGHTS 2 3 4 WITHSCORES", "ZUNIONSTORE d 2 s2 s1", "ZRANGE d 0 -1 WITHSCORES",
+		"ZINTERSTORE d 1 s2", "OBJECT ENCODING d", "ZRANGE s1 0 -1",
+	})
 }
