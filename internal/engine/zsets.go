@@ -1019,9 +1019,13 @@ func zblock(c *Ctx, keys [][]byte, deadline int64, max bool, count int, mpop boo
 	}
 	wt := &Waiter{Keys: keys, Deadline: deadline, Timeout: func(w *resp.Writer) { w.NullArray() }}
 	wt.Serve = func(c *Ctx) bool {
-		// A key of another type cannot serve the client: skip it, as
-		// Redis only serves keys that hold a sorted set.
-		for _, k := range wt.Keys {
+		// Serve from the key that became ready, as Redis does; a key of
+		// another type cannot serve the client.
+		keys := wt.Keys
+		if wt.ReadyKey != nil {
+			keys = [][]byte{wt.ReadyKey}
+		}
+		for _, k := range keys {
 			v, found := c.Lookup(k)
 			if !found {
 				continue

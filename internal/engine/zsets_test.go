@@ -554,3 +554,24 @@ func TestZSetWithSetInputs(t *testing.T) {
 		"ZINTERSTORE d 1 s2", "OBJECT ENCODING d", "ZRANGE s1 0 -1",
 	})
 }
+
+// TestZSetBlockedServedFromReadyKey: a client blocked on several keys is
+// served from the key that received data first, even when an earlier key
+// of its list is filled in the same transaction.
+func TestZSetBlockedServedFromReadyKey(t *testing.T) {
+	r, o := redistest.Shared(t)
+	for _, addr := range []string{r.Addr, o.Addr} {
+		a := redistest.Dial(t, addr)
+		b := redistest.Dial(t, addr)
+		a.Do("FLUSHALL")
+		a.Send("BZPOPMIN", "ka", "kb", "5")
+		time.Sleep(100 * time.Millisecond)
+		b.Do("MULTI")
+		b.Do("ZADD", "kb", "1", "fromb")
+		b.Do("ZADD", "ka", "1", "froma")
+		b.Do("EXEC")
+		if got := string(a.ReadRaw()); got != "*3\r\n$2\r\nkb\r\n$5\r\nfromb\r\n$1\r\n1\r\n" {
+			t.Errorf("%s: served %q", addr, got)
+		}
+	}
+}
