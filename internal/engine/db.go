@@ -150,6 +150,22 @@ func (c *Ctx) Delete(key []byte) bool {
 	return true
 }
 
+// Removed finishes a command that took `removed` elements out of the
+// collection at key, leaving `left`: an empty collection is deleted (Redis
+// never keeps empty keys), a changed one invalidates WATCHes, and each
+// removal counts as a change for propagation.
+func (c *Ctx) Removed(key []byte, removed, left int) {
+	if removed == 0 {
+		return
+	}
+	if left == 0 {
+		c.Delete(key)
+	} else {
+		c.Modified(key)
+	}
+	c.Dirty(removed)
+}
+
 // DeleteIfEmpty removes key when a collection value became empty.
 func (c *Ctx) DeleteIfEmpty(key []byte, n int) {
 	if n == 0 {

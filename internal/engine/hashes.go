@@ -440,12 +440,7 @@ func hdelCommand(c *Ctx) {
 		}
 	}
 	if deleted > 0 {
-		if h.Len() == 0 {
-			c.Delete(c.Args[1])
-		} else {
-			c.Modified(c.Args[1])
-		}
-		c.Dirty(deleted)
+		c.Removed(c.Args[1], deleted, h.Len())
 	}
 	c.W.Int(int64(deleted))
 }

@@ -305,12 +305,7 @@ func sremCommand(c *Ctx) {
 		}
 	}
 	if deleted > 0 {
-		if s.Len() == 0 {
-			c.Delete(c.Args[1])
-		} else {
-			c.Modified(c.Args[1])
-		}
-		c.Dirty(deleted)
+		c.Removed(c.Args[1], deleted, s.Len())
 	}
 	c.W.Int(int64(deleted))
 }
