@@ -6,7 +6,7 @@ package engine
 // 7.0's replies, errors and argument-checking order (t_list.c).
 
 import (
-	"math"
+	"encoding/binary"
 	"strconv"
 	"unsafe"
 
@@ -24,21 +24,23 @@ const (
 
 // ---- the List type ----
 //
-// A List is a deque of strings packed into chunks. A chunk keeps its
-// elements' bytes in one arena ([]byte, in any order) with a 32-bit
-// offset and length per slot: about 8 bytes of overhead per element and
-// no heap object per element (the garbage collector sees one object per
-// chunk). Overwritten and popped bytes are garbage until the chunk is
-// compacted, which happens when garbage exceeds the live bytes, so its
-// cost is amortized O(1) per byte written.
+// A List is a deque of strings packed into chunks, as Redis's quicklist
+// packs them into listpacks. A chunk is one []byte holding its elements
+// in order, each as uvarint(len), the bytes, and len again as a reversed
+// uvarint so that the chunk can be walked backwards: 2 bytes of overhead
+// for an element shorter than 128 bytes, and one heap object per chunk
+// (the garbage collector never sees the elements). A chunk keeps room at
+// its front as well as its back, so pushing or popping at either end of a
+// chunk moves nothing; it remembers the last position it looked up, so
+// walking a chunk in either direction costs one step per element.
 //
-// Up to listSmallMax elements a list is one chunk whose slots are kept
-// dense and in order (a front push moves at most 1 KB of slot words, as
-// Redis's listpack moves bytes). Above that it is a chunked deque: chunks
-// of exactly listChunkSize slots reached through a directory with free
-// room at both ends, so push and pop at either end are O(1) (only the
-// small directory is ever reallocated, never the elements) and element i
-// is found with a shift and a mask: O(1) index.
+// Up to listSmallMax elements a list is one chunk. Above that it is a
+// deque of chunks of exactly listChunkSize elements (the first and the
+// last may hold fewer), reached through a directory with free room at
+// both ends: push and pop at either end are O(1) (only the directory,
+// one pointer per chunk, is ever reallocated), and element i is in chunk
+// (off+i)/listChunkSize, found in O(1), then at most listChunkSize/2
+// steps inside it.
 
 const (
 	listChunkShift = 7
@@ -50,115 +52,194 @@ const (
 )
 
 type listChunk struct {
-	data []byte   // element bytes, with garbage
-	sl   []uint32 // slot s: offset in data at 2s, length at 2s+1
-	live int      // bytes referenced by slots
+	b    []byte // entries in b[head:]
+	head int
+	n    int // entries
+	ck   int // cursor: entry ck starts at b[co] (0 <= ck <= n)
+	co   int
 }
 
-func newListChunk() *listChunk {
-	return &listChunk{sl: make([]uint32, 2*listChunkSize)}
+func uvarintLen(x int) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
 }
 
-func (ch *listChunk) get(s int) []byte {
-	o, n := ch.sl[2*s], ch.sl[2*s+1]
-	return ch.data[o : o+n : o+n]
+func entrySize(n int) int { return 2*uvarintLen(n) + n }
+
+// writeEntry encodes v at b[0:entrySize(len(v))].
+func writeEntry(b []byte, v string) {
+	w := binary.PutUvarint(b, uint64(len(v)))
+	copy(b[w:], v)
+	e := w + len(v)
+	for i := 0; i < w; i++ {
+		b[e+i] = b[w-1-i]
+	}
 }
 
-// put stores v in slot s; v may alias the chunk's own data.
-func (ch *listChunk) put(s int, v string) {
-	old := int(ch.sl[2*s+1])
-	ch.live += len(v) - old
-	if len(v) == 0 {
-		ch.sl[2*s] = 0 // compact skips empty slots: never leave a stale offset
-	} else if len(v) <= old {
-		copy(ch.data[ch.sl[2*s]:], v)
-	} else {
-		if len(ch.data)+len(v) > math.MaxUint32 {
-			ch.compact()
-			if len(ch.data)+len(v) > math.MaxUint32 {
-				panic("engine: list chunk over 4 GB")
-			}
+// entryAt returns the size of the entry at off and the offset and length of its bytes.
+func (ch *listChunk) entryAt(off int) (size, start, n int) {
+	x, w := binary.Uvarint(ch.b[off:])
+	return 2*w + int(x), off + w, int(x)
+}
+
+// entryBefore returns the size of the entry ending at end.
+func (ch *listChunk) entryBefore(end int) int {
+	var x uint64
+	var shift uint
+	w := 0
+	for {
+		c := ch.b[end-1-w]
+		w++
+		x |= uint64(c&0x7f) << shift
+		shift += 7
+		if c < 0x80 {
+			break
 		}
-		ch.sl[2*s] = uint32(len(ch.data))
-		ch.data = append(growBytes(ch.data, len(v)), v...)
 	}
-	ch.sl[2*s+1] = uint32(len(v))
+	return 2*w + int(x)
+}
+
+// seek returns the offset of entry k (0 <= k <= n), walking from the
+// nearest of the front, the cursor and the back, and moves the cursor there.
+func (ch *listChunk) seek(k int) int {
+	pos, off, cost := 0, ch.head, k
+	if d := max(k-ch.ck, ch.ck-k); d < cost {
+		pos, off, cost = ch.ck, ch.co, d
+	}
+	if ch.n-k < cost {
+		pos, off = ch.n, len(ch.b)
+	}
+	for pos < k {
+		s, _, _ := ch.entryAt(off)
+		off += s
+		pos++
+	}
+	for pos > k {
+		off -= ch.entryBefore(off)
+		pos--
+	}
+	ch.ck, ch.co = k, off
+	return off
+}
+
+func (ch *listChunk) get(k int) []byte {
+	_, start, n := ch.entryAt(ch.seek(k))
+	return ch.b[start : start+n : start+n]
+}
+
+// room makes size free bytes at off (shifting what follows) and returns
+// the possibly moved offset; at the front it uses the head room.
+func (ch *listChunk) room(off, size int) int {
+	if off == ch.head && ch.head >= size {
+		ch.head -= size
+		return ch.head
+	}
+	if off == ch.head && off < len(ch.b) {
+		// front of a non-empty chunk without head room: reallocate with some
+		live := len(ch.b) - ch.head
+		front := live/8 + size + 8
+		nb := make([]byte, front+live)
+		copy(nb[front:], ch.b[ch.head:])
+		ch.b, ch.head = nb, front-size
+		return ch.head
+	}
+	if cap(ch.b)-len(ch.b) < size {
+		nb := make([]byte, len(ch.b), len(ch.b)+(len(ch.b)-ch.head)/8+size+8)
+		copy(nb, ch.b)
+		ch.b = nb
+	}
+	ch.b = ch.b[:len(ch.b)+size]
+	copy(ch.b[off+size:], ch.b[off:])
+	return off
+}
+
+// insert puts v (which must not alias the chunk) before entry k.
+func (ch *listChunk) insert(k int, v string) {
+	off := ch.seek(k)
+	size := entrySize(len(v))
+	off = ch.room(off, size)
+	writeEntry(ch.b[off:], v)
+	ch.n++
+	ch.ck, ch.co = k, off
+}
+
+// remove deletes entry k.
+func (ch *listChunk) remove(k int) {
+	off := ch.seek(k)
+	size, _, _ := ch.entryAt(off)
+	switch {
+	case off == ch.head:
+		ch.head += size
+	default:
+		copy(ch.b[off:], ch.b[off+size:])
+		ch.b = ch.b[:len(ch.b)-size]
+	}
+	ch.n--
+	ch.ck, ch.co = k, off
+	if k == 0 {
+		ch.co = ch.head
+	}
 	ch.tidy()
 }
 
-// growBytes makes room for n more bytes, growing by a quarter rather
-// than append's doubling: lists are about memory.
-func growBytes(b []byte, n int) []byte {
-	if cap(b)-len(b) >= n {
-		return b
+// set replaces entry k with v (which must not alias the chunk).
+func (ch *listChunk) set(k int, v string) {
+	off := ch.seek(k)
+	old, _, _ := ch.entryAt(off)
+	size := entrySize(len(v))
+	switch {
+	case size > old:
+		off = ch.room(off, size-old)
+	case size < old:
+		copy(ch.b[off+size:], ch.b[off+old:])
+		ch.b = ch.b[:len(ch.b)-(old-size)]
 	}
-	nb := make([]byte, len(b), len(b)+len(b)/4+n+8)
-	copy(nb, b)
-	return nb
-}
-
-// growSlots makes room for one more slot of a small list.
-func growSlots(sl []uint32) []uint32 {
-	if cap(sl)-len(sl) >= 2 {
-		return sl
-	}
-	ns := make([]uint32, len(sl), len(sl)+len(sl)/4+4)
-	copy(ns, sl)
-	return ns
-}
-
-// clear forgets slot s.
-func (ch *listChunk) clear(s int) {
-	ch.live -= int(ch.sl[2*s+1])
-	ch.sl[2*s], ch.sl[2*s+1] = 0, 0
+	writeEntry(ch.b[off:], v)
+	ch.ck, ch.co = k, off
 	ch.tidy()
 }
 
+// tidy gives back room when the chunk uses less than half of its bytes.
 func (ch *listChunk) tidy() {
-	if len(ch.data) > 2*ch.live+64 {
-		ch.compact()
+	live := len(ch.b) - ch.head
+	if cap(ch.b) > 2*live+64 {
+		ch.compact(live / 8)
 	}
 }
 
-// compact rewrites data with only the live bytes, exactly sized.
-func (ch *listChunk) compact() {
-	var nd []byte
-	if ch.live > 0 {
-		nd = make([]byte, 0, ch.live)
+// compact reallocates the chunk with extra bytes of room at the back.
+func (ch *listChunk) compact(extra int) {
+	live := len(ch.b) - ch.head
+	var nb []byte
+	if live+extra > 0 {
+		nb = make([]byte, live, live+extra)
+		copy(nb, ch.b[ch.head:])
 	}
-	for i := 0; i < len(ch.sl); i += 2 {
-		if n := ch.sl[i+1]; n > 0 {
-			o := ch.sl[i]
-			ch.sl[i] = uint32(len(nd))
-			nd = append(nd, ch.data[o:o+n]...)
-		}
-	}
-	ch.data = nd
-}
-
-// seal drops the slack append left in a chunk that just became full.
-func (ch *listChunk) seal() {
-	if cap(ch.data)-len(ch.data) > len(ch.data)/8+16 {
-		ch.compact()
-	}
+	ch.co -= ch.head
+	ch.b, ch.head = nb, 0
 }
 
 func (ch *listChunk) clone() *listChunk {
-	cp := &listChunk{sl: append([]uint32(nil), ch.sl...), data: ch.data, live: ch.live}
-	cp.compact()
-	return cp
+	cp := *ch
+	cp.b = append([]byte(nil), ch.b[ch.head:]...)
+	cp.head, cp.co = 0, ch.co-ch.head
+	return &cp
 }
 
 func (ch *listChunk) memory() int64 {
-	return int64(unsafe.Sizeof(listChunk{})) + int64(cap(ch.data)) + 4*int64(cap(ch.sl))
+	return int64(unsafe.Sizeof(listChunk{})) + int64(cap(ch.b))
 }
 
 // List is the value of a list key.
 type List struct {
-	sm     listChunk    // small mode (dir == nil): slots 0..n-1 in order
+	sm     listChunk    // small mode (dir == nil)
 	dir    []*listChunk // big mode: chunks dir[lo:hi]
 	lo, hi int
-	off    int // slot of element 0 inside dir[lo]
+	off    int // position of element 0 in chunk dir[lo], counting its absent slots
 	n      int
 }
 
@@ -205,7 +286,7 @@ func (l *List) Rewrite(key string, emit func(args [][]byte)) {
 func (l *List) MemoryUsage() int64 {
 	size := int64(unsafe.Sizeof(List{}))
 	if l.dir == nil {
-		return size + l.sm.memory() - int64(unsafe.Sizeof(listChunk{}))
+		return size + int64(cap(l.sm.b))
 	}
 	size += int64(len(l.dir)) * 8
 	for i := l.lo; i < l.hi; i++ {
@@ -214,28 +295,33 @@ func (l *List) MemoryUsage() int64 {
 	return size
 }
 
-// loc returns the chunk and slot of element i.
+// loc returns the chunk of element i and its index there.
 func (l *List) loc(i int) (*listChunk, int) {
 	if l.dir == nil {
 		return &l.sm, i
 	}
 	p := l.off + i
-	return l.dir[l.lo+p>>listChunkShift], p & listChunkMask
+	ci := l.lo + p>>listChunkShift
+	k := p & listChunkMask
+	if ci == l.lo {
+		k -= l.off
+	}
+	return l.dir[ci], k
 }
 
 // bytesAt returns element i without copying; valid until the list changes.
 func (l *List) bytesAt(i int) []byte {
-	ch, s := l.loc(i)
-	return ch.get(s)
+	ch, k := l.loc(i)
+	return ch.get(k)
 }
 
 // At returns element i (0 <= i < Len).
 func (l *List) At(i int) string { return string(l.bytesAt(i)) }
 
-// SetAt replaces element i.
+// SetAt replaces element i with v (copied; v must not alias the list).
 func (l *List) SetAt(i int, v string) {
-	ch, s := l.loc(i)
-	ch.put(s, v)
+	ch, k := l.loc(i)
+	ch.set(k, v)
 }
 
 // regrow reallocates the chunk directory with free room at both ends.
@@ -248,28 +334,21 @@ func (l *List) regrow() {
 	l.dir, l.lo, l.hi = nd, start, start+live
 }
 
+// toBig turns a full small list into a one-chunk big list.
 func (l *List) toBig() {
-	nch := (l.n + listChunkMask) >> listChunkShift
-	dir := make([]*listChunk, nch+4)
-	for i := 0; i < nch; i++ {
-		dir[2+i] = newListChunk()
-	}
-	for i := 0; i < l.n; i++ {
-		dir[2+i>>listChunkShift].put(i&listChunkMask, view(l.sm.get(i)))
-	}
-	for i := 0; i < nch; i++ {
-		dir[2+i].seal()
-	}
-	n := l.n
-	*l = List{dir: dir, lo: 2, hi: 2 + nch, n: n}
+	ch := l.sm
+	ch.compact(0)
+	dir := make([]*listChunk, 5)
+	dir[2] = &ch
+	*l = List{dir: dir, lo: 2, hi: 3, n: ch.n}
 }
 
 func (l *List) toSmall() {
-	sm := listChunk{sl: make([]uint32, 2*l.n, 4*l.n)}
+	var sm listChunk
 	for i := 0; i < l.n; i++ {
-		sm.put(i, view(l.bytesAt(i)))
+		sm.insert(i, view(l.bytesAt(i)))
 	}
-	sm.compact()
+	sm.compact(0)
 	*l = List{sm: sm, n: l.n}
 }
 
@@ -277,8 +356,7 @@ func (l *List) toSmall() {
 func (l *List) PushBack(v string) {
 	if l.dir == nil {
 		if l.n < listSmallMax {
-			l.sm.sl = append(growSlots(l.sm.sl), 0, 0)
-			l.sm.put(l.n, v)
+			l.sm.insert(l.n, v)
 			l.n++
 			return
 		}
@@ -291,14 +369,14 @@ func (l *List) PushBack(v string) {
 			l.regrow()
 			ci = l.hi
 		}
-		l.dir[l.hi] = newListChunk()
+		l.dir[l.hi] = &listChunk{}
 		l.hi++
 	}
-	ch, s := l.dir[ci], p&listChunkMask
-	ch.put(s, v)
+	ch := l.dir[ci]
+	ch.insert(ch.n, v)
 	l.n++
-	if s == listChunkMask {
-		ch.seal()
+	if ch.n == listChunkSize {
+		ch.compact(0)
 	}
 }
 
@@ -306,11 +384,7 @@ func (l *List) PushBack(v string) {
 func (l *List) PushFront(v string) {
 	if l.dir == nil {
 		if l.n < listSmallMax {
-			sm := &l.sm
-			sm.sl = append(growSlots(sm.sl), 0, 0)
-			copy(sm.sl[2:], sm.sl)
-			sm.sl[0], sm.sl[1] = 0, 0
-			sm.put(0, v)
+			l.sm.insert(0, v)
 			l.n++
 			return
 		}
@@ -321,30 +395,26 @@ func (l *List) PushFront(v string) {
 			l.regrow()
 		}
 		l.lo--
-		l.dir[l.lo] = newListChunk()
+		l.dir[l.lo] = &listChunk{}
 		l.off = listChunkSize
 	}
 	l.off--
 	ch := l.dir[l.lo]
-	ch.put(l.off, v)
+	ch.insert(0, v)
 	l.n++
-	if l.off == 0 {
-		ch.seal()
+	if ch.n == listChunkSize {
+		ch.compact(0)
 	}
 }
 
 // dropFront removes the first element (Len must be > 0).
 func (l *List) dropFront() {
 	if l.dir == nil {
-		sm := &l.sm
-		sm.clear(0)
-		copy(sm.sl, sm.sl[2:])
-		sm.sl = sm.sl[:2*(l.n-1)]
+		l.sm.remove(0)
 		l.n--
-		l.shrinkSmall()
 		return
 	}
-	l.dir[l.lo].clear(l.off)
+	l.dir[l.lo].remove(0)
 	l.off++
 	l.n--
 	if l.n == 0 {
@@ -364,35 +434,23 @@ func (l *List) dropFront() {
 // dropBack removes the last element (Len must be > 0).
 func (l *List) dropBack() {
 	if l.dir == nil {
-		sm := &l.sm
-		sm.clear(l.n - 1)
-		sm.sl = sm.sl[:2*(l.n-1)]
+		l.sm.remove(l.n - 1)
 		l.n--
-		l.shrinkSmall()
 		return
 	}
-	p := l.off + l.n - 1
-	ci := l.lo + p>>listChunkShift
-	l.dir[ci].clear(p & listChunkMask)
+	ch := l.dir[l.hi-1]
+	ch.remove(ch.n - 1)
 	l.n--
 	if l.n == 0 {
 		*l = List{}
 		return
 	}
-	if p&listChunkMask == 0 {
-		l.dir[ci] = nil
+	if ch.n == 0 {
+		l.dir[l.hi-1] = nil
 		l.hi--
 	}
 	if l.n <= listShrinkAt {
 		l.toSmall()
-	}
-}
-
-// shrinkSmall gives back the slot room of a small list that lost most of its elements.
-func (l *List) shrinkSmall() {
-	sm := &l.sm
-	if c := cap(sm.sl); c > 32 && 2*l.n < c/4 {
-		sm.sl = append(make([]uint32, 0, 4*l.n), sm.sl...)
 	}
 }
 
@@ -427,29 +485,30 @@ func (l *List) Push(v string, left bool) {
 	}
 }
 
-// move copies element j over element i.
-func (l *List) move(i, j int) { l.SetAt(i, view(l.bytesAt(j))) }
+// move copies element j over element i, through the scratch buffer tmp
+// (the two may share a chunk).
+func (l *List) move(i, j int, tmp *[]byte) {
+	*tmp = append((*tmp)[:0], l.bytesAt(j)...)
+	l.SetAt(i, view(*tmp))
+}
 
 // Insert puts v (copied) at index i (0 <= i <= Len), shifting the shorter side.
 func (l *List) Insert(i int, v string) {
 	if l.dir == nil && l.n < listSmallMax {
-		sm := &l.sm
-		sm.sl = append(growSlots(sm.sl), 0, 0)
-		copy(sm.sl[2*i+2:], sm.sl[2*i:])
-		sm.sl[2*i], sm.sl[2*i+1] = 0, 0
-		sm.put(i, v)
+		l.sm.insert(i, v)
 		l.n++
 		return
 	}
+	var tmp []byte
 	if i <= l.n/2 {
 		l.PushFront("")
 		for j := 0; j < i; j++ {
-			l.move(j, j+1)
+			l.move(j, j+1, &tmp)
 		}
 	} else {
 		l.PushBack("")
 		for j := l.n - 1; j > i; j-- {
-			l.move(j, j-1)
+			l.move(j, j-1, &tmp)
 		}
 	}
 	l.SetAt(i, v)
@@ -770,6 +829,7 @@ func lremCommand(c *Ctx) {
 	}
 	more := func() bool { return limit <= 0 || removed < limit }
 	if count >= 0 {
+		var tmp []byte
 		w := 0
 		for r := 0; r < n; r++ {
 			if more() && string(l.bytesAt(r)) == elem {
@@ -777,12 +837,13 @@ func lremCommand(c *Ctx) {
 				continue
 			}
 			if w != r {
-				l.move(w, r)
+				l.move(w, r, &tmp)
 			}
 			w++
 		}
 		l.truncateBack(n - w)
 	} else {
+		var tmp []byte
 		w := n - 1
 		for r := n - 1; r >= 0; r-- {
 			if more() && string(l.bytesAt(r)) == elem {
@@ -790,7 +851,7 @@ func lremCommand(c *Ctx) {
 				continue
 			}
 			if w != r {
-				l.move(w, r)
+				l.move(w, r, &tmp)
 			}
 			w--
 		}

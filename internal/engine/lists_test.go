@@ -373,6 +373,12 @@ func TestListDequeModel(t *testing.T) {
 		if i%7 == 0 && len(model) > 0 {
 			at := rng.IntN(len(model))
 			v := strings.Repeat("v", rng.IntN(40))
+			switch rng.IntN(20) {
+			case 0:
+				v = strings.Repeat("w", 128+rng.IntN(300)) // 2-byte lengths
+			case 1:
+				v = strings.Repeat("z", 16384+rng.IntN(100)) // 3-byte lengths
+			}
 			l.SetAt(at, v)
 			model[at] = v
 		}
@@ -390,9 +396,25 @@ func TestListDequeModel(t *testing.T) {
 					t.Fatalf("op %d: At(%d) = %q, want %q", i, j, l.At(j), model[j])
 				}
 			}
+			for j := len(model) - 1; j >= 0; j-- {
+				if l.At(j) != model[j] {
+					t.Fatalf("op %d: backwards At(%d) = %q, want %q", i, j, l.At(j), model[j])
+				}
+			}
+			for k := 0; k < 100 && len(model) > 0; k++ {
+				j := rng.IntN(len(model))
+				if l.At(j) != model[j] {
+					t.Fatalf("op %d: random At(%d) = %q, want %q", i, j, l.At(j), model[j])
+				}
+			}
 			cp := l.Copy().(*engine.List)
-			if cp.Len() != l.Len() || (l.Len() > 0 && cp.At(l.Len()-1) != l.At(l.Len()-1)) {
-				t.Fatalf("copy differs")
+			if cp.Len() != l.Len() {
+				t.Fatalf("copy has %d elements, want %d", cp.Len(), l.Len())
+			}
+			for j := range model {
+				if cp.At(j) != model[j] {
+					t.Fatalf("op %d: copy At(%d) = %q, want %q", i, j, cp.At(j), model[j])
+				}
 			}
 		}
 	}
@@ -401,7 +423,7 @@ func TestListDequeModel(t *testing.T) {
 	for _, m := range model {
 		payload += len(m) + 8
 	}
-	if mu := l.MemoryUsage(); mu > int64(3*payload+64*1024) {
+	if mu := l.MemoryUsage(); mu > int64(2*payload+64*1024) {
 		t.Fatalf("MemoryUsage %d for %d elements of %d bytes with overhead", mu, len(model), payload)
 	}
 	var got []string
