@@ -112,18 +112,18 @@ func newZSet(lim zsetLimits, sizeHint, maxLen int) *ZSet {
 	return z
 }
 
-// add inserts or updates m, converting to the indexed encoding first when
-// a new member would exceed the listpack limits.
-func (z *ZSet) add(lim zsetLimits, m []byte, score float64) bool {
-	if score == 0 && !z.s.Indexed() {
-		score = 0 // a listpack stores -0 as the integer 0
-	}
-	if !z.s.Indexed() && (z.s.Len()+1 > lim.entries || len(m) > lim.value) {
-		if _, ok := z.s.Score(m); !ok {
+// insert adds m, known to be absent, converting to the indexed encoding
+// first when it would exceed the listpack limits.
+func (z *ZSet) insert(lim zsetLimits, m []byte, score float64) {
+	if !z.s.Indexed() {
+		if score == 0 {
+			score = 0 // a listpack stores -0 as the integer 0
+		}
+		if z.s.Len()+1 > lim.entries || len(m) > lim.value {
 			z.s.BuildIndex()
 		}
 	}
-	return z.s.Add(m, score)
+	z.s.Insert(m, score)
 }
 
 func init() {
@@ -283,8 +283,9 @@ func zaddGeneric(c *Ctx, zincrby bool) {
 	for j := 0; j < elements; j++ {
 		score = scores[j]
 		m := c.Args[idx+2*j+1]
-		cur, exists := z.s.Score(m)
+		ref, exists := z.s.Find(m)
 		if exists {
+			cur := z.s.RefScore(ref)
 			if nx {
 				continue
 			}
@@ -301,11 +302,14 @@ func zaddGeneric(c *Ctx, zincrby bool) {
 			}
 			processed++
 			if score != cur {
-				z.add(lim, m, score)
+				if score == 0 && !z.s.Indexed() {
+					score = 0 // a listpack stores -0 as the integer 0
+				}
+				z.s.SetScore(ref, score)
 				updated++
 			}
 		} else if !xx {
-			z.add(lim, m, score)
+			z.insert(lim, m, score)
 			added++
 			processed++
 		}

@@ -28,13 +28,14 @@ func MappedBytes() int64 { return mappedBytes.Load() }
 // regions are a set's mappings; a separate object so the cleanup
 // attached to the Set can free them without referencing the Set.
 type regions struct {
-	ents, arena, idx []byte
+	ents, arena, idx, tags []byte
 }
 
 func (r *regions) freeAll() {
 	unmap(r.ents)
 	unmap(r.arena)
 	unmap(r.idx)
+	unmap(r.tags)
 	*r = regions{}
 }
 
@@ -109,6 +110,17 @@ func (s *Set) setIdx(idx []uint32, mem []byte) {
 		s.regs().idx = mem
 	}
 	s.idx = idx
+}
+
+func (s *Set) setTags(tags []uint8, mem []byte) {
+	if s.rg != nil {
+		unmap(s.rg.tags)
+		s.rg.tags = nil
+	}
+	if mem != nil {
+		s.regs().tags = mem
+	}
+	s.tags = tags
 }
 
 func (s *Set) appendEnt(e entry) uint32 {

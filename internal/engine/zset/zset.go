@@ -44,6 +44,7 @@ package zset
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"math/bits"
@@ -66,11 +67,58 @@ type leaf struct {
 	prev, next *leaf
 }
 
+// key is an element as inner nodes keep it: its score and the first 8
+// bytes of its member (big-endian, zero-padded: prefix order never
+// contradicts memcmp order) decide most comparisons without touching the
+// slab or the arena.
+type key struct {
+	score float64
+	pfx   uint64
+	id    uint32
+}
+
+func prefix(b []byte) uint64 {
+	if len(b) >= 8 {
+		return binary.BigEndian.Uint64(b)
+	}
+	var x uint64
+	for i, c := range b {
+		x |= uint64(c) << (56 - 8*i)
+	}
+	return x
+}
+
+func (s *Set) keyOf(id uint32) key {
+	return key{score: s.ents[id].score, pfx: prefix(s.mem(id)), id: id}
+}
+
+// cmpKey compares (score, m) whose prefix is pfx with k.
+func (s *Set) cmpKey(score float64, m []byte, pfx uint64, k *key) int {
+	if score < k.score {
+		return -1
+	}
+	if score > k.score {
+		return 1
+	}
+	return s.cmpLex(m, pfx, k)
+}
+
+// cmpLex compares member m (prefix pfx) with k's member.
+func (s *Set) cmpLex(m []byte, pfx uint64, k *key) int {
+	if pfx < k.pfx {
+		return -1
+	}
+	if pfx > k.pfx {
+		return 1
+	}
+	return bytes.Compare(m, s.mem(k.id))
+}
+
 type inner struct {
 	n        int
 	leafKids bool
 	cnt      [fan]int
-	max      [fan]uint32 // id of the largest element of each child
+	max      [fan]key // the largest element of each child
 	lf       [fan]*leaf
 	in       [fan]*inner
 }
@@ -87,6 +135,7 @@ type Set struct {
 	ri *inner // root otherwise
 
 	idx     []uint32 // member index: id+1 per slot, 0 empty; nil until BuildIndex
+	tags    []uint8  // top hash byte per slot: most probes never touch the slab
 	idxUsed int
 
 	rg *regions // mappings behind ents/arena/idx, if any (offheap.go)
@@ -174,11 +223,14 @@ func (s *Set) compact() {
 			l.ids[i] = nid
 		}
 	}
+	s.setEnts(ents, entsMem)
+	s.setArena(arena, arenaMem)
+	s.free, s.garbage = nil, 0
 	var fix func(in *inner)
 	fix = func(in *inner) {
 		for i := 0; i < in.n; i++ {
 			if in.leafKids {
-				in.max[i] = last(in.lf[i].ids)
+				in.max[i] = s.keyOf(last(in.lf[i].ids))
 			} else {
 				fix(in.in[i])
 				in.max[i] = in.in[i].max[in.in[i].n-1]
@@ -188,9 +240,6 @@ func (s *Set) compact() {
 	if s.ri != nil {
 		fix(s.ri)
 	}
-	s.setEnts(ents, entsMem)
-	s.setArena(arena, arenaMem)
-	s.free, s.garbage = nil, 0
 	if s.idx != nil {
 		s.rehash(len(s.idx))
 	}
@@ -228,15 +277,18 @@ func (s *Set) rehash(size int) {
 		}
 	}
 	s.setIdx(allocSlice[uint32](size))
+	s.setTags(allocSlice[uint8](size))
 	s.idxUsed = 0
 	mask := uint64(size - 1)
 	for l := s.firstLeaf(); l != nil; l = l.next {
 		for _, id := range l.ids {
-			i := hashOf(s.mem(id)) & mask
+			h := hashOf(s.mem(id))
+			i := h & mask
 			for s.idx[i] != 0 {
 				i = (i + 1) & mask
 			}
 			s.idx[i] = id + 1
+			s.tags[i] = uint8(h >> 56)
 			s.idxUsed++
 		}
 	}
@@ -255,13 +307,15 @@ func (s *Set) lookup(m []byte) (uint32, int, bool) {
 		return 0, -1, false
 	}
 	mask := uint64(len(s.idx) - 1)
-	i := hashOf(m) & mask
+	h := hashOf(m)
+	tag := uint8(h >> 56)
+	i := h & mask
 	for {
 		v := s.idx[i]
 		if v == 0 {
 			return 0, int(i), false
 		}
-		if bytes.Equal(s.mem(v-1), m) {
+		if s.tags[i] == tag && bytes.Equal(s.mem(v-1), m) {
 			return v - 1, int(i), true
 		}
 		i = (i + 1) & mask
@@ -274,11 +328,13 @@ func (s *Set) idxInsert(id uint32) {
 		return
 	}
 	mask := uint64(len(s.idx) - 1)
-	i := hashOf(s.mem(id)) & mask
+	h := hashOf(s.mem(id))
+	i := h & mask
 	for s.idx[i] != 0 {
 		i = (i + 1) & mask
 	}
 	s.idx[i] = id + 1
+	s.tags[i] = uint8(h >> 56)
 	s.idxUsed++
 }
 
@@ -296,6 +352,7 @@ func (s *Set) idxDelete(slot int) {
 		// Move v back to i unless its home lies cyclically in (i, j].
 		if (i <= j && (k <= i || k > j)) || (i > j && k <= i && k > j) {
 			s.idx[i] = v
+			s.tags[i] = s.tags[j]
 			i = j
 		}
 	}
@@ -315,6 +372,41 @@ func (s *Set) Score(m []byte) (float64, bool) {
 		return 0, false
 	}
 	return s.ents[id].score, true
+}
+
+// Ref designates a member found by Find; it is valid until the next
+// change to the set.
+type Ref uint32
+
+// Find looks m up once for a read-then-write sequence (ZADD's options).
+func (s *Set) Find(m []byte) (Ref, bool) {
+	id, _, ok := s.lookup(m)
+	return Ref(id), ok
+}
+
+// RefScore is the score of the member r designates.
+func (s *Set) RefScore(r Ref) float64 { return s.ents[r].score }
+
+// SetScore changes the score of the member r designates.
+func (s *Set) SetScore(r Ref, score float64) {
+	id := uint32(r)
+	e := &s.ents[id]
+	if e.score == score {
+		return
+	}
+	s.treeDelete(e.score, s.mem(id), id)
+	e.score = score
+	s.treeInsert(id)
+}
+
+// Insert adds m, which must be absent (checked by Find), with score.
+func (s *Set) Insert(m []byte, score float64) {
+	id := s.alloc(m, score)
+	s.treeInsert(id)
+	s.n++
+	if s.idx != nil {
+		s.idxInsert(id)
+	}
 }
 
 // Add sets the score of m, inserting it if absent; it reports whether m
@@ -364,7 +456,9 @@ func (s *Set) Rank(m []byte) (int, bool) {
 	}
 	score := s.ents[id].score
 	mm := s.mem(id)
-	return s.lowerBound(func(x uint32) bool { return s.cmp(score, mm, x) <= 0 }), true
+	pfx := prefix(mm)
+	return s.lowerBound(func(k *key) bool { return s.cmpKey(score, mm, pfx, k) <= 0 },
+		func(x uint32) bool { return s.cmp(score, mm, x) <= 0 }), true
 }
 
 // At returns the member and score at rank r (0 <= r < Len).
@@ -378,18 +472,23 @@ func (s *Set) At(r int) ([]byte, float64) {
 // when excl): the rank of the first element in a range starting at min.
 func (s *Set) CountBelowScore(min float64, excl bool) int {
 	if excl {
-		return s.lowerBound(func(x uint32) bool { return s.ents[x].score > min })
+		return s.lowerBound(func(k *key) bool { return k.score > min },
+			func(x uint32) bool { return s.ents[x].score > min })
 	}
-	return s.lowerBound(func(x uint32) bool { return s.ents[x].score >= min })
+	return s.lowerBound(func(k *key) bool { return k.score >= min },
+		func(x uint32) bool { return s.ents[x].score >= min })
 }
 
 // CountBelowLex returns how many members are < m (or <= m when excl),
 // assuming all scores are equal, as Redis's lex commands do.
 func (s *Set) CountBelowLex(m []byte, excl bool) int {
+	pfx := prefix(m)
 	if excl {
-		return s.lowerBound(func(x uint32) bool { return bytes.Compare(s.mem(x), m) > 0 })
+		return s.lowerBound(func(k *key) bool { return s.cmpLex(m, pfx, k) < 0 },
+			func(x uint32) bool { return bytes.Compare(s.mem(x), m) > 0 })
 	}
-	return s.lowerBound(func(x uint32) bool { return bytes.Compare(s.mem(x), m) >= 0 })
+	return s.lowerBound(func(k *key) bool { return s.cmpLex(m, pfx, k) <= 0 },
+		func(x uint32) bool { return bytes.Compare(s.mem(x), m) >= 0 })
 }
 
 // Range calls fn for the elements from rank start, ascending (or
@@ -497,7 +596,7 @@ func (s *Set) buildFromLeaves(tail *leaf) {
 			cur = &inner{leafKids: true}
 			level = append(level, cur)
 		}
-		cur.lf[cur.n], cur.cnt[cur.n], cur.max[cur.n] = l, len(l.ids), last(l.ids)
+		cur.lf[cur.n], cur.cnt[cur.n], cur.max[cur.n] = l, len(l.ids), s.keyOf(last(l.ids))
 		cur.n++
 	}
 	for len(level) > 1 {
@@ -518,7 +617,7 @@ func (s *Set) buildFromLeaves(tail *leaf) {
 
 // MemoryUsage estimates the bytes the set occupies.
 func (s *Set) MemoryUsage() int64 {
-	n := int64(96 + cap(s.ents)*16 + cap(s.arena) + cap(s.free)*4 + cap(s.idx)*4)
+	n := int64(120 + cap(s.ents)*16 + cap(s.arena) + cap(s.free)*4 + cap(s.idx)*5)
 	var walk func(in *inner)
 	walk = func(in *inner) {
 		n += 2048
@@ -549,12 +648,13 @@ func (in *inner) total() int {
 }
 
 // lowerBound returns the number of elements for which pred is false;
-// pred must be false then true along the order.
-func (s *Set) lowerBound(pred func(id uint32) bool) int {
+// pred must be false then true along the order. ipred is the same
+// predicate on the keys of inner nodes.
+func (s *Set) lowerBound(ipred func(k *key) bool, pred func(id uint32) bool) int {
 	rank := 0
 	l := s.rl
 	for in := s.ri; in != nil; {
-		i := sort.Search(in.n, func(i int) bool { return pred(in.max[i]) })
+		i := sort.Search(in.n, func(i int) bool { return ipred(&in.max[i]) })
 		for k := 0; k < i; k++ {
 			rank += in.cnt[k]
 		}
@@ -593,7 +693,8 @@ func (s *Set) locate(r int) (*leaf, int) {
 
 // childFor returns the child of in whose range holds the key.
 func (s *Set) childFor(in *inner, score float64, m []byte) int {
-	i := sort.Search(in.n, func(i int) bool { return s.cmp(score, m, in.max[i]) <= 0 })
+	pfx := prefix(m)
+	i := sort.Search(in.n, func(i int) bool { return s.cmpKey(score, m, pfx, &in.max[i]) <= 0 })
 	if i == in.n {
 		i--
 	}
@@ -611,8 +712,8 @@ func (s *Set) treeInsert(id uint32) {
 			return
 		}
 		root := &inner{leafKids: true, n: 2}
-		root.lf[0], root.cnt[0], root.max[0] = s.rl, len(s.rl.ids), last(s.rl.ids)
-		root.lf[1], root.cnt[1], root.max[1] = r, len(r.ids), last(r.ids)
+		root.lf[0], root.cnt[0], root.max[0] = s.rl, len(s.rl.ids), s.keyOf(last(s.rl.ids))
+		root.lf[1], root.cnt[1], root.max[1] = r, len(r.ids), s.keyOf(last(r.ids))
 		s.rl, s.ri = nil, root
 		return
 	}
@@ -666,7 +767,7 @@ func (s *Set) leafInsert(l *leaf, id uint32, score float64, m []byte) *leaf {
 
 // addChild inserts a child at position at of in, splitting in when full;
 // it returns the new right sibling of in, if any.
-func addChild(in *inner, at int, lf *leaf, ch *inner, cnt int, max uint32) *inner {
+func addChild(in *inner, at int, lf *leaf, ch *inner, cnt int, max key) *inner {
 	if in.n < fan {
 		insertChild(in, at, lf, ch, cnt, max)
 		return nil
@@ -690,7 +791,7 @@ func addChild(in *inner, at int, lf *leaf, ch *inner, cnt int, max uint32) *inne
 	return r
 }
 
-func insertChild(in *inner, at int, lf *leaf, ch *inner, cnt int, max uint32) {
+func insertChild(in *inner, at int, lf *leaf, ch *inner, cnt int, max key) {
 	copy(in.cnt[at+1:in.n+1], in.cnt[at:in.n])
 	copy(in.max[at+1:in.n+1], in.max[at:in.n])
 	copy(in.lf[at+1:in.n+1], in.lf[at:in.n])
@@ -713,9 +814,9 @@ func (s *Set) innerInsert(in *inner, id uint32, score float64, m []byte) *inner 
 	if in.leafKids {
 		l := in.lf[i]
 		r := s.leafInsert(l, id, score, m)
-		in.cnt[i], in.max[i] = len(l.ids), last(l.ids)
+		in.cnt[i], in.max[i] = len(l.ids), s.keyOf(last(l.ids))
 		if r != nil {
-			return addChild(in, i+1, r, nil, len(r.ids), last(r.ids))
+			return addChild(in, i+1, r, nil, len(r.ids), s.keyOf(last(r.ids)))
 		}
 		return nil
 	}
@@ -779,7 +880,7 @@ func (s *Set) innerDelete(in *inner, score float64, m []byte, id uint32) {
 			removeChild(in, i)
 			return
 		}
-		in.cnt[i], in.max[i] = len(l.ids), last(l.ids)
+		in.cnt[i], in.max[i] = len(l.ids), s.keyOf(last(l.ids))
 		if len(l.ids) < leafCap/4 && in.n > 1 {
 			a := i
 			if a == in.n-1 {
@@ -789,7 +890,7 @@ func (s *Set) innerDelete(in *inner, score float64, m []byte, id uint32) {
 			if len(la.ids)+len(lb.ids) <= leafCap {
 				la.ids = append(la.ids, lb.ids...)
 				unlink(lb)
-				in.cnt[a], in.max[a] = len(la.ids), last(la.ids)
+				in.cnt[a], in.max[a] = len(la.ids), s.keyOf(last(la.ids))
 				removeChild(in, a+1)
 			}
 		}
@@ -826,5 +927,6 @@ func (s *Set) innerDelete(in *inner, score float64, m []byte, id uint32) {
 // listpack). Score lookups become linear scans again.
 func (s *Set) DropIndex() {
 	s.setIdx(nil, nil)
+	s.setTags(nil, nil)
 	s.idxUsed = 0
 }
