@@ -514,16 +514,42 @@ func (l *List) Insert(i int, v string) {
 	l.SetAt(i, v)
 }
 
-// truncateBack drops the last k elements; truncateFront the first k.
+// truncateBack drops the last k elements (k < Len); truncateFront the
+// first k. Whole chunks are dropped at once.
 func (l *List) truncateBack(k int) {
-	for ; k > 0; k-- {
+	for k > 0 {
+		if l.dir != nil && l.hi-l.lo > 1 && k >= l.dir[l.hi-1].n {
+			ch := l.dir[l.hi-1]
+			k -= ch.n
+			l.n -= ch.n
+			l.hi--
+			l.dir[l.hi] = nil
+			if l.n <= listShrinkAt {
+				l.toSmall()
+			}
+			continue
+		}
 		l.dropBack()
+		k--
 	}
 }
 
 func (l *List) truncateFront(k int) {
-	for ; k > 0; k-- {
+	for k > 0 {
+		if l.dir != nil && l.hi-l.lo > 1 && k >= l.dir[l.lo].n {
+			ch := l.dir[l.lo]
+			k -= ch.n
+			l.n -= ch.n
+			l.dir[l.lo] = nil
+			l.lo++
+			l.off = 0
+			if l.n <= listShrinkAt {
+				l.toSmall()
+			}
+			continue
+		}
 		l.dropFront()
+		k--
 	}
 }
 

@@ -275,6 +275,7 @@ func TestListBig(t *testing.T) {
 		return strconv.Itoa(rng.IntN(40))
 	}
 	var maxLen int64
+	bigTrims := 0
 	for i := 0; i < 3000; i++ {
 		n := 1 + rng.IntN(20)
 		if i%500 < 250 {
@@ -323,11 +324,18 @@ func TestListBig(t *testing.T) {
 		if i%100 == 0 {
 			d.Do("LRANGE", "k", "0", "-1")
 		}
+		if i%700 == 699 {
+			if d.Do("LLEN", "k").Int > 700 {
+				bigTrims++
+			}
+			d.Do("LTRIM", "k", "150", "-200") // drops whole chunks at both ends
+			d.Do("LRANGE", "k", "0", "-1")
+		}
 	}
 	d.Do("LRANGE", "k", "0", "-1")
 	d.Do("LRANGE", "k2", "0", "-1")
-	if maxLen < 1000 {
-		t.Fatalf("the list reached only %d elements", maxLen)
+	if maxLen < 1000 || bigTrims == 0 {
+		t.Fatalf("the list reached only %d elements (%d trims of a long list)", maxLen, bigTrims)
 	}
 }
 
