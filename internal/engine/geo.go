@@ -1,0 +1,788 @@
+package engine
+
+// GEO commands on sorted sets: GEOADD, GEOPOS, GEODIST, GEOHASH,
+// GEOSEARCH, GEOSEARCHSTORE, GEORADIUS, GEORADIUSBYMEMBER and their _RO
+// forms, ported from Redis 7.0's geo.c. A position is stored as the
+// sorted-set score of its member: a 52-bit interleaved geohash (see
+// geohash.go), so a search reads the score ranges of 9 geohash areas and
+// keeps the points whose distance passes the shape test.
+
+import (
+	"sort"
+	"strconv"
+)
+
+// GEO error replies, exactly as Redis 7.0 writes them.
+const (
+	ErrGeoUnit         = "ERR unsupported unit provided. please use M, KM, FT, MI"
+	ErrGeoRadius       = "ERR need numeric radius"
+	ErrGeoRadiusNeg    = "ERR radius cannot be negative"
+	ErrGeoWidth        = "ERR need numeric width"
+	ErrGeoHeight       = "ERR need numeric height"
+	ErrGeoBoxNeg       = "ERR height or width cannot be negative"
+	ErrGeoMember       = "ERR could not decode requested zset member"
+	ErrGeoCount        = "ERR COUNT must be > 0"
+	ErrGeoAnyCount     = "ERR the ANY argument requires COUNT argument"
+	ErrGeoStoreOpts    = "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+	ErrGeoSearchStore  = "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+	ErrGeoFromPrefix   = "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for "
+	ErrGeoByPrefix     = "ERR exactly one of BYRADIUS and BYBOX can be specified for "
+	ErrGeoLonLatPrefix = "ERR invalid longitude,latitude pair "
+)
+
+func init() {
+	register("geoadd", geoaddCommand)
+	register("geopos", geoposCommand)
+	register("geodist", geodistCommand)
+	register("geohash", geohashCommand)
+	register("georadius", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusCoords) })
+	register("georadiusbymember", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusMember) })
+	register("georadius_ro", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusCoords|geoNoStore) })
+	register("georadiusbymember_ro", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusMember|geoNoStore) })
+	register("geosearch", func(c *Ctx) { georadiusGeneric(c, 1, geoSearch) })
+	register("geosearchstore", func(c *Ctx) { georadiusGeneric(c, 2, geoSearch|geoSearchStore) })
+}
+
+// ---- argument helpers ----
+
+// geoLonLatArg parses args[i], args[i+1] as a longitude,latitude pair.
+func geoLonLatArg(c *Ctx, i int) (lon, lat float64, ok bool) {
+	if lon, ok = parseZFloat(c.Args[i]); !ok {
+		c.Error(ErrNotFloat)
+		return
+	}
+	if lat, ok = parseZFloat(c.Args[i+1]); !ok {
+		c.Error(ErrNotFloat)
+		return
+	}
+	if lon < geoLongMin || lon > geoLongMax || lat < geoLatMin || lat > geoLatMax {
+		c.Error(ErrGeoLonLatPrefix + cFormatF6(lon) + "," + cFormatF6(lat))
+		return 0, 0, false
+	}
+	return lon, lat, true
+}
+
+// cFormatF6 is C's printf("%f").
+func cFormatF6(f float64) string {
+	switch {
+	case f > 1.7976931348623157e308:
+		return "inf"
+	case f < -1.7976931348623157e308:
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'f', 6, 64)
+}
+
+// geoUnit returns the meters in one unit, or replies with an error.
+func geoUnit(c *Ctx, b []byte) (float64, bool) {
+	switch {
+	case EqualFold(b, "m"):
+		return 1, true
+	case EqualFold(b, "km"):
+		return 1000, true
+	case EqualFold(b, "ft"):
+		return 0.3048, true
+	case EqualFold(b, "mi"):
+		return 1609.34, true
+	}
+	c.Error(ErrGeoUnit)
+	return -1, false
+}
+
+// geoDistanceArg parses "<radius> <unit>" at args[i].
+func geoDistanceArg(c *Ctx, i int) (radius, conversion float64, ok bool) {
+	if radius, ok = parseZFloat(c.Args[i]); !ok {
+		c.Error(ErrGeoRadius)
+		return
+	}
+	if radius < 0 {
+		c.Error(ErrGeoRadiusNeg)
+		return 0, 0, false
+	}
+	conversion, ok = geoUnit(c, c.Args[i+1])
+	return
+}
+
+// geoBoxArg parses "<width> <height> <unit>" at args[i].
+func geoBoxArg(c *Ctx, i int) (width, height, conversion float64, ok bool) {
+	if width, ok = parseZFloat(c.Args[i]); !ok {
+		c.Error(ErrGeoWidth)
+		return
+	}
+	if height, ok = parseZFloat(c.Args[i+1]); !ok {
+		c.Error(ErrGeoHeight)
+		return
+	}
+	if height < 0 || width < 0 {
+		c.Error(ErrGeoBoxNeg)
+		return 0, 0, 0, false
+	}
+	conversion, ok = geoUnit(c, c.Args[i+2])
+	return
+}
+
+// geoMemberPos is the position of member in z.
+func geoMemberPos(z *ZSet, member []byte) (lon, lat float64, ok bool) {
+	score, ok := z.s.Score(member)
+	if !ok {
+		return 0, 0, false
+	}
+	return decodeGeohash(score)
+}
+
+// appendGeoDistance is "%.4f" (distances).
+func appendGeoDistance(dst []byte, d float64) []byte {
+	switch {
+	case d > 1.7976931348623157e308:
+		return append(dst, "inf"...)
+	case d < -1.7976931348623157e308:
+		return append(dst, "-inf"...)
+	case d != d:
+		return append(dst, "nan"...)
+	}
+	return strconv.AppendFloat(dst, d, 'f', 4, 64)
+}
+
+func writeGeoDistance(c *Ctx, d float64) {
+	var tmp [64]byte
+	c.W.Bulk(appendGeoDistance(tmp[:0], d))
+}
+
+// appendHumanDouble is Redis's ld2string(LD_STR_HUMAN) of a double:
+// "%.17Lf" with trailing zeros (and a trailing dot) removed, "-0" as "0".
+func appendHumanDouble(dst []byte, d float64) []byte {
+	start := len(dst)
+	switch {
+	case d > 1.7976931348623157e308:
+		return append(dst, "inf"...)
+	case d < -1.7976931348623157e308:
+		return append(dst, "-inf"...)
+	case d != d:
+		return append(dst, "nan"...)
+	}
+	dst = strconv.AppendFloat(dst, d, 'f', 17, 64)
+	j := len(dst)
+	for dst[j-1] == '0' {
+		j--
+	}
+	if dst[j-1] == '.' {
+		j--
+	}
+	dst = dst[:j]
+	if string(dst[start:]) == "-0" {
+		dst = append(dst[:start], '0')
+	}
+	return dst
+}
+
+// writeGeoCoord writes a coordinate as addReplyHumanLongDouble does.
+func writeGeoCoord(c *Ctx, d float64) {
+	var tmp [400]byte
+	b := appendHumanDouble(tmp[:0], d)
+	if c.W.Proto == 3 {
+		c.W.Raw([]byte{','})
+		c.W.Raw(b)
+		c.W.Raw([]byte{'\r', '\n'})
+		return
+	}
+	c.W.Bulk(b)
+}
+
+// ---- GEOADD ----
+
+// geoaddCommand turns GEOADD key [NX|XX] [CH] lon lat member ... into
+// ZADD key [NX|XX] [CH] score member ... and runs ZADD, as Redis does (the
+// ZADD form is also what gets propagated).
+func geoaddCommand(c *Ctx) {
+	xx, nx := false, false
+	longidx := 2
+	for ; longidx < len(c.Args); longidx++ {
+		switch {
+		case c.ArgIs(longidx, "nx"):
+			nx = true
+		case c.ArgIs(longidx, "xx"):
+			xx = true
+		case c.ArgIs(longidx, "ch"):
+		default:
+			goto done
+		}
+	}
+done:
+	if (len(c.Args)-longidx)%3 != 0 || (xx && nx) {
+		c.Error(ErrSyntax)
+		return
+	}
+	elements := (len(c.Args) - longidx) / 3
+	args := make([][]byte, 0, longidx+2*elements)
+	args = append(args, []byte("zadd"))
+	args = append(args, c.Args[1:longidx]...)
+	for i := 0; i < elements; i++ {
+		lon, lat, ok := geoLonLatArg(c, longidx+3*i)
+		if !ok {
+			return
+		}
+		h, _ := geohashEncodeWGS84(lon, lat, geoStepMax)
+		bits := geohashAlign52Bits(h)
+		args = append(args, strconv.AppendUint(nil, bits, 10), c.Args[longidx+3*i+2])
+	}
+	c.Args = args
+	zaddGeneric(c, false)
+}
+
+// ---- GEOPOS, GEODIST, GEOHASH ----
+
+func geoposCommand(c *Ctx) {
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	c.W.Array(len(c.Args) - 2)
+	for _, m := range c.Args[2:] {
+		if z == nil {
+			c.W.NullArray()
+			continue
+		}
+		lon, lat, ok := geoMemberPos(z, m)
+		if !ok {
+			c.W.NullArray()
+			continue
+		}
+		c.W.Array(2)
+		writeGeoCoord(c, lon)
+		writeGeoCoord(c, lat)
+	}
+}
+
+func geodistCommand(c *Ctx) {
+	toMeter := 1.0
+	if len(c.Args) == 5 {
+		var ok bool
+		if toMeter, ok = geoUnit(c, c.Args[4]); !ok {
+			return
+		}
+	} else if len(c.Args) > 5 {
+		c.Error(ErrSyntax)
+		return
+	}
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	if z == nil {
+		c.W.Null()
+		return
+	}
+	s1, ok1 := z.s.Score(c.Args[2])
+	s2, ok2 := z.s.Score(c.Args[3])
+	if !ok1 || !ok2 {
+		c.W.Null()
+		return
+	}
+	lon1, lat1, ok1 := decodeGeohash(s1)
+	lon2, lat2, ok2 := decodeGeohash(s2)
+	if !ok1 || !ok2 {
+		c.W.Null()
+		return
+	}
+	writeGeoDistance(c, geohashGetDistance(lon1, lat1, lon2, lat2)/toMeter)
+}
+
+const geoAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
+
+func geohashCommand(c *Ctx) {
+	z, ok := zsetRead(c, c.Args[1])
+	if !ok {
+		return
+	}
+	c.W.Array(len(c.Args) - 2)
+	for _, m := range c.Args[2:] {
+		if z == nil {
+			c.W.Null()
+			continue
+		}
+		score, ok := z.s.Score(m)
+		if !ok {
+			c.W.Null()
+			continue
+		}
+		lon, lat, ok := decodeGeohash(score)
+		if !ok {
+			c.W.Null()
+			continue
+		}
+		// Re-encode with the standard latitude range -90..90.
+		h, _ := geohashEncode(geoHashRange{-180, 180}, geoHashRange{-90, 90}, lon, lat, 26)
+		var buf [11]byte
+		for i := 0; i < 11; i++ {
+			idx := 0
+			if i < 10 {
+				idx = int((h.bits >> (52 - (uint(i)+1)*5)) & 0x1f)
+			}
+			buf[i] = geoAlphabet[idx]
+		}
+		c.W.Bulk(buf[:])
+	}
+}
+
+// ---- GEORADIUS and GEOSEARCH ----
+
+const (
+	geoRadiusCoords = 1 << iota // search around coordinates
+	geoRadiusMember             // search around a member
+	geoNoStore                  // no STORE/STOREDIST (the _RO forms)
+	geoSearch                   // GEOSEARCH arguments
+	geoSearchStore              // GEOSEARCHSTORE (STOREDIST flag only)
+)
+
+const (
+	geoSortNone = iota
+	geoSortAsc
+	geoSortDesc
+)
+
+type geoPoint struct {
+	lon, lat, dist, score float64
+	member                string
+}
+
+// geoAppendIfWithinShape decodes score and keeps the point if the shape
+// contains it.
+func geoAppendIfWithinShape(ga []geoPoint, s *geoShape, score float64, member []byte) ([]geoPoint, bool) {
+	lon, lat, ok := decodeGeohash(score)
+	if !ok {
+		return ga, false
+	}
+	var dist float64
+	if s.box {
+		if dist, ok = geohashGetDistanceIfInRectangle(s.width*s.conversion, s.height*s.conversion, s.lon, s.lat, lon, lat); !ok {
+			return ga, false
+		}
+	} else {
+		dist = geohashGetDistance(s.lon, s.lat, lon, lat)
+		if dist > s.radius*s.conversion {
+			return ga, false
+		}
+	}
+	return append(ga, geoPoint{lon: lon, lat: lat, dist: dist, score: score, member: string(member)}), true
+}
+
+// geoPointsInRange appends the points of z with min <= score < max that
+// lie in the shape, stopping once limit (>0) points are gathered.
+func geoPointsInRange(z *ZSet, min, max float64, s *geoShape, ga []geoPoint, limit int) []geoPoint {
+	start := z.s.CountBelowScore(min, false)
+	if start >= z.s.Len() {
+		return ga
+	}
+	z.s.Range(start, false, func(m []byte, score float64) bool {
+		if !(score < max) {
+			return false
+		}
+		ga, _ = geoAppendIfWithinShape(ga, s, score, m)
+		return !(len(ga) > 0 && limit > 0 && len(ga) >= limit)
+	})
+	return ga
+}
+
+// geoMembersOfAllNeighbors searches the centre area and its 8 neighbours.
+func geoMembersOfAllNeighbors(z *ZSet, n *geoHashRadius, s *geoShape, limit int) []geoPoint {
+	neighbors := [9]geoHashBits{
+		n.hash,
+		n.neighbors.north, n.neighbors.south, n.neighbors.east, n.neighbors.west,
+		n.neighbors.northEast, n.neighbors.northWest, n.neighbors.southEast, n.neighbors.southWest,
+	}
+	var ga []geoPoint
+	lastProcessed := 0
+	for i := range neighbors {
+		if neighbors[i].isZero() {
+			continue
+		}
+		// A huge radius can make adjacent neighbours the same area.
+		if lastProcessed != 0 && neighbors[i] == neighbors[lastProcessed] {
+			continue
+		}
+		if len(ga) > 0 && limit > 0 && len(ga) >= limit {
+			break
+		}
+		min := geohashAlign52Bits(neighbors[i])
+		h := neighbors[i]
+		h.bits++
+		max := geohashAlign52Bits(h)
+		ga = geoPointsInRange(z, float64(min), float64(max), s, ga, limit)
+		lastProcessed = i
+	}
+	return ga
+}
+
+func georadiusGeneric(c *Ctx, srcKeyIndex int, flags int) {
+	var storekey []byte
+	storedist := false
+
+	z, ok := zsetRead(c, c.Args[srcKeyIndex])
+	if !ok {
+		return
+	}
+
+	var shape geoShape
+	var baseArgs int
+	switch {
+	case flags&geoRadiusCoords != 0:
+		baseArgs = 6
+		if shape.lon, shape.lat, ok = geoLonLatArg(c, 2); !ok {
+			return
+		}
+		if shape.radius, shape.conversion, ok = geoDistanceArg(c, baseArgs-2); !ok {
+			return
+		}
+	case flags&geoRadiusMember != 0 && z == nil:
+		// No source key: parse the options anyway to know which reply to give.
+		baseArgs = 5
+	case flags&geoRadiusMember != 0:
+		baseArgs = 5
+		if shape.lon, shape.lat, ok = geoMemberPos(z, c.Args[2]); !ok {
+			c.Error(ErrGeoMember)
+			return
+		}
+		if shape.radius, shape.conversion, ok = geoDistanceArg(c, baseArgs-2); !ok {
+			return
+		}
+	default: // geoSearch
+		baseArgs = 2
+		if flags&geoSearchStore != 0 {
+			baseArgs = 3
+			storekey = c.Args[1]
+		}
+	}
+
+	withdist, withhash, withcoords := false, false, false
+	frommember, fromloc, byradius, bybox := false, false, false, false
+	sortOrder := geoSortNone
+	anyFlag := false
+	var count int64
+	remaining := len(c.Args) - baseArgs
+	for i := 0; i < remaining; i++ {
+		j := baseArgs + i
+		switch {
+		case c.ArgIs(j, "withdist"):
+			withdist = true
+		case c.ArgIs(j, "withhash"):
+			withhash = true
+		case c.ArgIs(j, "withcoord"):
+			withcoords = true
+		case c.ArgIs(j, "any"):
+			anyFlag = true
+		case c.ArgIs(j, "asc"):
+			sortOrder = geoSortAsc
+		case c.ArgIs(j, "desc"):
+			sortOrder = geoSortDesc
+		case c.ArgIs(j, "count") && i+1 < remaining:
+			if count, ok = c.IntArg(j + 1); !ok {
+				return
+			}
+			if count <= 0 {
+				c.Error(ErrGeoCount)
+				return
+			}
+			i++
+		case c.ArgIs(j, "store") && i+1 < remaining && flags&geoNoStore == 0 && flags&geoSearch == 0:
+			storekey = c.Args[j+1]
+			storedist = false
+			i++
+		case c.ArgIs(j, "storedist") && i+1 < remaining && flags&geoNoStore == 0 && flags&geoSearch == 0:
+			storekey = c.Args[j+1]
+			storedist = true
+			i++
+		case c.ArgIs(j, "storedist") && flags&geoSearch != 0 && flags&geoSearchStore != 0:
+			storedist = true
+		case c.ArgIs(j, "frommember") && i+1 < remaining && flags&geoSearch != 0 && !fromloc:
+			if z == nil {
+				frommember = true
+				i++
+				continue
+			}
+			if shape.lon, shape.lat, ok = geoMemberPos(z, c.Args[j+1]); !ok {
+				c.Error(ErrGeoMember)
+				return
+			}
+			frommember = true
+			i++
+		case c.ArgIs(j, "fromlonlat") && i+2 < remaining && flags&geoSearch != 0 && !frommember:
+			if shape.lon, shape.lat, ok = geoLonLatArg(c, j+1); !ok {
+				return
+			}
+			fromloc = true
+			i += 2
+		case c.ArgIs(j, "byradius") && i+2 < remaining && flags&geoSearch != 0 && !bybox:
+			if shape.radius, shape.conversion, ok = geoDistanceArg(c, j+1); !ok {
+				return
+			}
+			shape.box = false
+			byradius = true
+			i += 2
+		case c.ArgIs(j, "bybox") && i+3 < remaining && flags&geoSearch != 0 && !byradius:
+			if shape.width, shape.height, shape.conversion, ok = geoBoxArg(c, j+1); !ok {
+				return
+			}
+			shape.box = true
+			bybox = true
+			i += 3
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+
+	if storekey != nil && (withdist || withhash || withcoords) {
+		if flags&geoSearchStore != 0 {
+			c.Error(ErrGeoSearchStore)
+		} else {
+			c.Error(ErrGeoStoreOpts)
+		}
+		return
+	}
+	if flags&geoSearch != 0 && !(frommember || fromloc) {
+		c.Error(ErrGeoFromPrefix + string(cString(c.Args[0])))
+		return
+	}
+	if flags&geoSearch != 0 && !(byradius || bybox) {
+		c.Error(ErrGeoByPrefix + string(cString(c.Args[0])))
+		return
+	}
+	if anyFlag && count == 0 {
+		c.Error(ErrGeoAnyCount)
+		return
+	}
+
+	if z == nil {
+		if storekey != nil {
+			if c.Delete(storekey) {
+				c.Dirty(1)
+			}
+			c.W.Int(0)
+		} else {
+			c.W.Array(0)
+		}
+		return
+	}
+
+	// COUNT without an order returns the nearest: sort ascending (not
+	// needed with ANY).
+	if count != 0 && sortOrder == geoSortNone && !anyFlag {
+		sortOrder = geoSortAsc
+	}
+
+	areas := geohashCalculateAreasByShape(&shape)
+	limit := 0
+	if anyFlag {
+		limit = int(min(count, int64(z.s.Len())+1))
+	}
+	ga := geoMembersOfAllNeighbors(z, &areas, &shape, limit)
+
+	if len(ga) == 0 && storekey == nil {
+		c.W.Array(0)
+		return
+	}
+
+	resultLength := len(ga)
+	returned := resultLength
+	if count != 0 && int64(resultLength) >= count {
+		returned = int(count)
+	}
+
+	if sortOrder != geoSortNone {
+		geoSortPoints(ga, returned, sortOrder == geoSortDesc)
+	}
+
+	if storekey == nil {
+		optionLength := 0
+		if withdist {
+			optionLength++
+		}
+		if withcoords {
+			optionLength++
+		}
+		if withhash {
+			optionLength++
+		}
+		c.W.Array(returned)
+		for i := 0; i < returned; i++ {
+			gp := &ga[i]
+			gp.dist /= shape.conversion
+			if optionLength > 0 {
+				c.W.Array(optionLength + 1)
+			}
+			c.W.BulkString(gp.member)
+			if withdist {
+				writeGeoDistance(c, gp.dist)
+			}
+			if withhash {
+				c.W.Int(int64(gp.score))
+			}
+			if withcoords {
+				c.W.Array(2)
+				writeGeoCoord(c, gp.lon)
+				writeGeoCoord(c, gp.lat)
+			}
+		}
+		return
+	}
+
+	if returned == 0 {
+		if c.Delete(storekey) {
+			c.Dirty(1)
+		}
+		c.W.Int(0)
+		return
+	}
+	maxLen := 0
+	for i := 0; i < returned; i++ {
+		maxLen = max(maxLen, len(ga[i].member))
+	}
+	dst := newZSet(zlimits(c), returned, maxLen)
+	for i := 0; i < returned; i++ {
+		gp := &ga[i]
+		gp.dist /= shape.conversion
+		score := gp.score
+		if storedist {
+			score = gp.dist
+		}
+		dst.s.Add([]byte(gp.member), score)
+	}
+	c.Set(storekey, ObjectValue(dst), false)
+	c.Ready(storekey)
+	c.Dirty(returned)
+	c.W.Int(int64(returned))
+}
+
+// geoSortPoints orders the points by distance as Redis does: a full sort
+// is glibc's qsort, a merge sort (stable) for these element sizes; a
+// partial one (COUNT smaller than the matches) is Redis's pqsort, whose
+// order of equal distances is reproduced by porting it.
+func geoSortPoints(ga []geoPoint, returned int, desc bool) {
+	cmp := func(a, b *geoPoint) int {
+		r := 0
+		if a.dist > b.dist {
+			r = 1
+		} else if a.dist == b.dist {
+			r = 0
+		} else {
+			r = -1
+		}
+		if desc {
+			return -r
+		}
+		return r
+	}
+	if returned == len(ga) {
+		sort.SliceStable(ga, func(i, j int) bool { return cmp(&ga[i], &ga[j]) < 0 })
+		return
+	}
+	pqsort(ga, 0, len(ga), cmp, 0, returned-1)
+}
+
+// pqsort is Redis's pqsort.c (NetBSD's qsort, Bentley & McIlroy, sorting
+// only the partitions that intersect [lrange, rrange]), on indexes.
+func pqsort(a []geoPoint, base, n int, cmp func(a, b *geoPoint) int, lrange, rrange int) {
+	swap := func(i, j int) { a[i], a[j] = a[j], a[i] }
+	vecswap := func(i, j, k int) {
+		for ; k > 0; k-- {
+			swap(i, j)
+			i++
+			j++
+		}
+	}
+	med3 := func(x, y, z int) int {
+		if cmp(&a[x], &a[y]) < 0 {
+			if cmp(&a[y], &a[z]) < 0 {
+				return y
+			}
+			if cmp(&a[x], &a[z]) < 0 {
+				return z
+			}
+			return x
+		}
+		if cmp(&a[y], &a[z]) > 0 {
+			return y
+		}
+		if cmp(&a[x], &a[z]) < 0 {
+			return x
+		}
+		return z
+	}
+	for {
+		if n < 7 {
+			for pm := base + 1; pm < base+n; pm++ {
+				for pl := pm; pl > base && cmp(&a[pl-1], &a[pl]) > 0; pl-- {
+					swap(pl, pl-1)
+				}
+			}
+			return
+		}
+		pm := base + n/2
+		if n > 7 {
+			pl := base
+			pn := base + n - 1
+			if n > 40 {
+				d := n / 8
+				pl = med3(pl, pl+d, pl+2*d)
+				pm = med3(pm-d, pm, pm+d)
+				pn = med3(pn-2*d, pn-d, pn)
+			}
+			pm = med3(pl, pm, pn)
+		}
+		swap(base, pm)
+		pa, pb := base+1, base+1
+		pc, pd := base+n-1, base+n-1
+		for {
+			for pb <= pc {
+				r := cmp(&a[pb], &a[base])
+				if r > 0 {
+					break
+				}
+				if r == 0 {
+					swap(pa, pb)
+					pa++
+				}
+				pb++
+			}
+			for pb <= pc {
+				r := cmp(&a[pc], &a[base])
+				if r < 0 {
+					break
+				}
+				if r == 0 {
+					swap(pc, pd)
+					pd--
+				}
+				pc--
+			}
+			if pb > pc {
+				break
+			}
+			swap(pb, pc)
+			pb++
+			pc--
+		}
+		pn := base + n
+		r := min(pa-base, pb-pa)
+		vecswap(base, pb-r, r)
+		r = min(pd-pc, pn-pd-1)
+		vecswap(pb, pn-r, r)
+		outside := func(lo, cnt int) bool {
+			hi := lo + cnt - 1
+			return (lrange < lo && rrange < lo) || (lrange > hi && rrange > hi)
+		}
+		if r = pb - pa; r > 1 {
+			if !outside(base, r) {
+				pqsort(a, base, r, cmp, lrange, rrange)
+			}
+		}
+		if r = pd - pc; r > 1 {
+			base = pn - r
+			n = r
+			if !outside(base, n) {
+				continue
+			}
+		}
+		return
+	}
+}
