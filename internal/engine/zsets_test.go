@@ -575,3 +575,64 @@ func TestZSetBlockedServedFromReadyKey(t *testing.T) {
 		}
 	}
 }
+
+// TestZSetRewrite: the commands a sorted set rewrites itself as (AOF
+// rewrite, snapshots) rebuild the same set, encoding included.
+func TestZSetRewrite(t *testing.T) {
+	src := engine.New(nil)
+	defer src.Close()
+	dst := engine.New(nil)
+	defer dst.Close()
+	scl, dcl := src.NewClient("embedded"), dst.NewClient("embedded")
+	call := func(e *engine.Engine, cl *engine.Client, args ...[]byte) string {
+		w := &resp.Writer{Proto: 2}
+		e.Lock()
+		e.Call(cl, args, w)
+		e.Unlock()
+		return string(w.Buf)
+	}
+	b := func(s ...string) [][]byte {
+		out := make([][]byte, len(s))
+		for i, x := range s {
+			out[i] = []byte(x)
+		}
+		return out
+	}
+	call(src, scl, b("ZADD", "small", "30.3", "c", "-inf", "n", "inf", "p", "-0", "z", "1e-300", "tiny")...)
+	for i := 0; i < 1000; i++ {
+		call(src, scl, b("ZADD", "big", strconv.Itoa(i%37)+".125", "m\x00"+strconv.Itoa(i))...)
+	}
+	n := 0
+	src.Lock()
+	src.DBs()[0].Each(engine.NowMs(), func(key string, v engine.Value, _ int64) bool {
+		v.Obj().(engine.Typed).Rewrite(key, func(args [][]byte) {
+			n++
+			if len(args) > 2+2*64 {
+				t.Errorf("rewrite batch of %d arguments", len(args))
+			}
+			cp := make([][]byte, len(args))
+			for i, a := range args {
+				cp[i] = append([]byte(nil), a...)
+			}
+			dst.Lock()
+			dst.Call(dcl, cp, &resp.Writer{Proto: 2})
+			dst.Unlock()
+		})
+		return true
+	})
+	src.Unlock()
+	if n < 17 {
+		t.Fatalf("%d rewrite commands", n)
+	}
+	for _, k := range []string{"small", "big"} {
+		for _, q := range [][]byte{[]byte("ZRANGE"), []byte("OBJECT")} {
+			args := b(string(q), k, "0", "-1", "WITHSCORES")
+			if string(q) == "OBJECT" {
+				args = b("OBJECT", "ENCODING", k)
+			}
+			if got, want := call(dst, dcl, args...), call(src, scl, args...); got != want {
+				t.Errorf("%s %s after rewrite:\n got %.200q\nwant %.200q", q, k, got, want)
+			}
+		}
+	}
+}

@@ -12,7 +12,8 @@ import (
 
 // model is the simple reference: a sorted slice.
 type model struct {
-	es []me
+	es  []me
+	idx map[string]float64
 }
 
 type me struct {
@@ -28,12 +29,12 @@ func less(a, b me) bool {
 }
 
 func (md *model) find(m string) int {
-	for i, e := range md.es {
-		if e.m == m {
-			return i
-		}
+	sc, ok := md.idx[m]
+	if !ok {
+		return -1
 	}
-	return -1
+	e := me{sc, m}
+	return sort.Search(len(md.es), func(i int) bool { return !less(md.es[i], e) })
 }
 
 func (md *model) add(m string, score float64) bool {
@@ -43,6 +44,7 @@ func (md *model) add(m string, score float64) bool {
 		added = false
 	}
 	e := me{score, m}
+	md.idx[m] = score
 	i := sort.Search(len(md.es), func(i int) bool { return less(e, md.es[i]) })
 	md.es = append(md.es, me{})
 	copy(md.es[i+1:], md.es[i:])
@@ -53,6 +55,7 @@ func (md *model) add(m string, score float64) bool {
 func (md *model) del(m string) bool {
 	if i := md.find(m); i >= 0 {
 		md.es = append(md.es[:i], md.es[i+1:]...)
+		delete(md.idx, m)
 		return true
 	}
 	return false
@@ -138,7 +141,7 @@ func TestModel(t *testing.T) {
 			if cfg.index {
 				s.BuildIndex()
 			}
-			md := &model{}
+			md := &model{idx: map[string]float64{}}
 			name := func() string {
 				n := rng.IntN(cfg.members)
 				if n%7 == 0 {
@@ -257,6 +260,7 @@ func TestScanDuringResize(t *testing.T) {
 
 func TestAscendingLoadDensity(t *testing.T) {
 	s := New()
+	s.BuildIndex()
 	for i := 0; i < 100000; i++ {
 		s.Add([]byte(fmt.Sprintf("k%08d", i)), float64(i))
 	}
