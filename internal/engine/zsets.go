@@ -1188,8 +1188,21 @@ func zrandWithCount(c *Ctx, l int64, withscores bool) {
 		return
 	}
 	// Distinct ranks: a partial Fisher-Yates over rank indexes when the
-	// sample is a large part of the set, a set of picks otherwise.
+	// sample is a large part of the set, rejection of repeats otherwise.
 	header(count)
+	if count*3 > size {
+		// A large part of the set: a partial Fisher-Yates shuffle of ranks.
+		ranks := make([]int32, size)
+		for i := range ranks {
+			ranks[i] = int32(i)
+		}
+		for i := int64(0); i < count; i++ {
+			j := i + int64(randInt(int(size-i)))
+			ranks[i], ranks[j] = ranks[j], ranks[i]
+			emit(s.At(int(ranks[i])))
+		}
+		return
+	}
 	picked := make(map[int]bool, count)
 	for int64(len(picked)) < count {
 		r := randInt(int(size))

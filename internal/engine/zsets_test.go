@@ -203,6 +203,25 @@ func TestZSetRandMember(t *testing.T) {
 		"ZRANDMEMBER s", "ZRANDMEMBER s 1", "ZRANDMEMBER z x", "ZRANDMEMBER z 1 foo", "ZRANDMEMBER z 1 WITHSCORES x",
 		"ZRANDMEMBER z -9223372036854775808", "ZRANDMEMBER z 9223372036854775807 WITHSCORES",
 		"ZRANDMEMBER z -4611686018427387904 WITHSCORES", "ZRANDMEMBER z 10", "ZRANDMEMBER z 5 WITHSCORES")
+	args := []string{"ZADD", "bigr"}
+	for i := 0; i < 300; i++ {
+		args = append(args, strconv.Itoa(i), "r"+strconv.Itoa(i))
+	}
+	d.Do(args...)
+	zrun(d, "ZRANDMEMBER bigr 300", "ZRANDMEMBER bigr 1000 WITHSCORES")
+	for _, c := range []string{"ZRANDMEMBER bigr 250", "ZRANDMEMBER bigr 20", "ZRANDMEMBER bigr -500"} {
+		_, got := d.DoShape(strings.Fields(c)...)
+		seen := map[string]bool{}
+		for _, e := range got.Elems {
+			if !strings.HasPrefix(e.Str, "r") {
+				t.Errorf("%s: unexpected element %q", c, e.Str)
+			}
+			seen[e.Str] = true
+		}
+		if !strings.Contains(c, "-") && len(seen) != len(got.Elems) {
+			t.Errorf("%s: %d distinct of %d", c, len(seen), len(got.Elems))
+		}
+	}
 	for _, proto := range []string{"2", "3"} {
 		d.Both("HELLO", proto)
 		for _, c := range []string{"ZRANDMEMBER z", "ZRANDMEMBER z 3", "ZRANDMEMBER z -8", "ZRANDMEMBER z 3 WITHSCORES",
