@@ -39,10 +39,10 @@ func errJSONExpected(expected, found string) string {
 // JSON is the value of a key holding a JSON document (TYPE ReJSON-RL).
 type JSON struct{ root any }
 
-func (j *JSON) TypeName() string  { return "ReJSON-RL" }
-func (j *JSON) Encoding() string  { return "raw" }
-func (j *JSON) Len() int          { return 1 }
-func (j *JSON) Copy() Typed       { return &JSON{root: jClone(j.root)} }
+func (j *JSON) TypeName() string   { return "ReJSON-RL" }
+func (j *JSON) Encoding() string   { return "raw" }
+func (j *JSON) Len() int           { return 1 }
+func (j *JSON) Copy() Typed        { return &JSON{root: jClone(j.root)} }
 func (j *JSON) MemoryUsage() int64 { return 16 + jSize(j.root) }
 
 // Rewrite recreates the document with one JSON.SET at the root.
@@ -55,8 +55,24 @@ func (j *JSON) String() string { return jsonText(j.root) }
 
 func init() {
 	js := func(name string, h Handler, arity int, flags []string, cat string, last int) {
-		registerSpec(name, h, Spec{Arity: arity, Flags: flags, FirstKey: 1, LastKey: last, Step: 1,
+		cmd := registerSpec(name, h, Spec{Arity: arity, Flags: flags, FirstKey: 1, LastKey: last, Step: 1,
 			Categories: []string{cat, "@json", "@slow"}})
+		// Key positions for COMMAND GETKEYS and friends (these commands
+		// have no Redis key specs): the key at 1, or 1..-2 for JSON.MGET.
+		cmd.Keys = func(args [][]byte) []int {
+			n := len(args) - 1
+			if last < 0 {
+				n = len(args) + last
+			}
+			var idx []int
+			for i := 1; i <= n && i < len(args); i++ {
+				idx = append(idx, i)
+			}
+			if last > 0 && len(idx) > 1 {
+				idx = idx[:1]
+			}
+			return idx
+		}
 	}
 	rd := []string{"readonly"}
 	wr := []string{"write"}

@@ -25,13 +25,13 @@ import (
 type jSegKind uint8
 
 const (
-	segKey   jSegKind = iota // .name (literal)
-	segKeys                  // ["a","b"]
-	segIdx                   // [0,-1]
-	segRange                 // [start:end:step]
-	segAll                   // .* or [*]
-	segScan                  // .. (applies the rest at every depth)
-	segFilter                // [?(...)]
+	segKey    jSegKind = iota // .name (literal)
+	segKeys                   // ["a","b"]
+	segIdx                    // [0,-1]
+	segRange                  // [start:end:step]
+	segAll                    // .* or [*]
+	segScan                   // .. (applies the rest at every depth)
+	segFilter                 // [?(...)]
 )
 
 type jSeg struct {

@@ -541,7 +541,9 @@ type jFormat struct {
 	indent, newline, space string
 }
 
-func (f *jFormat) plain() bool { return f == nil || (f.indent == "" && f.newline == "" && f.space == "") }
+func (f *jFormat) plain() bool {
+	return f == nil || (f.indent == "" && f.newline == "" && f.space == "")
+}
 
 // appendJSON serializes v. With formatting, a non-empty container puts
 // each member on a new line (NEWLINE then INDENT per level) and closes on
