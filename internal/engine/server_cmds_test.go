@@ -777,6 +777,10 @@ func TestCommandGetKeysAllCommands(t *testing.T) {
 		if strings.Contains(name.Str, "|") {
 			continue
 		}
+		// Commands Redis itself lacks (JSON.*) have nothing to compare with.
+		if info := d.Redis.Do("COMMAND", "INFO", name.Str); len(info.Elems) == 0 || info.Elems[0].IsNull() {
+			continue
+		}
 		for _, shape := range shapes {
 			d.Do(append([]string{"COMMAND", "GETKEYS", name.Str}, shape...)...)
 		}
