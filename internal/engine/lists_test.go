@@ -918,3 +918,133 @@ func TestListUnblock(t *testing.T) {
 		t.Fatalf("LLEN after unblock: %q", w.Buf)
 	}
 }
+
+// TestListBlockingStress has consumers pipelining PING and BLPOP over
+// TCP and through the embedded DB (some with waits cut short) while
+// producers push: every item is received exactly once. Run with -race
+// it also checks that serving a waiter does not race with the
+// connection flushing the replies written before it blocked.
+func TestListBlockingStress(t *testing.T) {
+	o := redistest.StartOrdo(t)
+	db, err := ordo.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const producers, perProducer = 4, 150
+	type result struct {
+		items []string
+		err   error
+	}
+	run := func(push func(item string), consumers []func(stop <-chan struct{}) result) map[string]int {
+		stop := make(chan struct{})
+		results := make(chan result, len(consumers))
+		for _, c := range consumers {
+			go func() { results <- c(stop) }()
+		}
+		for p := 0; p < producers; p++ {
+			for i := 0; i < perProducer; i++ {
+				push(fmt.Sprintf("p%d-%d", p, i))
+			}
+		}
+		time.Sleep(300 * time.Millisecond)
+		close(stop)
+		seen := map[string]int{}
+		for range consumers {
+			r := <-results
+			if r.err != nil {
+				t.Error(r.err)
+			}
+			for _, it := range r.items {
+				seen[it]++
+			}
+		}
+		return seen
+	}
+	check := func(name string, seen map[string]int, left []string) {
+		for _, it := range left {
+			seen[it]++
+		}
+		if len(seen) != producers*perProducer {
+			t.Errorf("%s: %d distinct items, want %d", name, len(seen), producers*perProducer)
+		}
+		for it, n := range seen {
+			if n != 1 {
+				t.Errorf("%s: %s received %d times", name, it, n)
+			}
+		}
+	}
+
+	// over TCP
+	ctl := redistest.Dial(t, o.Addr)
+	var tcp []func(stop <-chan struct{}) result
+	for i := 0; i < 6; i++ {
+		cn := redistest.Dial(t, o.Addr)
+		tcp = append(tcp, func(stop <-chan struct{}) (r result) {
+			req := append(resp.AppendCommand(nil, "PING"), resp.AppendCommand(nil, "BLPOP", "q", "0.05")...)
+			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+				select {
+				case <-stop:
+					return r
+				default:
+				}
+				cn.Write(req)
+				if got := string(cn.ReadRaw()); got != "+PONG\r\n" {
+					r.err = fmt.Errorf("PING: %q", got)
+					return r
+				}
+				v, _, err := resp.ParseReply(cn.ReadRaw())
+				if err != nil {
+					r.err = err
+					return r
+				}
+				if v.Kind == resp.KindArray && len(v.Elems) == 2 {
+					r.items = append(r.items, v.Elems[1].Str)
+				}
+			}
+			return r
+		})
+	}
+	seen := run(func(item string) { ctl.Do("RPUSH", "q", item) }, tcp)
+	left, _, _ := resp.ParseReply(ctl.DoRaw("LRANGE", "q", "0", "-1"))
+	var rest []string
+	for _, e := range left.Elems {
+		rest = append(rest, e.Str)
+	}
+	check("tcp", seen, rest)
+
+	// embedded, with waits cut short by their context
+	ctx := context.Background()
+	var emb []func(stop <-chan struct{}) result
+	for i := 0; i < 6; i++ {
+		emb = append(emb, func(stop <-chan struct{}) (r result) {
+			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+				select {
+				case <-stop:
+					return r
+				default:
+				}
+				wctx, cancel := context.WithTimeout(ctx, time.Duration(1+i)*time.Millisecond)
+				rep := db.Do(wctx, "BLPOP", "q", "0")
+				cancel()
+				if rep.Err() != nil {
+					if !errors.Is(rep.Err(), context.DeadlineExceeded) {
+						r.err = rep.Err()
+						return r
+					}
+					continue
+				}
+				got, err := rep.Strings()
+				if err != nil || len(got) != 2 {
+					r.err = fmt.Errorf("BLPOP: %q %v", got, err)
+					return r
+				}
+				r.items = append(r.items, got[1])
+			}
+			return r
+		})
+	}
+	seen = run(func(item string) { db.Do(ctx, "RPUSH", "q", item) }, emb)
+	rest, _ = db.Do(ctx, "LRANGE", "q", "0", "-1").Strings()
+	check("embedded", seen, rest)
+}
