@@ -1048,3 +1048,24 @@ func TestListBlockingStress(t *testing.T) {
 	rest, _ = db.Do(ctx, "LRANGE", "q", "0", "-1").Strings()
 	check("embedded", seen, rest)
 }
+
+// CLIENT UNBLOCK ends a BLPOP with its timeout reply or with an error, as Redis does.
+func TestClientUnblock(t *testing.T) {
+	diffBlocking(t, func(s *scen) {
+		s.do("p", "CLIENT", "UNBLOCK", "999999")
+		s.do("p", "CLIENT", "UNBLOCK", "x")
+		s.do("p", "CLIENT", "UNBLOCK", "1", "foo")
+		for _, reason := range []string{"TIMEOUT", "ERROR"} {
+			id := s.conn("a").Do("CLIENT", "ID").Int
+			s.block("a", 1, "BLPOP", "nothing-here", "5")
+			// Client ids differ between the servers: record replies only.
+			unblock := func() {
+				s.out = append(s.out, fmt.Sprintf("UNBLOCK %s -> %q", reason, s.conn("p").DoRaw("CLIENT", "UNBLOCK", fmt.Sprint(id), reason)))
+			}
+			unblock()
+			s.read("a")
+			s.waitBlocked(0)
+			unblock() // no longer blocked: 0
+		}
+	})
+}

@@ -153,6 +153,7 @@ func init() {
 			c.W.Error(ErrSyntax)
 		}
 	})
+	register("client|unblock", clientUnblockCommand)
 	register("client|pause", func(c *Ctx) { c.W.Error(ErrPauseUnsupported) })
 	register("client|unpause", func(c *Ctx) { c.W.OK() })
 	register("client|help", func(c *Ctx) {
@@ -782,6 +783,36 @@ func commandGetKeysCommand(c *Ctx) {
 }
 
 // ---- CLIENT ----
+
+// clientUnblockCommand ends another client's blocking wait (CLIENT UNBLOCK
+// id [TIMEOUT|ERROR]); it replies 1 if that client was blocked.
+func clientUnblockCommand(c *Ctx) {
+	id, ok := c.IntArg(2)
+	if !ok {
+		return
+	}
+	withError := false
+	if len(c.Args) == 4 {
+		switch {
+		case c.ArgIs(3, "timeout"):
+		case c.ArgIs(3, "error"):
+			withError = true
+		default:
+			c.W.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+			return
+		}
+	}
+	for _, cl := range c.E.Clients() {
+		if cl.ID == id && cl != c.Client {
+			if c.E.Unblock(cl, withError) {
+				c.W.Int(1)
+				return
+			}
+			break
+		}
+	}
+	c.W.Int(0)
+}
 
 // clientFlags are CLIENT LIST's flags letters.
 func clientFlags(cl *Client) string {
