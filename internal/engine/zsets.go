@@ -41,7 +41,7 @@ const (
 // reports the "listpack" encoding (linear lookups, as Redis's listpack);
 // past the limits it builds the index and reports "skiplist".
 type ZSet struct {
-	s *zset.Set
+	s zset.Set // by value: a small set is this header and one buffer
 }
 
 // TypeName implements Typed.
@@ -59,7 +59,7 @@ func (z *ZSet) Encoding() string {
 func (z *ZSet) Len() int { return z.s.Len() }
 
 // Copy implements Typed.
-func (z *ZSet) Copy() Typed { return &ZSet{s: z.s.Copy()} }
+func (z *ZSet) Copy() Typed { return &ZSet{s: *z.s.Copy()} }
 
 // MemoryUsage implements Typed.
 func (z *ZSet) MemoryUsage() int64 { return 16 + z.s.MemoryUsage() }
@@ -94,7 +94,7 @@ func (z *ZSet) Range(start int, rev bool, fn func(member []byte, score float64) 
 }
 
 // Set returns the underlying structure (read-only use by other families).
-func (z *ZSet) Set() *zset.Set { return z.s }
+func (z *ZSet) Set() *zset.Set { return &z.s }
 
 type zsetLimits struct{ entries, value int }
 
@@ -105,7 +105,7 @@ func zlimits(c *Ctx) zsetLimits {
 // newZSet creates a set for sizeHint members of at most maxLen bytes,
 // with the encoding Redis's zsetTypeCreate would choose.
 func newZSet(lim zsetLimits, sizeHint, maxLen int) *ZSet {
-	z := &ZSet{s: zset.New()}
+	z := &ZSet{}
 	if sizeHint > lim.entries || maxLen > lim.value {
 		z.s.BuildIndex()
 	}
@@ -749,7 +749,7 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, rt rangeType, dir rangeDir)
 		}
 		return
 	}
-	s := z.s
+	s := &z.s
 	var sl zslice
 	switch rt {
 	case rangeRank:
@@ -810,7 +810,7 @@ func zcountCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	lo, hi := r.ranks(z.s)
+	lo, hi := r.ranks(&z.s)
 	c.W.Int(int64(max(0, hi-lo)))
 }
 
@@ -828,7 +828,7 @@ func zlexcountCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	lo, hi := r.ranks(z.s)
+	lo, hi := r.ranks(&z.s)
 	c.W.Int(int64(max(0, hi-lo)))
 }
 
@@ -865,7 +865,7 @@ func zremrangeGeneric(c *Ctx, rt rangeType) {
 		c.W.Int(0)
 		return
 	}
-	s := z.s
+	s := &z.s
 	var lo, hi int
 	switch rt {
 	case rangeRank:
@@ -1149,7 +1149,7 @@ func zrandWithCount(c *Ctx, l int64, withscores bool) {
 		c.W.Array(0)
 		return
 	}
-	s := z.s
+	s := &z.s
 	size := int64(s.Len())
 	uniq := l > 0
 	count := l
@@ -1394,7 +1394,7 @@ func zsetOpGeneric(c *Ctx, store bool, numIdx int, op zsetOp, cardOnly bool) {
 		zstoreResult(c, c.Args[1], dst)
 		return
 	}
-	writeZRange(c, dst.s, zslice{first: 0, count: dst.s.Len()}, withscores)
+	writeZRange(c, &dst.s, zslice{first: 0, count: dst.s.Len()}, withscores)
 }
 
 // sortBySize orders sources from the smallest, as Redis does to make the
@@ -1521,7 +1521,7 @@ func zscanCommand(c *Ctx) {
 		}
 		items = append(items, append([]byte(nil), m...), resp.AppendDouble(nil, score))
 	}
-	s := z.s
+	s := &z.s
 	if !s.Indexed() {
 		s.Range(0, false, func(m []byte, score float64) bool {
 			add(m, score)

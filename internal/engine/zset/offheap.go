@@ -26,7 +26,7 @@ var mappedBytes atomic.Int64
 func MappedBytes() int64 { return mappedBytes.Load() }
 
 // regions are a set's mappings; a separate object so the cleanup
-// attached to the Set can free them without referencing the Set.
+// attached to the tree can free them without referencing the tree.
 type regions struct {
 	ents, arena, idx, tags []byte
 }
@@ -71,7 +71,7 @@ func growCap(old, need int) int {
 }
 
 // regs returns the set's regions, attaching the cleanup on first use.
-func (s *Set) regs() *regions {
+func (s *tree) regs() *regions {
 	if s.rg == nil {
 		s.rg = &regions{}
 		runtime.AddCleanup(s, func(r *regions) { r.freeAll() }, s.rg)
@@ -79,7 +79,7 @@ func (s *Set) regs() *regions {
 	return s.rg
 }
 
-func (s *Set) setEnts(ents []entry, mem []byte) {
+func (s *tree) setEnts(ents []entry, mem []byte) {
 	if s.rg != nil {
 		unmap(s.rg.ents)
 		s.rg.ents = nil
@@ -90,7 +90,7 @@ func (s *Set) setEnts(ents []entry, mem []byte) {
 	s.ents = ents
 }
 
-func (s *Set) setArena(arena []byte, mem []byte) {
+func (s *tree) setArena(arena []byte, mem []byte) {
 	if s.rg != nil {
 		unmap(s.rg.arena)
 		s.rg.arena = nil
@@ -101,7 +101,7 @@ func (s *Set) setArena(arena []byte, mem []byte) {
 	s.arena = arena
 }
 
-func (s *Set) setIdx(idx []uint32, mem []byte) {
+func (s *tree) setIdx(idx []uint32, mem []byte) {
 	if s.rg != nil {
 		unmap(s.rg.idx)
 		s.rg.idx = nil
@@ -112,7 +112,7 @@ func (s *Set) setIdx(idx []uint32, mem []byte) {
 	s.idx = idx
 }
 
-func (s *Set) setTags(tags []uint8, mem []byte) {
+func (s *tree) setTags(tags []uint8, mem []byte) {
 	if s.rg != nil {
 		unmap(s.rg.tags)
 		s.rg.tags = nil
@@ -123,7 +123,7 @@ func (s *Set) setTags(tags []uint8, mem []byte) {
 	s.tags = tags
 }
 
-func (s *Set) appendEnt(e entry) uint32 {
+func (s *tree) appendEnt(e entry) uint32 {
 	n := len(s.ents)
 	if n == cap(s.ents) {
 		ents, mem := allocSlice[entry](growCap(n, n+1))
@@ -135,7 +135,7 @@ func (s *Set) appendEnt(e entry) uint32 {
 	return uint32(n)
 }
 
-func (s *Set) appendArena(m []byte) {
+func (s *tree) appendArena(m []byte) {
 	n := len(s.arena)
 	if n+len(m) > cap(s.arena) {
 		arena, mem := allocSlice[byte](growCap(cap(s.arena), n+len(m)))
@@ -143,4 +143,11 @@ func (s *Set) appendArena(m []byte) {
 		s.setArena(arena[:n], mem)
 	}
 	s.arena = append(s.arena, m...)
+}
+
+// freeAllIfAny releases the mappings at once (a tree dropped by its set).
+func (r *regions) freeAllIfAny() {
+	if r != nil {
+		r.freeAll()
+	}
 }

@@ -8,9 +8,9 @@
 //   - Insert, delete, score update, rank of a member, member at a rank,
 //     and the rank of the first element at or after a score or lex bound
 //     are O(log n); iterating m elements from a rank is O(log n + m).
-//   - Score lookup by member is O(1) once the member index is built
-//     (BuildIndex); before that (small sets, Redis's "listpack" range) it
-//     is a linear scan, as Redis's listpack is.
+//   - Score lookup by member is O(1) once the set is in its large form
+//     (BuildIndex); in the small form (Redis's "listpack" range) every
+//     operation is a linear scan of one packed buffer, as in Redis.
 //   - Scan visits members with Redis's reverse-binary cursor over the
 //     member index: every member present for the whole scan is returned
 //     at least once, even if the index grows or shrinks between calls.
@@ -38,6 +38,11 @@
 //
 // The cost is an indirection per comparison (id -> slab -> arena), which
 // the tree's shallow height keeps to about log2(n) comparisons.
+//
+// Small sets (below the listpack limits the caller applies) are instead
+// one packed byte string, entries in order ([score: 8 bytes][uvarint
+// length][member]), with linear operations, as Redis's listpack: a
+// five-member index costs one allocation of about 80 bytes.
 //
 // A Set is not safe for concurrent use.
 package zset
@@ -88,12 +93,12 @@ func prefix(b []byte) uint64 {
 	return x
 }
 
-func (s *Set) keyOf(id uint32) key {
+func (s *tree) keyOf(id uint32) key {
 	return key{score: s.ents[id].score, pfx: prefix(s.mem(id)), id: id}
 }
 
 // cmpKey compares (score, m) whose prefix is pfx with k.
-func (s *Set) cmpKey(score float64, m []byte, pfx uint64, k *key) int {
+func (s *tree) cmpKey(score float64, m []byte, pfx uint64, k *key) int {
 	if score < k.score {
 		return -1
 	}
@@ -104,7 +109,7 @@ func (s *Set) cmpKey(score float64, m []byte, pfx uint64, k *key) int {
 }
 
 // cmpLex compares member m (prefix pfx) with k's member.
-func (s *Set) cmpLex(m []byte, pfx uint64, k *key) int {
+func (s *tree) cmpLex(m []byte, pfx uint64, k *key) int {
 	if pfx < k.pfx {
 		return -1
 	}
@@ -123,8 +128,8 @@ type inner struct {
 	in       [fan]*inner
 }
 
-// Set is a sorted set. The zero value is not usable; call New.
-type Set struct {
+// tree is the large form of a Set: slab, arena, B+tree and member index.
+type tree struct {
 	ents    []entry
 	arena   []byte
 	free    []uint32
@@ -146,22 +151,22 @@ var seed = maphash.MakeSeed()
 func hashOf(m []byte) uint64 { return maphash.Bytes(seed, m) }
 
 // New returns an empty set.
-func New() *Set { return &Set{} }
+func newTree() *tree { return &tree{} }
 
 // Len is the number of members.
-func (s *Set) Len() int { return s.n }
+func (s *tree) Len() int { return s.n }
 
 // Indexed reports whether the member index is built (the "skiplist"
 // encoding in Redis's terms; without it, the "listpack" one).
-func (s *Set) Indexed() bool { return s.idx != nil }
+func (s *tree) Indexed() bool { return s.idx != nil }
 
-func (s *Set) mem(id uint32) []byte {
+func (s *tree) mem(id uint32) []byte {
 	e := &s.ents[id]
 	return s.arena[e.off : e.off+e.n : e.off+e.n]
 }
 
 // cmp compares the key (score, m) with the element id.
-func (s *Set) cmp(score float64, m []byte, id uint32) int {
+func (s *tree) cmp(score float64, m []byte, id uint32) int {
 	e := &s.ents[id]
 	if score < e.score {
 		return -1
@@ -174,7 +179,7 @@ func (s *Set) cmp(score float64, m []byte, id uint32) int {
 
 // ---- slab and arena ----
 
-func (s *Set) alloc(m []byte, score float64) uint32 {
+func (s *tree) alloc(m []byte, score float64) uint32 {
 	if uint64(len(s.arena))+uint64(len(m)) > math.MaxUint32 {
 		s.compact()
 		if uint64(len(s.arena))+uint64(len(m)) > math.MaxUint32 {
@@ -192,7 +197,7 @@ func (s *Set) alloc(m []byte, score float64) uint32 {
 	return s.appendEnt(e)
 }
 
-func (s *Set) release(id uint32) {
+func (s *tree) release(id uint32) {
 	s.garbage += int(s.ents[id].n)
 	s.ents[id] = entry{}
 	s.free = append(s.free, id)
@@ -208,7 +213,7 @@ func (s *Set) release(id uint32) {
 // compact renumbers the live entries in order and rewrites the arena
 // without garbage, then rebuilds the index. O(n), amortized over the
 // deletions that made it necessary.
-func (s *Set) compact() {
+func (s *tree) compact() {
 	ents, entsMem := allocSlice[entry](growCap(s.n, s.n))
 	ents = ents[:0]
 	live := len(s.arena) - s.garbage
@@ -247,7 +252,7 @@ func (s *Set) compact() {
 
 func last(ids []uint32) uint32 { return ids[len(ids)-1] }
 
-func (s *Set) firstLeaf() *leaf {
+func (s *tree) firstLeaf() *leaf {
 	if s.ri == nil {
 		return s.rl
 	}
@@ -262,14 +267,14 @@ func (s *Set) firstLeaf() *leaf {
 
 // BuildIndex builds the member index (O(1) Score, Scan). Sets convert to
 // it past Redis's listpack limits; it is never dropped.
-func (s *Set) BuildIndex() {
+func (s *tree) BuildIndex() {
 	if s.idx != nil {
 		return
 	}
 	s.rehash(16)
 }
 
-func (s *Set) rehash(size int) {
+func (s *tree) rehash(size int) {
 	for size < 16 || s.n*4 > size*3 {
 		size *= 2
 		if size < 16 {
@@ -295,7 +300,7 @@ func (s *Set) rehash(size int) {
 }
 
 // lookup returns the id of m.
-func (s *Set) lookup(m []byte) (uint32, int, bool) {
+func (s *tree) lookup(m []byte) (uint32, int, bool) {
 	if s.idx == nil {
 		for l := s.firstLeaf(); l != nil; l = l.next {
 			for _, id := range l.ids {
@@ -322,7 +327,7 @@ func (s *Set) lookup(m []byte) (uint32, int, bool) {
 	}
 }
 
-func (s *Set) idxInsert(id uint32) {
+func (s *tree) idxInsert(id uint32) {
 	if (s.idxUsed+1)*4 > len(s.idx)*3 {
 		s.rehash(len(s.idx) * 2) // the new id is already in the tree
 		return
@@ -338,7 +343,7 @@ func (s *Set) idxInsert(id uint32) {
 	s.idxUsed++
 }
 
-func (s *Set) idxDelete(slot int) {
+func (s *tree) idxDelete(slot int) {
 	mask := len(s.idx) - 1
 	i := slot
 	j := i
@@ -366,7 +371,7 @@ func (s *Set) idxDelete(slot int) {
 // ---- public operations ----
 
 // Score returns the score of m.
-func (s *Set) Score(m []byte) (float64, bool) {
+func (s *tree) Score(m []byte) (float64, bool) {
 	id, _, ok := s.lookup(m)
 	if !ok {
 		return 0, false
@@ -379,16 +384,16 @@ func (s *Set) Score(m []byte) (float64, bool) {
 type Ref uint32
 
 // Find looks m up once for a read-then-write sequence (ZADD's options).
-func (s *Set) Find(m []byte) (Ref, bool) {
+func (s *tree) Find(m []byte) (Ref, bool) {
 	id, _, ok := s.lookup(m)
 	return Ref(id), ok
 }
 
 // RefScore is the score of the member r designates.
-func (s *Set) RefScore(r Ref) float64 { return s.ents[r].score }
+func (s *tree) RefScore(r Ref) float64 { return s.ents[r].score }
 
 // SetScore changes the score of the member r designates.
-func (s *Set) SetScore(r Ref, score float64) {
+func (s *tree) SetScore(r Ref, score float64) {
 	id := uint32(r)
 	e := &s.ents[id]
 	if e.score == score {
@@ -400,7 +405,7 @@ func (s *Set) SetScore(r Ref, score float64) {
 }
 
 // Insert adds m, which must be absent (checked by Find), with score.
-func (s *Set) Insert(m []byte, score float64) {
+func (s *tree) Insert(m []byte, score float64) {
 	id := s.alloc(m, score)
 	s.treeInsert(id)
 	s.n++
@@ -411,7 +416,7 @@ func (s *Set) Insert(m []byte, score float64) {
 
 // Add sets the score of m, inserting it if absent; it reports whether m
 // was added. m is copied.
-func (s *Set) Add(m []byte, score float64) bool {
+func (s *tree) Add(m []byte, score float64) bool {
 	id, _, ok := s.lookup(m)
 	if ok {
 		e := &s.ents[id]
@@ -433,7 +438,7 @@ func (s *Set) Add(m []byte, score float64) bool {
 }
 
 // Delete removes m and returns its score.
-func (s *Set) Delete(m []byte) (float64, bool) {
+func (s *tree) Delete(m []byte) (float64, bool) {
 	id, slot, ok := s.lookup(m)
 	if !ok {
 		return 0, false
@@ -449,7 +454,7 @@ func (s *Set) Delete(m []byte) (float64, bool) {
 }
 
 // Rank returns the 0-based ascending rank of m.
-func (s *Set) Rank(m []byte) (int, bool) {
+func (s *tree) Rank(m []byte) (int, bool) {
 	id, _, ok := s.lookup(m)
 	if !ok {
 		return 0, false
@@ -462,7 +467,7 @@ func (s *Set) Rank(m []byte) (int, bool) {
 }
 
 // At returns the member and score at rank r (0 <= r < Len).
-func (s *Set) At(r int) ([]byte, float64) {
+func (s *tree) At(r int) ([]byte, float64) {
 	l, i := s.locate(r)
 	id := l.ids[i]
 	return s.mem(id), s.ents[id].score
@@ -470,7 +475,7 @@ func (s *Set) At(r int) ([]byte, float64) {
 
 // CountBelowScore returns how many elements have a score < min (or <= min
 // when excl): the rank of the first element in a range starting at min.
-func (s *Set) CountBelowScore(min float64, excl bool) int {
+func (s *tree) CountBelowScore(min float64, excl bool) int {
 	if excl {
 		return s.lowerBound(func(k *key) bool { return k.score > min },
 			func(x uint32) bool { return s.ents[x].score > min })
@@ -481,7 +486,7 @@ func (s *Set) CountBelowScore(min float64, excl bool) int {
 
 // CountBelowLex returns how many members are < m (or <= m when excl),
 // assuming all scores are equal, as Redis's lex commands do.
-func (s *Set) CountBelowLex(m []byte, excl bool) int {
+func (s *tree) CountBelowLex(m []byte, excl bool) int {
 	pfx := prefix(m)
 	if excl {
 		return s.lowerBound(func(k *key) bool { return s.cmpLex(m, pfx, k) < 0 },
@@ -494,7 +499,7 @@ func (s *Set) CountBelowLex(m []byte, excl bool) int {
 // Range calls fn for the elements from rank start, ascending (or
 // descending when rev), until fn returns false or the set ends. fn must
 // not change the set.
-func (s *Set) Range(start int, rev bool, fn func(m []byte, score float64) bool) {
+func (s *tree) Range(start int, rev bool, fn func(m []byte, score float64) bool) {
 	if start < 0 || start >= s.n {
 		return
 	}
@@ -525,12 +530,12 @@ func (s *Set) Range(start int, rev bool, fn func(m []byte, score float64) bool) 
 }
 
 // Random returns a uniformly random element; the set must not be empty.
-func (s *Set) Random() ([]byte, float64) { return s.At(rand.IntN(s.n)) }
+func (s *tree) Random() ([]byte, float64) { return s.At(rand.IntN(s.n)) }
 
 // Scan calls fn for the members of one bucket of the member index at
 // cursor and returns the next cursor (0 when done), as Redis's dictScan.
 // It requires the index (Indexed); fn must not change the set.
-func (s *Set) Scan(cursor uint64, fn func(m []byte, score float64)) uint64 {
+func (s *tree) Scan(cursor uint64, fn func(m []byte, score float64)) uint64 {
 	if s.idx == nil || s.n == 0 {
 		return 0
 	}
@@ -548,8 +553,8 @@ func (s *Set) Scan(cursor uint64, fn func(m []byte, score float64)) uint64 {
 }
 
 // Copy returns a deep copy.
-func (s *Set) Copy() *Set {
-	c := New()
+func (s *tree) Copy() *tree {
+	c := newTree()
 	ents, entsMem := allocSlice[entry](s.n)
 	c.setEnts(ents[:0], entsMem)
 	arena, arenaMem := allocSlice[byte](len(s.arena) - s.garbage)
@@ -580,7 +585,7 @@ func (s *Set) Copy() *Set {
 
 // buildFromLeaves builds the inner levels over a linked chain of full
 // leaves whose last one is tail.
-func (s *Set) buildFromLeaves(tail *leaf) {
+func (s *tree) buildFromLeaves(tail *leaf) {
 	first := tail
 	for first.prev != nil {
 		first = first.prev
@@ -616,7 +621,7 @@ func (s *Set) buildFromLeaves(tail *leaf) {
 }
 
 // MemoryUsage estimates the bytes the set occupies.
-func (s *Set) MemoryUsage() int64 {
+func (s *tree) MemoryUsage() int64 {
 	n := int64(120 + cap(s.ents)*16 + cap(s.arena) + cap(s.free)*4 + cap(s.idx)*5)
 	var walk func(in *inner)
 	walk = func(in *inner) {
@@ -650,7 +655,7 @@ func (in *inner) total() int {
 // lowerBound returns the number of elements for which pred is false;
 // pred must be false then true along the order. ipred is the same
 // predicate on the keys of inner nodes.
-func (s *Set) lowerBound(ipred func(k *key) bool, pred func(id uint32) bool) int {
+func (s *tree) lowerBound(ipred func(k *key) bool, pred func(id uint32) bool) int {
 	rank := 0
 	l := s.rl
 	for in := s.ri; in != nil; {
@@ -674,7 +679,7 @@ func (s *Set) lowerBound(ipred func(k *key) bool, pred func(id uint32) bool) int
 }
 
 // locate returns the leaf and index holding rank r.
-func (s *Set) locate(r int) (*leaf, int) {
+func (s *tree) locate(r int) (*leaf, int) {
 	l := s.rl
 	for in := s.ri; in != nil; {
 		i := 0
@@ -692,7 +697,7 @@ func (s *Set) locate(r int) (*leaf, int) {
 }
 
 // childFor returns the child of in whose range holds the key.
-func (s *Set) childFor(in *inner, score float64, m []byte) int {
+func (s *tree) childFor(in *inner, score float64, m []byte) int {
 	pfx := prefix(m)
 	i := sort.Search(in.n, func(i int) bool { return s.cmpKey(score, m, pfx, &in.max[i]) <= 0 })
 	if i == in.n {
@@ -701,7 +706,7 @@ func (s *Set) childFor(in *inner, score float64, m []byte) int {
 	return i
 }
 
-func (s *Set) treeInsert(id uint32) {
+func (s *tree) treeInsert(id uint32) {
 	score, m := s.ents[id].score, s.mem(id)
 	if s.ri == nil {
 		if s.rl == nil {
@@ -728,7 +733,7 @@ func (s *Set) treeInsert(id uint32) {
 	s.ri = root
 }
 
-func (s *Set) leafInsert(l *leaf, id uint32, score float64, m []byte) *leaf {
+func (s *tree) leafInsert(l *leaf, id uint32, score float64, m []byte) *leaf {
 	pos := sort.Search(len(l.ids), func(i int) bool { return s.cmp(score, m, l.ids[i]) < 0 })
 	if len(l.ids) < leafCap {
 		l.ids = append(l.ids, 0)
@@ -809,7 +814,7 @@ func removeChild(in *inner, at int) {
 	in.lf[in.n], in.in[in.n] = nil, nil
 }
 
-func (s *Set) innerInsert(in *inner, id uint32, score float64, m []byte) *inner {
+func (s *tree) innerInsert(in *inner, id uint32, score float64, m []byte) *inner {
 	i := s.childFor(in, score, m)
 	if in.leafKids {
 		l := in.lf[i]
@@ -831,7 +836,7 @@ func (s *Set) innerInsert(in *inner, id uint32, score float64, m []byte) *inner 
 	return addChild(in, i+1, nil, r, r.total(), r.max[r.n-1])
 }
 
-func (s *Set) treeDelete(score float64, m []byte, id uint32) {
+func (s *tree) treeDelete(score float64, m []byte, id uint32) {
 	if s.ri == nil {
 		s.leafDelete(s.rl, score, m, id)
 		if len(s.rl.ids) == 0 {
@@ -852,7 +857,7 @@ func (s *Set) treeDelete(score float64, m []byte, id uint32) {
 	}
 }
 
-func (s *Set) leafDelete(l *leaf, score float64, m []byte, id uint32) {
+func (s *tree) leafDelete(l *leaf, score float64, m []byte, id uint32) {
 	pos := sort.Search(len(l.ids), func(i int) bool { return s.cmp(score, m, l.ids[i]) <= 0 })
 	if pos >= len(l.ids) || l.ids[pos] != id {
 		panic("zset: element missing from the tree")
@@ -870,7 +875,7 @@ func unlink(l *leaf) {
 	}
 }
 
-func (s *Set) innerDelete(in *inner, score float64, m []byte, id uint32) {
+func (s *tree) innerDelete(in *inner, score float64, m []byte, id uint32) {
 	i := s.childFor(in, score, m)
 	if in.leafKids {
 		l := in.lf[i]
@@ -921,12 +926,4 @@ func (s *Set) innerDelete(in *inner, score float64, m []byte, id uint32) {
 			removeChild(in, a+1)
 		}
 	}
-}
-
-// DropIndex removes the member index (a store that Redis would write as a
-// listpack). Score lookups become linear scans again.
-func (s *Set) DropIndex() {
-	s.setIdx(nil, nil)
-	s.setTags(nil, nil)
-	s.idxUsed = 0
 }

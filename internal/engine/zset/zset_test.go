@@ -201,6 +201,8 @@ func TestModel(t *testing.T) {
 					}
 					if !s.Indexed() && rng.IntN(50) == 0 {
 						s.BuildIndex()
+					} else if s.Indexed() && !cfg.index && rng.IntN(50) == 0 {
+						s.DropIndex()
 					}
 				}
 				check(t, step, s, md, len(md.es) < 200 || step%500 == 0)
@@ -215,8 +217,11 @@ func TestModel(t *testing.T) {
 				}
 			}
 			check(t, -2, s, md, true)
-			if s.rl != nil || s.ri != nil {
+			if s.b != nil && (s.b.rl != nil || s.b.ri != nil) {
 				t.Fatal("empty set keeps tree nodes")
+			}
+			if s.b == nil && len(s.lp) != 0 {
+				t.Fatal("empty small set keeps bytes")
 			}
 		})
 	}
@@ -265,7 +270,7 @@ func TestAscendingLoadDensity(t *testing.T) {
 		s.Add([]byte(fmt.Sprintf("k%08d", i)), float64(i))
 	}
 	leaves, ids := 0, 0
-	for l := s.firstLeaf(); l != nil; l = l.next {
+	for l := s.b.firstLeaf(); l != nil; l = l.next {
 		leaves++
 		ids += len(l.ids)
 	}
