@@ -3,6 +3,7 @@ package engine_test
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -191,7 +192,12 @@ func randLat(r *rand.Rand, c, spread float64) float64 {
 // antimeridian, huge radii), with every ordering option.
 func TestGeoSearchRandom(t *testing.T) {
 	d := redistest.NewDiff(t)
-	r := rand.New(rand.NewPCG(7, 11))
+	seed := uint64(7)
+	if v, err := strconv.ParseUint(os.Getenv("GEO_SEED"), 10, 64); err == nil {
+		seed = v // GEO_SEED=n explores other random cases
+	}
+	t.Logf("GEO_SEED=%d", seed)
+	r := rand.New(rand.NewPCG(seed, 11))
 	type cluster struct{ lon, lat, spread float64 }
 	clusters := []cluster{
 		{13.4, 38.1, 2}, {0, 0, 1}, {179.5, 10, 1}, {-179.5, -10, 1}, {0, 84, 1}, {20, -84, 1},
