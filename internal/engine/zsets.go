@@ -547,29 +547,20 @@ func parseLexRange(minb, maxb []byte) (lexRange, bool) {
 	return lexRange{a, b}, ok1 && ok2
 }
 
-func (r lexRange) ranks(s *zset.Set) (int, int) {
-	var lo, hi int
-	switch r.min.kind {
+func (b lexBound) zbound() zset.LexBound {
+	switch b.kind {
 	case '-':
-		lo = 0
+		return zset.LexBound{Inf: -1, Excl: true}
 	case '+':
-		lo = s.Len()
-	case '[':
-		lo = s.CountBelowLex(r.min.m, false)
-	default:
-		lo = s.CountBelowLex(r.min.m, true)
+		return zset.LexBound{Inf: 1, Excl: true}
 	}
-	switch r.max.kind {
-	case '-':
-		hi = 0
-	case '+':
-		hi = s.Len()
-	case '[':
-		hi = s.CountBelowLex(r.max.m, true)
-	default:
-		hi = s.CountBelowLex(r.max.m, false)
-	}
-	return lo, hi
+	return zset.LexBound{M: b.m, Excl: b.kind == '('}
+}
+
+// ranks returns the ascending rank interval [lo, hi) of the range, walked
+// forward (or backward when rev) as Redis does.
+func (r lexRange) ranks(s *zset.Set, rev bool) (int, int) {
+	return s.LexRange(r.min.zbound(), r.max.zbound(), rev)
 }
 
 // rankRange normalizes start/end indexes as Redis does; ok is false for
@@ -765,7 +756,7 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, rt rangeType, dir rangeDir)
 		lo, hi := sr.ranks(s)
 		sl = limitSlice(lo, hi, offset, limit, rev)
 	case rangeLex:
-		lo, hi := lr.ranks(s)
+		lo, hi := lr.ranks(s, rev)
 		sl = limitSlice(lo, hi, offset, limit, rev)
 	}
 	if store {
@@ -828,7 +819,7 @@ func zlexcountCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	lo, hi := r.ranks(&z.s)
+	lo, hi := r.ranks(&z.s, false)
 	c.W.Int(int64(max(0, hi-lo)))
 }
 
@@ -878,7 +869,7 @@ func zremrangeGeneric(c *Ctx, rt rangeType) {
 	case rangeScore:
 		lo, hi = sr.ranks(s)
 	case rangeLex:
-		lo, hi = lr.ranks(s)
+		lo, hi = lr.ranks(s, false)
 	}
 	if hi <= lo {
 		c.W.Int(0)

@@ -655,3 +655,63 @@ func TestZSetRewrite(t *testing.T) {
 		}
 	}
 }
+
+// TestZSetWatch: commands that change nothing leave a WATCH intact;
+// commands that change the set break it.
+func TestZSetWatch(t *testing.T) {
+	d := redistest.NewDiff(t)
+	noops := []string{"ZADD z NX 5 a", "ZADD z XX 1 nosuch", "ZADD z 1 a", "ZREM z nosuch", "ZPOPMIN missing",
+		"ZREMRANGEBYSCORE z 100 200", "ZREMRANGEBYLEX z [x [y", "ZREMRANGEBYRANK z 10 20", "ZUNIONSTORE z2 1 missing",
+		"ZADD z GT 0 a", "ZADD z LT 9 a", "ZRANGESTORE z3 missing 0 -1"}
+	changes := []string{"ZADD z 2 a", "ZINCRBY z 1 a", "ZREM z a", "ZPOPMAX z", "ZREMRANGEBYRANK z 0 0",
+		"ZUNIONSTORE z 1 z", "ZADD z CH XX 3 a", "ZMPOP 1 z MIN", "BZPOPMIN z 0"}
+	for _, c := range append(noops, changes...) {
+		d.Both("FLUSHALL")
+		d.Both("ZADD", "z", "1", "a", "2", "b")
+		d.Both("WATCH", "z", "z2", "z3")
+		zrun(d, c)
+		zrun(d, "MULTI", "PING", "EXEC")
+	}
+}
+
+// TestZSetLexSmallMixedScores: on a small set whose scores differ, lex
+// ranges are Redis's listpack walk (first member >= min, then while <=
+// max), which Ordo's small form reproduces.
+func TestZSetLexSmallMixedScores(t *testing.T) {
+	d := redistest.NewDiff(t)
+	zrun(d, "ZADD z 0 a 1 zz 2 b 3 c 4 ba 5 d")
+	for _, c := range []string{"ZRANGEBYLEX z [b [c", "ZRANGEBYLEX z - [b", "ZRANGEBYLEX z (a +", "ZLEXCOUNT z [b [d",
+		"ZREVRANGEBYLEX z [d [b", "ZLEXCOUNT z - +", "ZRANGE z [a [c BYLEX LIMIT 1 2", "ZREMRANGEBYLEX z [b [c", "ZRANGE z 0 -1"} {
+		zrun(d, c)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	bound := func() string {
+		switch rng.IntN(6) {
+		case 0:
+			return "-"
+		case 1:
+			return "+"
+		case 2:
+			return "(" + string(rune('a'+rng.IntN(6)))
+		}
+		return "[" + string(rune('a'+rng.IntN(6)))
+	}
+	for i := 0; i < 300; i++ {
+		d.Both("DEL", "r")
+		args := []string{"ZADD", "r"}
+		for j := 0; j < 1+rng.IntN(8); j++ {
+			args = append(args, strconv.Itoa(rng.IntN(5)), string(rune('a'+rng.IntN(6)))+strings.Repeat("x", rng.IntN(2)))
+		}
+		d.Both(args...)
+		a, b := bound(), bound()
+		d.Do("ZRANGEBYLEX", "r", a, b)
+		d.Do("ZREVRANGEBYLEX", "r", a, b)
+		d.Do("ZLEXCOUNT", "r", a, b)
+		d.Do("ZRANGE", "r", a, b, "BYLEX", "REV", "LIMIT", "1", "2")
+		d.Do("ZREMRANGEBYLEX", "r", a, b)
+		d.Do("ZRANGE", "r", "0", "-1")
+		if t.Failed() {
+			t.Fatalf("set %q", args)
+		}
+	}
+}

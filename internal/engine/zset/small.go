@@ -346,3 +346,115 @@ func (s *Set) MemoryUsage() int64 {
 	}
 	return 48 + int64(cap(s.lp))
 }
+
+// LexBound is one end of a lex range: Inf -1 for "-", +1 for "+", else
+// the member M, exclusive when Excl.
+type LexBound struct {
+	M    []byte
+	Excl bool
+	Inf  int
+}
+
+func cmpLexBound(a, b LexBound) int {
+	if a.Inf != 0 || b.Inf != 0 {
+		switch {
+		case a.Inf == b.Inf:
+			return 0
+		case a.Inf < b.Inf:
+			return -1
+		}
+		return 1
+	}
+	return bytes.Compare(a.M, b.M)
+}
+
+func (b LexBound) lteMax(m []byte) bool {
+	switch {
+	case b.Inf > 0:
+		return true
+	case b.Inf < 0:
+		return false
+	case b.Excl:
+		return bytes.Compare(m, b.M) < 0
+	}
+	return bytes.Compare(m, b.M) <= 0
+}
+
+func (b LexBound) gteMin(m []byte) bool {
+	switch {
+	case b.Inf < 0:
+		return true
+	case b.Inf > 0:
+		return false
+	case b.Excl:
+		return bytes.Compare(m, b.M) > 0
+	}
+	return bytes.Compare(m, b.M) >= 0
+}
+
+// LexRange returns the ascending rank interval [lo, hi) of a lex range,
+// as Redis computes it: empty for an empty range or when the set lies
+// wholly outside it; otherwise from the first member >= min while <= max
+// (or, rev, from the last member <= max while >= min). On a set whose
+// scores are all equal both directions select the same members; on a
+// small set with differing scores this reproduces Redis's listpack walk.
+func (s *Set) LexRange(min, max LexBound, rev bool) (int, int) {
+	n := s.Len()
+	c := cmpLexBound(min, max)
+	if n == 0 || c > 0 || (c == 0 && (min.Excl || max.Excl || min.Inf != 0)) {
+		return 0, 0
+	}
+	if last, _ := s.At(n - 1); !min.gteMin(last) {
+		return 0, 0
+	}
+	if first, _ := s.At(0); !max.lteMax(first) {
+		return 0, 0
+	}
+	if s.b != nil || !rev {
+		var lo, hi int
+		switch {
+		case min.Inf < 0:
+			lo = 0
+		case min.Inf > 0:
+			lo = n
+		default:
+			lo = s.CountBelowLex(min.M, min.Excl)
+		}
+		switch {
+		case max.Inf < 0:
+			hi = 0
+		case max.Inf > 0:
+			hi = n
+		default:
+			hi = s.CountBelowLex(max.M, !max.Excl)
+		}
+		if hi < lo {
+			hi = lo
+		}
+		return lo, hi
+	}
+	var buf [128]int32
+	offs := buf[:0]
+	for o := 0; o < len(s.lp); {
+		offs = append(offs, int32(o))
+		_, _, o = lpEntry(s.lp, o)
+	}
+	j := len(offs) - 1
+	for ; j >= 0; j-- {
+		m, _, _ := lpEntry(s.lp, int(offs[j]))
+		if max.lteMax(m) {
+			break
+		}
+	}
+	if j < 0 {
+		return 0, 0
+	}
+	k := j
+	for ; k >= 0; k-- {
+		m, _, _ := lpEntry(s.lp, int(offs[k]))
+		if !min.gteMin(m) {
+			break
+		}
+	}
+	return k + 1, j + 1
+}
