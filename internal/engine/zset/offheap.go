@@ -19,7 +19,29 @@ import (
 
 const mmapThreshold = 256 << 10
 
-var mappedBytes atomic.Int64
+var (
+	mappedBytes   atomic.Int64
+	mappedSinceGC atomic.Int64
+	gcRunning     atomic.Bool
+)
+
+// noteMapped starts a collection in the background once much memory was
+// mapped since the last one: mappings are freed by cleanups that run only
+// after a GC, and mapped bytes do not count towards the heap goal, so a
+// workload that keeps replacing big sets (ZUNIONSTORE into a temporary
+// key, DEL) would otherwise hold dead mappings until heap growth alone
+// triggers a cycle.
+func noteMapped(n int) {
+	since := mappedSinceGC.Add(int64(n))
+	if since < 64<<20 || since < mappedBytes.Load()/2 || !gcRunning.CompareAndSwap(false, true) {
+		return
+	}
+	mappedSinceGC.Store(0)
+	go func() {
+		runtime.GC()
+		gcRunning.Store(false)
+	}()
+}
 
 // MappedBytes is the memory sorted sets hold outside the Go heap (for
 // INFO memory and maxmemory).
@@ -59,6 +81,7 @@ func allocSlice[T any](n int) ([]T, []byte) {
 		return make([]T, n), nil
 	}
 	mappedBytes.Add(int64(len(mem)))
+	noteMapped(len(mem))
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(mem))), n), mem
 }
 
