@@ -253,7 +253,12 @@ func zaddGeneric(c *Ctx, zincrby bool) {
 		c.Error(ErrZAddIncrPair)
 		return
 	}
-	scores := make([]float64, elements)
+	var sbuf [8]float64
+	scores := sbuf[:0]
+	if elements > len(sbuf) {
+		scores = make([]float64, 0, elements)
+	}
+	scores = scores[:elements]
 	maxLen := 0
 	for j := range scores {
 		f, ok := parseZFloat(c.Args[idx+2*j])
@@ -269,7 +274,10 @@ func zaddGeneric(c *Ctx, zincrby bool) {
 	if !ok {
 		return
 	}
-	lim := zlimits(c)
+	var lim zsetLimits
+	if z == nil || !z.s.Indexed() {
+		lim = zlimits(c) // only the small form needs the limits
+	}
 	added, updated, processed := 0, 0, 0
 	var score float64
 	if z == nil {
