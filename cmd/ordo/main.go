@@ -1,6 +1,8 @@
 // Command ordo is Ordo's tool:
 //
 //	ordo bench [-rows REGEXP] [-n 200000] [-repeat 3] [-elements 1000000] [-out bench]
+//	ordo load [-h host] [-p port] [-a password] [FILE|-]
+//	ordo gen --cmd TEMPLATE [--zadd 'key score member'] [FILE|-]
 //
 // bench measures ordo-server against redis-server side by side and writes
 // bench/RESULTS.md and bench/ratios.png.
@@ -18,7 +20,9 @@ func usage() {
 	fmt.Fprintln(os.Stderr, `usage: ordo <command> [flags]
 
 commands:
-  bench   measure ordo-server against redis-server side by side (bench/RESULTS.md)`)
+  bench   measure ordo-server against redis-server side by side (bench/RESULTS.md)
+  load    stream commands (RESP or text lines) to a server, as redis-cli --pipe
+  gen     turn CSV or JSON-lines records into RESP commands for load`)
 	os.Exit(2)
 }
 
@@ -43,6 +47,10 @@ func main() {
 			fmt.Fprintln(os.Stderr, "ordo bench:", err)
 			os.Exit(1)
 		}
+	case "load":
+		loadMain(os.Args[2:])
+	case "gen":
+		genMain(os.Args[2:])
 	default:
 		usage()
 	}
