@@ -3,7 +3,6 @@ package load
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -288,12 +287,13 @@ func Generate(in io.Reader, out io.Writer, o GenOptions) (GenResult, error) {
 	}
 	switch format {
 	case "csv":
-		r := csv.NewReader(br)
+		r := &csvReader{br: br, comma: byte(','), line: 1}
 		if o.Comma != 0 {
-			r.Comma = o.Comma
+			if o.Comma >= 0x80 {
+				return res, fmt.Errorf("CSV separator must be an ASCII character")
+			}
+			r.comma = byte(o.Comma)
 		}
-		r.FieldsPerRecord = -1
-		r.ReuseRecord = false
 		rec := &csvRecord{}
 		if !o.NoHeader {
 			h, err := r.Read()
@@ -357,4 +357,95 @@ func (f fillMissing) Field(name string) ([]byte, bool) {
 		return nil, true
 	}
 	return v, ok
+}
+
+// csvReader reads RFC 4180 CSV byte for byte: unlike encoding/csv it keeps
+// a quoted field's CRLF as CRLF (and any byte, valid UTF-8 or not), so
+// values arrive in the database exactly as they are in the file.
+type csvReader struct {
+	br    *bufio.Reader
+	comma byte
+	line  int64
+	buf   []byte
+}
+
+// Read returns the next record; its strings do not share memory.
+func (r *csvReader) Read() ([]string, error) {
+	var fields []string
+	start := r.line
+	for {
+		c, err := r.br.ReadByte()
+		if err == io.EOF {
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, err
+		}
+		if c == '\n' && len(fields) == 0 {
+			r.line++ // an empty line is no record
+			start = r.line
+			continue
+		}
+		if c == '\r' {
+			if n, _ := r.br.Peek(1); len(n) == 1 && n[0] == '\n' {
+				continue
+			}
+		}
+		r.br.UnreadByte()
+		break
+	}
+	for {
+		r.buf = r.buf[:0]
+		c, err := r.br.ReadByte()
+		if err == nil && c == '"' {
+			// Quoted field.
+			for {
+				c, err = r.br.ReadByte()
+				if err != nil {
+					return nil, fmt.Errorf("line %d: unterminated quoted field", start)
+				}
+				if c == '\n' {
+					r.line++
+				}
+				if c != '"' {
+					r.buf = append(r.buf, c)
+					continue
+				}
+				c, err = r.br.ReadByte()
+				if err == nil && c == '"' {
+					r.buf = append(r.buf, '"')
+					continue
+				}
+				break // closing quote: c is the byte after it
+			}
+			if err == nil && c != r.comma && c != '\n' && c != '\r' {
+				return nil, fmt.Errorf("line %d: extraneous %q after a quoted field", r.line, c)
+			}
+		} else {
+			for err == nil && c != r.comma && c != '\n' {
+				r.buf = append(r.buf, c)
+				c, err = r.br.ReadByte()
+			}
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if err == nil && c == '\r' { // \r\n after a quoted field
+			c, err = r.br.ReadByte()
+			if err == nil && c != '\n' {
+				return nil, fmt.Errorf("line %d: stray carriage return", r.line)
+			}
+		}
+		f := r.buf
+		if (err != nil || c == '\n') && len(f) > 0 && f[len(f)-1] == '\r' {
+			f = f[:len(f)-1] // CRLF line end
+		}
+		fields = append(fields, string(f))
+		if err == io.EOF || c == '\n' {
+			if c == '\n' {
+				r.line++
+			}
+			return fields, nil
+		}
+	}
 }
