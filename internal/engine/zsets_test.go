@@ -715,3 +715,27 @@ func TestZSetLexSmallMixedScores(t *testing.T) {
 		}
 	}
 }
+
+// TestZSetKeyspace: COPY, RENAME, TYPE, OBJECT ENCODING, MEMORY USAGE and
+// expiry of sorted sets, small and large.
+func TestZSetKeyspace(t *testing.T) {
+	d := redistest.NewDiff(t)
+	args := []string{"ZADD", "big"}
+	for i := 0; i < 300; i++ {
+		args = append(args, strconv.Itoa(i%50), "b"+strconv.Itoa(i))
+	}
+	d.Do(args...)
+	zrun(d, "ZADD small 1 a 2 b", "COPY big big2", "COPY small small2", "ZREM big2 b1 b2", "ZADD small2 9 z",
+		"ZCARD big", "ZCARD big2", "ZRANGE small 0 -1 WITHSCORES", "ZRANGE small2 0 -1 WITHSCORES",
+		"OBJECT ENCODING big2", "OBJECT ENCODING small2", "TYPE big2", "RENAME big2 big3", "ZRANGE big3 0 4 WITHSCORES",
+		"EXISTS big2", "PEXPIRE small2 50")
+	time.Sleep(120 * time.Millisecond)
+	zrun(d, "ZCARD small2", "ZADD small2 1 x", "TTL small2", "ZRANGE small2 0 -1")
+	for name, conn := range map[string]*redistest.Conn{"redis": d.Redis, "ordo": d.Ordo} {
+		small := conn.Do("MEMORY", "USAGE", "small").Int
+		big := conn.Do("MEMORY", "USAGE", "big").Int
+		if small <= 0 || big <= small || big > 100000 {
+			t.Errorf("%s: MEMORY USAGE small %d big %d", name, small, big)
+		}
+	}
+}
