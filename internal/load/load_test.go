@@ -339,3 +339,21 @@ func TestLoadProgress(t *testing.T) {
 		t.Fatalf("stdout %q", out.String())
 	}
 }
+
+// TestLoadQuotedLikeRedisCli: quoted text lines give the same output and
+// the same values as redis-cli --pipe (where the server's inline parser
+// reads them).
+func TestLoadQuotedLikeRedisCli(t *testing.T) {
+	in := []byte("SET \"k 1\" \"a\\tb\\x41\\\"\"\nSET 'k2' 'it\\'s'\r\nAPPEND \"k 1\" \"\"\nGET nokey\nSET k3\n")
+	r := redistest.StartRedis(t)
+	got := runLoad(t, r.Addr, in)
+	v1, v2 := do(t, r.Addr, "GET", "k 1"), do(t, r.Addr, "GET", "k2")
+	do(t, r.Addr, "FLUSHALL")
+	want := runRedisCli(t, r.Addr, in)
+	if got != want {
+		t.Fatalf("redis-cli --pipe printed\n%+v\nordo load printed\n%+v", want, got)
+	}
+	if w1, w2 := do(t, r.Addr, "GET", "k 1"), do(t, r.Addr, "GET", "k2"); v1.Str != w1.Str || v2.Str != w2.Str || v1.Str != "a\tbA\"" {
+		t.Fatalf("values %q %q, redis-cli's %q %q", v1.Str, v2.Str, w1.Str, w2.Str)
+	}
+}
