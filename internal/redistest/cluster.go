@@ -176,7 +176,7 @@ func startClusterNode(path, dir string) (*Redis, int, error) {
 			return nil, 0, err
 		}
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		if waitListening(addr, 3*time.Second) {
+		if waitListening(addr, 3*time.Second) && listenerPID(addr, nil) == cmd.Process.Pid {
 			// The node's dir is removed with the cluster's.
 			return &Redis{Addr: addr, cmd: cmd}, bus, nil
 		}

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -103,7 +104,10 @@ func startRedis(t testing.TB, extra ...string) *Redis {
 			t.Fatal(err)
 		}
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		if waitListening(addr, 3*time.Second) {
+		// The port was free when chosen, but another server (an in-process
+		// Ordo on port 0) may have taken it since: only accept the listener
+		// if it is the process we started.
+		if waitListening(addr, 3*time.Second) && listenerPID(addr, extra) == cmd.Process.Pid {
 			return &Redis{Addr: addr, cmd: cmd, dir: dir}
 		}
 		cmd.Process.Kill()
@@ -120,6 +124,39 @@ func (r *Redis) Stop() {
 		r.cmd.Wait()
 	}
 	os.RemoveAll(r.dir)
+}
+
+// listenerPID asks the server at addr for its process_id (INFO server),
+// authenticating first if the server's arguments set a password.
+func listenerPID(addr string, args []string) int {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return -1
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(3 * time.Second))
+	var req []byte
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--requirepass" {
+			req = resp.AppendCommand(req, "AUTH", args[i+1])
+		}
+	}
+	br := bufio.NewReader(c)
+	c.Write(resp.AppendCommand(req, "INFO", "server"))
+	if len(req) > 0 {
+		resp.ReadReply(br)
+	}
+	v, err := resp.ReadReply(br)
+	if err != nil {
+		return -1
+	}
+	for _, ln := range strings.Split(v.Str, "\r\n") {
+		if pid, ok := strings.CutPrefix(ln, "process_id:"); ok {
+			n, _ := strconv.Atoi(pid)
+			return n
+		}
+	}
+	return -1
 }
 
 func waitListening(addr string, d time.Duration) bool {

@@ -197,13 +197,14 @@ func TestMaxClients(t *testing.T) {
 	r := redistest.StartRedis(t, "--maxclients", "2")
 	o := redistest.StartOrdo(t, "maxclients", "2")
 	for _, addr := range []string{r.Addr, o.Addr} {
+		name := map[bool]string{true: "redis", false: "ordo"}[addr == r.Addr]
 		a := redistest.Dial(t, addr)
 		b := redistest.Dial(t, addr)
 		a.Do("PING")
 		b.Do("PING")
 		out := exchange(t, addr, []byte("PING\r\n"), false, time.Second)
 		if string(out.reply) != "-ERR max number of clients reached\r\n" || !out.closed {
-			t.Errorf("%s: third client got %v", addr, out)
+			t.Errorf("%s %s: third client got %v", name, addr, out)
 		}
 		b.Close()
 		time.Sleep(100 * time.Millisecond)
