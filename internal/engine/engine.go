@@ -160,6 +160,8 @@ type Client struct {
 	dirtyCAS   bool
 
 	waiter *Waiter
+
+	ctx Ctx // reused by every command of this client (see call)
 }
 
 type queued struct {
@@ -289,7 +291,12 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 
 func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	e.Stats.Commands.Add(1)
-	c := Ctx{E: e, Client: cl, W: w, Args: args, Now: time.Now().UnixMilli()}
+	// The client's own Ctx is reused: a handler never keeps its *Ctx after
+	// returning (blocking copies what it needs; EXEC and scripts run their
+	// commands in separate contexts), and a fresh Ctx per command would be
+	// one heap allocation per command, since handlers are called indirectly.
+	c := &cl.ctx
+	*c = Ctx{E: e, Client: cl, W: w, Args: args, Now: time.Now().UnixMilli()}
 	cmd := Lookup(args)
 	if cmd == nil {
 		c.rejectInMulti()
@@ -334,7 +341,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	c.Cmd = cmd
 	c.DB = e.dbs[cl.DB]
 	cl.LastCmd = cmd.Name
-	e.run(&c)
+	e.run(c)
 	return c.block
 }
 
