@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -483,6 +484,7 @@ func TestRewriteWhileWriting(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	var ops atomic.Int64
 	for w := 0; w < 3; w++ {
 		wg.Add(1)
 		go func(w int) {
@@ -507,7 +509,13 @@ func TestRewriteWhileWriting(t *testing.T) {
 				default:
 				}
 				k := fmt.Sprintf("k%d", r.IntN(nkeys+500))
-				switch r.IntN(14) {
+				switch r.IntN(17) {
+				case 14:
+					run("RPUSH", fmt.Sprintf("l%d", r.IntN(200)), fmt.Sprint(n), "x")
+				case 15:
+					run("LPOP", fmt.Sprintf("l%d", r.IntN(200)))
+				case 16:
+					run("ZINCRBY", fmt.Sprintf("z%d", r.IntN(200)), "1.5", fmt.Sprint(r.IntN(20)))
 				case 0, 1, 2:
 					run("INCR", k)
 				case 3:
@@ -544,6 +552,7 @@ func TestRewriteWhileWriting(t *testing.T) {
 				case 13:
 					run("COPY", k, fmt.Sprintf("c%d", r.IntN(100)), "DB", "2", "REPLACE")
 				}
+				ops.Add(1)
 				if n%64 == 0 {
 					time.Sleep(50 * time.Microsecond)
 				}
@@ -551,13 +560,18 @@ func TestRewriteWhileWriting(t *testing.T) {
 		}(w)
 	}
 	for round := 0; round < 3; round++ {
+		time.Sleep(20 * time.Millisecond)
 		if err := in.a.BackgroundRewrite(round == 1); err != nil {
 			t.Fatal(err)
 		}
 		in.e.Lock()
 		done := in.a.rwDone
 		in.e.Unlock()
+		before := ops.Load()
 		<-done
+		if during := ops.Load() - before; during < 100 {
+			t.Logf("round %d: only %d writes during the rewrite", round, during)
+		}
 		if !in.a.lastRewriteOK.Load() || !in.a.lastBgsaveOK.Load() {
 			t.Fatalf("rewrite failed:\n%s", in.log)
 		}
