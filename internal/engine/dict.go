@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
 	"math/rand/v2"
 	"strings"
+	"unsafe"
 )
 
 // Dict is Redis's dict in Go: a chained hash table with power-of-two
@@ -14,19 +16,90 @@ import (
 // scan is returned at least once, across growth and shrinking) needs
 // buckets addressed by hash bits, which is exactly this design.
 //
+// # Layout: no heap object per element
+//
+// A chained table of Go structs costs a heap object per entry plus one
+// per key and per value (about 100 bytes for a short string key), and Go's
+// collector lets the heap grow to twice what is live. Here, as in the
+// sorted sets (package zset), no element owns a heap object:
+//
+//   - buckets are []uint32 holding entry ids (id+1, 0 for an empty
+//     bucket), so a table costs 4 bytes per bucket;
+//   - entries live in one slab ([]dent: next id in the chain, and where
+//     the element's record is; 12 bytes), ids recycled through a free list;
+//   - keys, and short string values (hash values, the keyspace's string
+//     values), are packed into records in arena chunks of up to 64 KiB:
+//     [entry id: 4 bytes][key length: uvarint][key][value tag: uvarint][value];
+//   - values that are objects (the keyspace's *Hash, *Set ...) or long
+//     strings (>= dictBigValue bytes, so APPEND keeps growing its buffer
+//     in place) sit in a side slice of Value, the tag holding their index;
+//     values of other types (the expires' int64) in a slice by entry id.
+//
+// Arena chunks are append-only: a byte, once written, never changes, and
+// a chunk's array is never reallocated. So the keys and values handed out
+// (Get, Each, Scan, Random, Delete) are Go strings viewing a chunk: they
+// are immutable and safe to keep (they keep their chunk alive, as any
+// substring would). Overwriting a value writes a new record; the old one
+// becomes garbage, counted per chunk; a chunk with no live record is
+// dropped, and one less than a quarter live is compacted (its live
+// records, found through the entry id at their head, are copied to the
+// active chunk), so the work per change is bounded by a chunk's size.
+//
+// Measured (1,000,000 SET key:N value:N; HSET of 1,000,000 fields; SADD
+// of 1,000,000 members): see bench/RESULTS.md and the package's
+// dict_bench_test.go.
+//
 // Dict is not safe for concurrent use; the engine lock protects it.
 type Dict[V any] struct {
-	tables  [2][]*dictEntry[V]
+	tables  [2][]uint32
 	used    [2]int
 	rehash  int // next bucket of tables[0] to move, or -1
 	pausing int // >0 while a caller iterates and must not see rehash steps
+
+	mode dictMode
+	ents []dent
+	free uint32 // id+1 of the first free entry, 0 if none
+	vals []V    // dictAny: values by entry id
+
+	side      []Value // objects and long strings (dictString, dictValue)
+	sideFree  []uint32
+	sideBytes int64 // bytes of the long strings in side
+
+	chunks    [][]byte // arena chunks (nil once dropped)
+	live      []int32  // live record bytes per chunk
+	chunkFree []uint32 // indexes of dropped chunks, to reuse
+	cur       int      // active chunk, or -1
+	nextSize  int      // size of the next active chunk
+	arena     int64    // total capacity of the chunks
+
+	rg *dictRegions // mappings behind ents and tables, if any (dict_offheap.go)
 }
 
-type dictEntry[V any] struct {
-	key  string
-	val  V
-	next *dictEntry[V]
+type dictMode uint8
+
+const (
+	dictAny    dictMode = iota // value in vals
+	dictSet                    // no value (struct{})
+	dictString                 // string value in the record or side
+	dictValue                  // Value: string in the record, or side
+)
+
+// dent is an entry of the slab: its chain link and where its record is.
+// A free entry has chunk == deadChunk and next linking the free list.
+type dent struct {
+	next  uint32
+	chunk uint32
+	off   uint32
 }
+
+const (
+	deadChunk      = ^uint32(0)
+	dictChunkMin   = 256
+	dictChunkMax   = 64 << 10
+	dictOwnChunk   = dictChunkMax / 4 // records at least this big get a chunk of their own
+	dictBigValue   = 256              // string values at least this long are kept out of the arena
+	dictEntryBytes = int64(unsafe.Sizeof(dent{}))
+)
 
 var dictSeed = maphash.MakeSeed()
 
@@ -35,7 +108,26 @@ func dictHash(key string) uint64 { return maphash.String(dictSeed, key) }
 const dictInitialSize = 4
 
 // NewDict returns an empty Dict.
-func NewDict[V any]() *Dict[V] { return &Dict[V]{rehash: -1} }
+func NewDict[V any]() *Dict[V] {
+	d := &Dict[V]{}
+	d.init()
+	return d
+}
+
+func (d *Dict[V]) init() {
+	d.rehash, d.cur = -1, -1
+	var zero V
+	switch any(zero).(type) {
+	case struct{}:
+		d.mode = dictSet
+	case string:
+		d.mode = dictString
+	case Value:
+		d.mode = dictValue
+	default:
+		d.mode = dictAny
+	}
+}
 
 // Len is the number of entries.
 func (d *Dict[V]) Len() int { return d.used[0] + d.used[1] }
@@ -43,7 +135,264 @@ func (d *Dict[V]) Len() int { return d.used[0] + d.used[1] }
 // Buckets reports the total number of buckets (for MEMORY USAGE and DEBUG).
 func (d *Dict[V]) Buckets() int { return len(d.tables[0]) + len(d.tables[1]) }
 
+// Bytes estimates the memory the Dict holds: tables, entries, arena,
+// side values (with their long strings, not the objects they point to).
+func (d *Dict[V]) Bytes() int64 {
+	var zero V
+	n := int64(d.Buckets())*4 + int64(cap(d.ents))*dictEntryBytes + d.arena
+	n += int64(cap(d.vals)) * int64(unsafe.Sizeof(zero))
+	n += int64(cap(d.side))*int64(unsafe.Sizeof(Value{})) + d.sideBytes
+	return n + int64(cap(d.chunks))*24
+}
+
 func (d *Dict[V]) isRehashing() bool { return d.rehash >= 0 }
+
+// ---- records ----
+
+// rec parses the record of entry id: its key, the value tag and the
+// inline value, and its size in bytes.
+func (d *Dict[V]) rec(id uint32) (key string, tag uint64, val string, size int) {
+	e := &d.ents[id]
+	b := d.chunks[e.chunk]
+	p := int(e.off) + 4
+	kl, w := binary.Uvarint(b[p:])
+	p += w
+	if kl > 0 {
+		key = unsafe.String(&b[p], int(kl))
+	}
+	p += int(kl)
+	if d.mode >= dictString {
+		tag, w = binary.Uvarint(b[p:])
+		p += w
+		if tag&1 == 0 && tag > 0 {
+			val = unsafe.String(&b[p], int(tag>>1))
+			p += int(tag >> 1)
+		}
+	}
+	return key, tag, val, p - int(e.off)
+}
+
+// key returns the key of entry id.
+func (d *Dict[V]) key(id uint32) string {
+	e := &d.ents[id]
+	b := d.chunks[e.chunk]
+	p := int(e.off) + 4
+	kl, w := binary.Uvarint(b[p:])
+	if kl == 0 {
+		return ""
+	}
+	return unsafe.String(&b[p+w], int(kl))
+}
+
+// value rebuilds the value of entry id from its tag and inline string.
+func (d *Dict[V]) value(id uint32, tag uint64, val string) (v V) {
+	switch d.mode {
+	case dictAny:
+		return d.vals[id]
+	case dictString:
+		if tag&1 != 0 {
+			val = d.side[tag>>1].s
+		}
+		*(*string)(unsafe.Pointer(&v)) = val
+	case dictValue:
+		if tag&1 != 0 {
+			*(*Value)(unsafe.Pointer(&v)) = d.side[tag>>1]
+		} else {
+			*(*Value)(unsafe.Pointer(&v)) = Value{s: val}
+		}
+	}
+	return v
+}
+
+// encode turns val into a tag and an inline string, taking a side slot
+// for objects and long strings.
+func (d *Dict[V]) encode(id uint32, val V) (tag uint64, inline string) {
+	var sv Value
+	switch d.mode {
+	case dictAny:
+		d.vals[id] = val
+		return 0, ""
+	case dictSet:
+		return 0, ""
+	case dictString:
+		sv.s = *(*string)(unsafe.Pointer(&val))
+	case dictValue:
+		sv = *(*Value)(unsafe.Pointer(&val))
+	}
+	if sv.o == nil && len(sv.s) < dictBigValue {
+		return uint64(len(sv.s)) << 1, sv.s
+	}
+	var i uint32
+	if n := len(d.sideFree); n > 0 {
+		i = d.sideFree[n-1]
+		d.sideFree = d.sideFree[:n-1]
+		d.side[i] = sv
+	} else {
+		i = uint32(len(d.side))
+		d.side = append(d.side, sv)
+	}
+	d.sideBytes += int64(len(sv.s))
+	return uint64(i)<<1 | 1, ""
+}
+
+// release frees what the value tag holds outside the record.
+func (d *Dict[V]) release(id uint32, tag uint64) {
+	switch d.mode {
+	case dictAny:
+		var zero V
+		d.vals[id] = zero
+	case dictString, dictValue:
+		if tag&1 != 0 {
+			i := uint32(tag >> 1)
+			d.sideBytes -= int64(len(d.side[i].s))
+			d.side[i] = Value{}
+			d.sideFree = append(d.sideFree, i)
+		}
+	}
+}
+
+func dictUvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
+// alloc returns a chunk with room for n more bytes.
+func (d *Dict[V]) alloc(n int) int {
+	if n >= dictOwnChunk {
+		return d.newChunk(n)
+	}
+	if d.cur >= 0 {
+		b := d.chunks[d.cur]
+		if cap(b)-len(b) >= n {
+			return d.cur
+		}
+		old := d.cur
+		d.cur = -1
+		if d.live[old] == 0 {
+			d.dropChunk(old)
+		}
+	}
+	size := max(d.nextSize, dictChunkMin)
+	for size < n {
+		size *= 2
+	}
+	d.nextSize = min(size*2, dictChunkMax)
+	d.cur = d.newChunk(size)
+	return d.cur
+}
+
+func (d *Dict[V]) newChunk(size int) int {
+	b := make([]byte, 0, size)
+	d.arena += int64(size)
+	if n := len(d.chunkFree); n > 0 {
+		c := int(d.chunkFree[n-1])
+		d.chunkFree = d.chunkFree[:n-1]
+		d.chunks[c], d.live[c] = b, 0
+		return c
+	}
+	d.chunks = append(d.chunks, b)
+	d.live = append(d.live, 0)
+	return len(d.chunks) - 1
+}
+
+func (d *Dict[V]) dropChunk(c int) {
+	d.arena -= int64(cap(d.chunks[c]))
+	d.chunks[c], d.live[c] = nil, 0
+	d.chunkFree = append(d.chunkFree, uint32(c))
+}
+
+// write appends the record of entry id and points the entry at it.
+func (d *Dict[V]) write(id uint32, key string, tag uint64, val string) {
+	n := 4 + dictUvarintLen(uint64(len(key))) + len(key)
+	if d.mode >= dictString {
+		n += dictUvarintLen(tag) + len(val)
+	}
+	c := d.alloc(n)
+	b := d.chunks[c]
+	off := len(b)
+	b = binary.LittleEndian.AppendUint32(b, id)
+	b = binary.AppendUvarint(b, uint64(len(key)))
+	b = append(b, key...)
+	if d.mode >= dictString {
+		b = binary.AppendUvarint(b, tag)
+		b = append(b, val...)
+	}
+	d.chunks[c] = b
+	d.live[c] += int32(n)
+	d.ents[id].chunk, d.ents[id].off = uint32(c), uint32(off)
+}
+
+// kill accounts for the record of size bytes in chunk c becoming
+// garbage, dropping or compacting the chunk when little of it is live.
+func (d *Dict[V]) kill(c uint32, size int) {
+	d.live[c] -= int32(size)
+	if int(c) == d.cur {
+		return
+	}
+	if d.live[c] == 0 {
+		d.dropChunk(int(c))
+	} else if int(d.live[c])*4 < len(d.chunks[c]) {
+		d.compactChunk(int(c))
+	}
+}
+
+// compactChunk copies the live records of chunk c to the active chunk
+// and drops c. A record is live if its entry still points at it.
+func (d *Dict[V]) compactChunk(c int) {
+	b := d.chunks[c]
+	for p := 0; p < len(b); {
+		id := binary.LittleEndian.Uint32(b[p:])
+		q := p + 4
+		kl, w := binary.Uvarint(b[q:])
+		q += w + int(kl)
+		if d.mode >= dictString {
+			tag, w := binary.Uvarint(b[q:])
+			q += w
+			if tag&1 == 0 {
+				q += int(tag >> 1)
+			}
+		}
+		if int(id) < len(d.ents) && d.ents[id].chunk == uint32(c) && d.ents[id].off == uint32(p) {
+			nc := d.alloc(q - p)
+			nb := d.chunks[nc]
+			d.ents[id].chunk, d.ents[id].off = uint32(nc), uint32(len(nb))
+			d.chunks[nc] = append(nb, b[p:q]...)
+			d.live[nc] += int32(q - p)
+		}
+		p = q
+	}
+	d.dropChunk(c)
+}
+
+// ---- entries ----
+
+func (d *Dict[V]) newEntry() uint32 {
+	if d.free != 0 {
+		id := d.free - 1
+		d.free = d.ents[id].next
+		d.ents[id].next = 0
+		return id
+	}
+	n := len(d.ents)
+	if n == cap(d.ents) {
+		d.growEnts()
+	}
+	d.ents = d.ents[:n+1]
+	d.ents[n] = dent{}
+	if d.mode == dictAny {
+		var zero V
+		d.vals = append(d.vals, zero)
+	}
+	return uint32(len(d.ents) - 1)
+}
+
+// freeEntry releases entry id and its record.
+func (d *Dict[V]) freeEntry(id uint32, tag uint64, size int) {
+	d.release(id, tag)
+	c := d.ents[id].chunk
+	d.ents[id] = dent{next: d.free, chunk: deadChunk}
+	d.free = id + 1
+	d.kill(c, size)
+}
+
+// ---- table ----
 
 // rehashStep moves up to n buckets from table 0 to table 1.
 func (d *Dict[V]) rehashStep(n int) {
@@ -52,28 +401,30 @@ func (d *Dict[V]) rehashStep(n int) {
 	}
 	empty := n * 10
 	for ; n > 0 && d.used[0] > 0; n-- {
-		for d.tables[0][d.rehash] == nil {
+		for d.tables[0][d.rehash] == 0 {
 			d.rehash++
 			if empty--; empty == 0 {
 				return
 			}
 		}
 		e := d.tables[0][d.rehash]
-		mask := uint64(len(d.tables[1]) - 1)
-		for e != nil {
-			next := e.next
-			i := dictHash(e.key) & mask
-			e.next = d.tables[1][i]
-			d.tables[1][i] = e
+		t1 := d.tables[1]
+		mask := uint64(len(t1) - 1)
+		for e != 0 {
+			id := e - 1
+			next := d.ents[id].next
+			i := dictHash(d.key(id)) & mask
+			d.ents[id].next = t1[i]
+			t1[i] = e
 			d.used[0]--
 			d.used[1]++
 			e = next
 		}
-		d.tables[0][d.rehash] = nil
+		d.tables[0][d.rehash] = 0
 		d.rehash++
 	}
 	if d.used[0] == 0 {
-		d.tables[0], d.tables[1] = d.tables[1], nil
+		d.promoteTable()
 		d.used[0], d.used[1] = d.used[1], 0
 		d.rehash = -1
 	}
@@ -91,11 +442,12 @@ func (d *Dict[V]) resize(size int) {
 	if d.isRehashing() || size == len(d.tables[0]) {
 		return
 	}
+	tb, mem := dictAlloc[uint32](size)
 	if d.tables[0] == nil {
-		d.tables[0] = make([]*dictEntry[V], size)
+		d.setTable(0, tb, mem)
 		return
 	}
-	d.tables[1] = make([]*dictEntry[V], size)
+	d.setTable(1, tb, mem)
 	d.rehash = 0
 }
 
@@ -110,9 +462,17 @@ func (d *Dict[V]) expandIfNeeded() {
 	}
 }
 
-// ShrinkIfNeeded shrinks the table when less than 1/8 of it is used.
+// ShrinkIfNeeded shrinks the table when less than 1/8 of it is used, and
+// the entry slab when less than 1/8 of it is live.
 func (d *Dict[V]) ShrinkIfNeeded() {
-	if d.isRehashing() || d.pausing > 0 {
+	if d.pausing > 0 {
+		return
+	}
+	if len(d.ents) > 1024 && d.Len()*8 < len(d.ents) {
+		d.rebuild()
+		return
+	}
+	if d.isRehashing() {
 		return
 	}
 	size := len(d.tables[0])
@@ -121,9 +481,34 @@ func (d *Dict[V]) ShrinkIfNeeded() {
 	}
 }
 
-func (d *Dict[V]) find(key string) *dictEntry[V] {
+// rebuild copies the live elements into a fresh Dict with a table sized
+// for them (a resize in one step, which SCAN's cursor tolerates as any
+// other), so the slab, the side slice and the arena shrink too.
+func (d *Dict[V]) rebuild() {
+	old := *d
+	var oldMaps dictRegions
+	if d.rg != nil {
+		oldMaps, *d.rg = *d.rg, dictRegions{}
+	}
+	*d = Dict[V]{rg: old.rg}
+	d.init()
+	d.resize(old.Len())
+	ents, mem := dictAlloc[dent](max(old.Len(), 8))
+	if mem != nil {
+		d.regs().ents = mem
+	}
+	d.ents = ents[:0]
+	old.Each(func(k string, v V) bool {
+		d.insert(k, v)
+		return true
+	})
+	oldMaps.freeAll()
+}
+
+// find returns the entry id of key, or -1.
+func (d *Dict[V]) find(key string) int64 {
 	if d.Len() == 0 {
-		return nil
+		return -1
 	}
 	d.rehashStep(1)
 	h := dictHash(key)
@@ -132,52 +517,75 @@ func (d *Dict[V]) find(key string) *dictEntry[V] {
 		if len(tb) == 0 {
 			continue
 		}
-		for e := tb[h&uint64(len(tb)-1)]; e != nil; e = e.next {
-			if e.key == key {
-				return e
+		for e := tb[h&uint64(len(tb)-1)]; e != 0; e = d.ents[e-1].next {
+			if d.key(e-1) == key {
+				return int64(e - 1)
 			}
 		}
 		if !d.isRehashing() {
 			break
 		}
 	}
-	return nil
+	return -1
 }
 
 // Get returns the value at key.
 func (d *Dict[V]) Get(key string) (V, bool) {
-	if e := d.find(key); e != nil {
-		return e.val, true
+	if id := d.find(key); id >= 0 {
+		_, tag, val, _ := d.rec(uint32(id))
+		return d.value(uint32(id), tag, val), true
 	}
 	var zero V
 	return zero, false
 }
 
-// Ref returns a pointer to the value at key, valid until the next change.
-func (d *Dict[V]) Ref(key string) *V {
-	if e := d.find(key); e != nil {
-		return &e.val
-	}
-	return nil
-}
+// Has reports whether key is present.
+func (d *Dict[V]) Has(key string) bool { return d.find(key) >= 0 }
 
-// Set stores val at key and reports whether the key is new. A new key is
-// copied, so callers may pass a string that aliases a request buffer.
+// Set stores val at key and reports whether the key is new. The key and
+// short string values are copied, so callers may pass strings that alias
+// a request buffer; long string values and objects are kept as passed.
 func (d *Dict[V]) Set(key string, val V) bool {
-	if e := d.find(key); e != nil {
-		e.val = val
+	if id := d.find(key); id >= 0 {
+		d.replace(uint32(id), val)
 		return false
 	}
 	d.expandIfNeeded()
+	d.insert(key, val)
+	return true
+}
+
+// insert adds key, known to be absent.
+func (d *Dict[V]) insert(key string, val V) {
 	t := 0
 	if d.isRehashing() {
 		t = 1
 	}
 	tb := d.tables[t]
 	i := dictHash(key) & uint64(len(tb)-1)
-	tb[i] = &dictEntry[V]{key: cloneString(key), val: val, next: tb[i]}
+	id := d.newEntry()
+	tag, inline := d.encode(id, val)
+	d.write(id, key, tag, inline)
+	d.ents[id].next = tb[i]
+	tb[i] = id + 1
 	d.used[t]++
-	return true
+}
+
+// replace stores val in the existing entry id.
+func (d *Dict[V]) replace(id uint32, val V) {
+	switch d.mode {
+	case dictSet:
+		return
+	case dictAny:
+		d.vals[id] = val
+		return
+	}
+	key, tag, _, size := d.rec(id)
+	c := d.ents[id].chunk
+	d.release(id, tag)
+	ntag, inline := d.encode(id, val)
+	d.write(id, key, ntag, inline) // key views the old record, which stays intact
+	d.kill(c, size)
 }
 
 // Delete removes key and returns its value.
@@ -194,17 +602,22 @@ func (d *Dict[V]) Delete(key string) (V, bool) {
 			continue
 		}
 		i := h & uint64(len(tb)-1)
-		var prev *dictEntry[V]
-		for e := tb[i]; e != nil; prev, e = e, e.next {
-			if e.key == key {
-				if prev == nil {
-					tb[i] = e.next
-				} else {
-					prev.next = e.next
-				}
-				d.used[t]--
-				return e.val, true
+		var prev uint32
+		for e := tb[i]; e != 0; prev, e = e, d.ents[e-1].next {
+			id := e - 1
+			if d.key(id) != key {
+				continue
 			}
+			if prev == 0 {
+				tb[i] = d.ents[id].next
+			} else {
+				d.ents[prev-1].next = d.ents[id].next
+			}
+			d.used[t]--
+			_, tag, val, size := d.rec(id)
+			v := d.value(id, tag, val)
+			d.freeEntry(id, tag, size)
+			return v, true
 		}
 		if !d.isRehashing() {
 			break
@@ -214,15 +627,28 @@ func (d *Dict[V]) Delete(key string) (V, bool) {
 }
 
 // Clear removes everything.
-func (d *Dict[V]) Clear() { *d = Dict[V]{rehash: -1} }
+func (d *Dict[V]) Clear() {
+	rg := d.rg
+	if rg != nil {
+		rg.freeAll()
+	}
+	*d = Dict[V]{rg: rg}
+	d.init()
+}
+
+// entry returns the key and value of entry id.
+func (d *Dict[V]) entry(id uint32) (string, V) {
+	k, tag, val, _ := d.rec(id)
+	return k, d.value(id, tag, val)
+}
 
 // Each calls fn for every entry until fn returns false. fn must not
 // change the Dict.
 func (d *Dict[V]) Each(fn func(key string, val V) bool) {
 	for t := 0; t < 2; t++ {
 		for _, e := range d.tables[t] {
-			for ; e != nil; e = e.next {
-				if !fn(e.key, e.val) {
+			for ; e != 0; e = d.ents[e-1].next {
+				if !fn(d.entry(e - 1)) {
 					return
 				}
 			}
@@ -241,9 +667,9 @@ func (d *Dict[V]) Scan(cursor uint64, fn func(key string, val V)) uint64 {
 	}
 	d.pausing++
 	defer func() { d.pausing-- }()
-	emit := func(e *dictEntry[V]) {
-		for ; e != nil; e = e.next {
-			fn(e.key, e.val)
+	emit := func(e uint32) {
+		for ; e != 0; e = d.ents[e-1].next {
+			fn(d.entry(e - 1))
 		}
 	}
 	v := cursor
@@ -277,8 +703,8 @@ func (d *Dict[V]) Random() (key string, val V, ok bool) {
 		return "", val, false
 	}
 	d.rehashStep(1)
-	var e *dictEntry[V]
-	for e == nil {
+	var e uint32
+	for e == 0 {
 		if d.isRehashing() {
 			n0, n1 := len(d.tables[0]), len(d.tables[1])
 			i := d.rehash + rand.IntN(n0+n1-d.rehash)
@@ -292,13 +718,14 @@ func (d *Dict[V]) Random() (key string, val V, ok bool) {
 		}
 	}
 	n := 0
-	for x := e; x != nil; x = x.next {
+	for x := e; x != 0; x = d.ents[x-1].next {
 		n++
 	}
 	for k := rand.IntN(n); k > 0; k-- {
-		e = e.next
+		e = d.ents[e-1].next
 	}
-	return e.key, e.val, true
+	key, val = d.entry(e - 1)
+	return key, val, true
 }
 
 func cloneString(s string) string { return strings.Clone(s) }

@@ -100,14 +100,7 @@ func (h *Hash) MemoryUsage() int64 {
 	if h.ht == nil {
 		return header + int64(cap(h.lp))
 	}
-	// dictEntry: key and value headers and the next pointer; one bucket
-	// pointer per entry on average.
-	n := header + int64(h.ht.Buckets())*8
-	h.ht.Each(func(k, v string) bool {
-		n += 48 + int64(len(k)+len(v))
-		return true
-	})
-	return n
+	return header + h.ht.Bytes()
 }
 
 // Get returns the value of field (a copy, safe to keep).
@@ -191,7 +184,10 @@ func (h *Hash) convert() {
 	}
 	d := NewDict[string]()
 	h.each(func(f, v string) bool {
-		d.Set(f, cloneString(v))
+		if len(v) >= dictBigValue {
+			v = cloneString(v) // short values are copied by the Dict
+		}
+		d.Set(f, v)
 		return true
 	})
 	h.ht, h.lp, h.n = d, nil, 0
@@ -215,12 +211,12 @@ func (h *Hash) set(lim hsLimits, field, value []byte) bool {
 		h.convert()
 	}
 	if h.ht != nil {
-		if p := h.ht.Ref(view(field)); p != nil {
-			*p = string(value)
-			return false
+		// Short values are copied into the Dict's arena; only long ones
+		// need a string of their own.
+		if len(value) < dictBigValue {
+			return h.ht.Set(view(field), view(value))
 		}
-		h.ht.Set(view(field), string(value))
-		return true
+		return h.ht.Set(view(field), string(value))
 	}
 	fi, vi, end := h.lpFind(view(field))
 	if fi >= 0 {

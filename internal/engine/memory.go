@@ -29,8 +29,8 @@ func init() {
 }
 
 // UsedMemory is the live heap in bytes, as last sampled, plus what big
-// sorted sets map outside the Go heap.
-func UsedMemory() int64 { return usedMemory.Load() + zset.MappedBytes() }
+// sorted sets and hash tables map outside the Go heap.
+func UsedMemory() int64 { return usedMemory.Load() + zset.MappedBytes() + DictMappedBytes() }
 
 // overMaxMemory reports whether maxmemory is set and exceeded. Ordo's
 // policy is noeviction: writes that may grow memory are refused, reads

@@ -81,12 +81,7 @@ func (s *Set) MemoryUsage() int64 {
 	if s.ht == nil {
 		return header + 8*int64(cap(s.is))
 	}
-	n := header + int64(s.ht.Buckets())*8
-	s.ht.Each(func(k string, _ struct{}) bool {
-		n += 32 + int64(len(k))
-		return true
-	})
-	return n
+	return header + s.ht.Bytes()
 }
 
 // Each calls fn for every member, in the set's order (sorted for an

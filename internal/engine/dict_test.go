@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestDictModel runs random operations on every kind of Dict against a
+// Go map: inserts, overwrites (short, long and object values), deletes,
+// shrinking, chunk compaction and slab rebuilds; strings handed out
+// earlier must keep their contents.
+func TestDictModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	val := func() string {
+		switch rng.IntN(10) {
+		case 0:
+			return strings.Repeat("L", dictBigValue+rng.IntN(300))
+		case 1:
+			return ""
+		case 2:
+			return strings.Repeat("K", dictOwnChunk+10)
+		}
+		return "v" + strconv.Itoa(rng.IntN(1e6))
+	}
+	d := NewDict[Value]()
+	ds := NewDict[string]()
+	dt := NewDict[struct{}]()
+	di := NewDict[int64]()
+	model := map[string]Value{}
+	type kept struct{ s, want string }
+	var keep []kept
+	obj := &Set{}
+	check := func() {
+		if d.Len() != len(model) || ds.Len() != len(model) || dt.Len() != len(model) || di.Len() != len(model) {
+			t.Fatalf("len %d %d %d %d, want %d", d.Len(), ds.Len(), dt.Len(), di.Len(), len(model))
+		}
+		n := 0
+		d.Each(func(k string, v Value) bool {
+			n++
+			if w, ok := model[k]; !ok || w != v {
+				t.Fatalf("Each %q: %v, want %v", k, v, w)
+			}
+			return true
+		})
+		if n != len(model) {
+			t.Fatalf("Each visited %d", n)
+		}
+		for k, w := range model {
+			if v, ok := d.Get(k); !ok || v != w {
+				t.Fatalf("Get %q", k)
+			}
+			if v, ok := ds.Get(k); !ok || v != w.s {
+				t.Fatalf("string Get %q", k)
+			}
+			if !dt.Has(k) {
+				t.Fatalf("set Has %q", k)
+			}
+			if v, ok := di.Get(k); !ok || v != int64(len(k)) {
+				t.Fatalf("int Get %q", k)
+			}
+		}
+		for _, x := range keep {
+			if x.s != x.want {
+				t.Fatalf("a string handed out changed: %q", x.want)
+			}
+		}
+	}
+	for round := 0; round < 6; round++ {
+		keys := 200 + rng.IntN(3000)
+		for i := 0; i < 20000; i++ {
+			k := "key:" + strconv.Itoa(rng.IntN(keys))
+			switch op := rng.IntN(10); {
+			case op < 5:
+				v := Value{s: val()}
+				if rng.IntN(8) == 0 {
+					v = Value{o: obj}
+				}
+				_, had := model[k]
+				if d.Set(k, v) == had || ds.Set(k, v.s) == had || dt.Set(k, struct{}{}) == had || di.Set(k, int64(len(k))) == had {
+					t.Fatalf("Set %q new=%v", k, !had)
+				}
+				model[k] = v
+			case op < 9:
+				w, had := model[k]
+				v, ok := d.Delete(k)
+				if ok != had || v != w {
+					t.Fatalf("Delete %q", k)
+				}
+				if s, ok := ds.Delete(k); ok != had || s != w.s {
+					t.Fatalf("string Delete %q", k)
+				}
+				dt.Delete(k)
+				di.Delete(k)
+				delete(model, k)
+				if len(keep) < 1000 && had {
+					keep = append(keep, kept{v.s, strings.Clone(v.s)})
+				}
+				d.ShrinkIfNeeded()
+				ds.ShrinkIfNeeded()
+				dt.ShrinkIfNeeded()
+				di.ShrinkIfNeeded()
+			default:
+				if k, v, ok := d.Random(); ok {
+					if model[k] != v {
+						t.Fatalf("Random %q", k)
+					}
+					keep = append(keep, kept{k, strings.Clone(k)})
+				}
+			}
+		}
+		check()
+		// Mostly empty now: the slab and the arena must shrink.
+		for k := range model {
+			if rng.IntN(20) != 0 {
+				d.Delete(k)
+				ds.Delete(k)
+				dt.Delete(k)
+				di.Delete(k)
+				delete(model, k)
+				d.ShrinkIfNeeded()
+				ds.ShrinkIfNeeded()
+			}
+		}
+		check()
+	}
+	var arena int64
+	for _, c := range ds.chunks {
+		arena += int64(cap(c))
+	}
+	if arena != ds.arena {
+		t.Fatalf("arena accounting %d, chunks hold %d", ds.arena, arena)
+	}
+	d.Clear()
+	if d.Len() != 0 || d.mode != dictValue {
+		t.Fatal("Clear")
+	}
+}
+
+// TestDictScanResize checks the SCAN guarantee on the Dict directly while
+// it grows and shrinks between calls.
+func TestDictScanResize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 20; round++ {
+		d := NewDict[struct{}]()
+		for i := 0; i < 500; i++ {
+			d.Set("stable:"+strconv.Itoa(i), struct{}{})
+		}
+		seen := map[string]bool{}
+		var cursor uint64
+		tmp := 0
+		for calls := 0; ; calls++ {
+			cursor = d.Scan(cursor, func(k string, _ struct{}) { seen[k] = true })
+			if cursor == 0 {
+				break
+			}
+			if calls%3 == 0 {
+				for j := 0; j < rng.IntN(400); j++ {
+					d.Set("temp:"+strconv.Itoa(tmp), struct{}{})
+					tmp++
+				}
+			} else {
+				for j := 0; j < tmp; j++ {
+					d.Delete("temp:" + strconv.Itoa(j))
+					d.ShrinkIfNeeded()
+				}
+			}
+		}
+		for i := 0; i < 500; i++ {
+			if !seen["stable:"+strconv.Itoa(i)] {
+				t.Fatalf("round %d: stable:%d not returned", round, i)
+			}
+		}
+	}
+}
+
+// TestDictOffHeap grows a Dict past the size where its slab and tables
+// are mapped outside the Go heap, shrinks it (slab rebuild) and clears it.
+func TestDictOffHeap(t *testing.T) {
+	before := DictMappedBytes()
+	d := NewDict[Value]()
+	const n = 100000
+	for i := 0; i < n; i++ {
+		d.Set("key:"+strconv.Itoa(i), Value{s: "value:" + strconv.Itoa(i)})
+	}
+	if d.rg == nil || d.rg.ents == nil || DictMappedBytes()-before < n*int64(dictEntryBytes) {
+		t.Fatalf("slab not mapped: %d bytes mapped", DictMappedBytes()-before)
+	}
+	for i := 0; i < n; i++ {
+		if i%50 != 0 {
+			d.Delete("key:" + strconv.Itoa(i))
+			d.ShrinkIfNeeded()
+		}
+	}
+	if len(d.ents) > n/8 {
+		t.Fatalf("slab not rebuilt: %d entries for %d keys", len(d.ents), d.Len())
+	}
+	for i := 0; i < n; i += 50 {
+		if v, ok := d.Get("key:" + strconv.Itoa(i)); !ok || v.s != "value:"+strconv.Itoa(i) {
+			t.Fatalf("key:%d after rebuild: %q %v", i, v.s, ok)
+		}
+	}
+	d.Clear()
+	if got := DictMappedBytes() - before; got != 0 {
+		t.Fatalf("%d bytes still mapped after Clear", got)
+	}
+}
