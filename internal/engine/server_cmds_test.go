@@ -598,12 +598,18 @@ func TestDebugNotAllowed(t *testing.T) {
 func TestShutdownHook(t *testing.T) {
 	o := redistest.StartOrdo(t, "save", "")
 	var gotSave []bool
+	// The hook runs under the engine lock: the test reads and writes what
+	// it shares with the hook under that lock too.
+	o.Engine.Lock()
 	o.Engine.Shutdown = nil
+	o.Engine.Unlock()
 	c := redistest.Dial(t, o.Addr)
 	if v := c.Do("SHUTDOWN"); v.Str != "ERR Errors trying to SHUTDOWN. Check logs." {
 		t.Fatalf("SHUTDOWN without hook: %v", v)
 	}
+	o.Engine.Lock()
 	o.Engine.Shutdown = func(_ *engine.Ctx, save bool) error { gotSave = append(gotSave, save); return nil }
+	o.Engine.Unlock()
 	c.Send("SHUTDOWN", "SAVE")
 	c.NetConn().SetReadDeadline(time.Now().Add(2 * time.Second))
 	if n, err := c.NetConn().Read(make([]byte, 64)); err == nil {
@@ -617,6 +623,8 @@ func TestShutdownHook(t *testing.T) {
 	c3.Send("SHUTDOWN", "NOSAVE", "NOW", "FORCE")
 	c3.NetConn().SetReadDeadline(time.Now().Add(2 * time.Second))
 	c3.NetConn().Read(make([]byte, 64))
+	o.Engine.Lock()
+	defer o.Engine.Unlock()
 	if len(gotSave) != 3 || !gotSave[0] || gotSave[1] || gotSave[2] {
 		t.Errorf("SHUTDOWN save flags: %v", gotSave)
 	}
