@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 	"unsafe"
@@ -40,6 +41,12 @@ type rewrite struct {
 	cancel bool
 	err    error
 	bgsave bool
+
+	// Statistics for the log line: the longest lock hold and the time
+	// from the switch point until writes resumed on the new file.
+	maxHold, switchTime time.Duration
+	passes              int
+	finalKeys           int
 }
 
 func newRewrite(n int, bgsave bool) *rewrite {
@@ -244,7 +251,8 @@ func (a *AOF) runRewrite(rw *rewrite, done chan struct{}) {
 	}
 	a.rewrites.Add(1)
 	a.rewriteFailures.Store(0)
-	a.logf("Background AOF rewrite finished successfully (%.3f s)", time.Since(start).Seconds())
+	a.logf("Background AOF rewrite finished successfully (%.3f s; %d passes over touched keys, %d in the final step; longest lock hold %v; writes paused %v for the switch)",
+		time.Since(start).Seconds(), rw.passes, rw.finalKeys, rw.maxHold.Round(time.Microsecond), rw.switchTime.Round(time.Microsecond))
 }
 
 // rewriteBody does the work of a background rewrite; see the package doc.
@@ -272,6 +280,12 @@ func (a *AOF) rewriteBody(rw *rewrite) (err error) {
 	// step runs fn under the lock, then writes what it produced.
 	step := func(fn func(now int64)) error {
 		a.e.Lock()
+		t0 := time.Now()
+		defer func() {
+			if d := time.Since(t0); d > rw.maxHold {
+				rw.maxHold = d
+			}
+		}()
 		if rw.cancel {
 			a.e.Unlock()
 			return errors.New("rewrite canceled")
@@ -288,16 +302,45 @@ func (a *AOF) rewriteBody(rw *rewrite) (err error) {
 		spare = out[:0]
 		return err
 	}
-	// Phase 1: the names at T0 (tracking is on since the start).
-	for i := range a.e.DBs() {
-		if err := step(func(now int64) {
-			d := rw.dbs[i]
-			d.keys = d.keys[:0]
-			a.e.DBs()[i].Each(now, func(k string, _ engine.Value, _ int64) bool {
-				d.keys = append(d.keys, k)
-				return true
-			})
-		}); err != nil {
+	// Phase 1: the names at T0 (tracking is on since the start), by
+	// cursor steps of a few thousand keys; a key seen twice by the cursor
+	// is listed once (duplicates would be dumped twice). The walk belongs
+	// to the database's bookkeeping, which SWAPDB moves along with the
+	// data; FLUSHDB/FLUSHALL replace it (an emptied database needs no walk).
+	var walks []*rwDB
+	step(func(int64) { walks = slices.Clone(rw.dbs) })
+	for _, d := range walks {
+		var cursor uint64
+		var keys []string
+		for {
+			gone := false
+			if err := step(func(int64) {
+				i := slices.Index(rw.dbs, d)
+				if i < 0 {
+					gone = true
+					return
+				}
+				db := a.e.DBs()[i]
+				for n := len(keys) + 4096; len(keys) < n; {
+					cursor = db.ScanKeys(cursor, func(k string) { keys = append(keys, k) })
+					if cursor == 0 {
+						break
+					}
+				}
+			}); err != nil {
+				return err
+			}
+			if gone {
+				keys = nil
+				break
+			}
+			if cursor == 0 {
+				break
+			}
+		}
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		if err := step(func(int64) { d.keys = keys }); err != nil {
 			return err
 		}
 	}
@@ -330,6 +373,7 @@ func (a *AOF) rewriteBody(rw *rewrite) (err error) {
 	}
 	// Phase 3: touched keys, in passes, until few remain.
 	for p := 0; p < maxPasses; p++ {
+		rw.passes = p
 		total := 0
 		step(func(int64) {
 			for _, d := range rw.dbs {
@@ -382,12 +426,14 @@ func (a *AOF) rewriteBody(rw *rewrite) (err error) {
 	}
 	// Phase 4 (T1): the last touched keys and the switch, atomically.
 	a.e.Lock()
+	t1 := time.Now()
 	if rw.cancel {
 		a.e.Unlock()
 		return errors.New("rewrite canceled")
 	}
 	now := engine.NowMs()
 	for i, d := range rw.dbs {
+		rw.finalKeys += len(d.touched)
 		for k := range d.touched {
 			a.dumpKey(rw, i, k, true, now)
 		}
@@ -400,12 +446,15 @@ func (a *AOF) rewriteBody(rw *rewrite) (err error) {
 	out := rw.base.take(nil)
 	a.rw = nil
 	sw := a.beginSwitch()
+	rw.maxHold = max(rw.maxHold, time.Since(t1))
 	a.e.Unlock()
 	if err := flushOut(out); err != nil {
 		a.abortSwitch(sw, false, false)
 		return err
 	}
-	return a.finishSwitch(sw, f, tmp, size)
+	err = a.finishSwitch(sw, f, tmp, size)
+	rw.switchTime = time.Since(t1)
+	return err
 }
 
 // switchState carries the switch from T1 (under the engine lock) to the

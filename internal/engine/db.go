@@ -269,6 +269,14 @@ func (db *DB) Each(now int64, fn func(key string, v Value, expireAt int64) bool)
 	})
 }
 
+// ScanKeys calls fn for the keys of one step of a SCAN-like cursor walk
+// (start with 0; 0 is returned when the walk is complete). Every key
+// present for the whole walk is seen at least once, some maybe twice
+// (persistence: the background rewrite collects names in small steps).
+func (db *DB) ScanKeys(cursor uint64, fn func(key string)) uint64 {
+	return db.keys.Scan(cursor, func(k string, _ Value) { fn(k) })
+}
+
 // Flush empties db, invalidating every WATCH on it.
 func (db *DB) Flush() int {
 	n := db.keys.Len()
