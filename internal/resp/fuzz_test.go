@@ -42,9 +42,9 @@ func FuzzReader(f *testing.F) {
 			// chunking legitimately changes the outcome of longer inputs.
 			return
 		}
-		whole, werr, wr := parseAll(data, nil)
+		whole, wr, werr := parseAll(data, nil)
 		chunks := []int{int(c1%17) + 1, int(c2%251) + 1}
-		split, serr, sr := parseAll(data, chunks)
+		split, sr, serr := parseAll(data, chunks)
 		if !reflect.DeepEqual(whole, split) {
 			t.Fatalf("requests differ with chunks %v:\n whole %q\n split %q", chunks, whole, split)
 		}

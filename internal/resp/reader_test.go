@@ -14,12 +14,12 @@ import (
 
 // parseAll reads every request from data, delivered in chunks of the
 // given sizes (cycled; nil = all at once), until an error.
-func parseAll(data []byte, chunks []int) (cmds [][]string, err error, r *Reader) {
+func parseAll(data []byte, chunks []int) (cmds [][]string, r *Reader, err error) {
 	r = NewReader(&chunkReader{data: data, sizes: chunks})
 	for {
 		args, err := r.ReadCommand()
 		if err != nil {
-			return cmds, err, r
+			return cmds, r, err
 		}
 		cmd := make([]string, len(args))
 		for i, a := range args {
@@ -85,7 +85,7 @@ func TestReaderRequests(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, chunks := range [][]int{nil, {1}, {3, 5, 7}} {
-			cmds, err, _ := parseAll([]byte(tc.in), chunks)
+			cmds, _, err := parseAll([]byte(tc.in), chunks)
 			var got []string
 			for _, c := range cmds {
 				got = append(got, strings.Join(c, ","))
@@ -160,7 +160,7 @@ func TestReaderBigArgument(t *testing.T) {
 	in = append(in, "\r\n"...)
 	in = append(in, big...)
 	in = append(in, "\r\nPING\r\n"...)
-	cmds, err, r := parseAll(in, []int{1000, 4096, 65536})
+	cmds, r, err := parseAll(in, []int{1000, 4096, 65536})
 	if err != io.EOF || len(cmds) != 2 || cmds[0][2] != string(big) || cmds[1][0] != "PING" {
 		t.Fatalf("err %v, %d commands", err, len(cmds))
 	}
