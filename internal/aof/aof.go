@@ -201,12 +201,20 @@ func Open(e *engine.Engine, logf func(format string, args ...any)) (*AOF, error)
 		if err := os.MkdirAll(a.dir, 0o755); err != nil {
 			return nil, fmt.Errorf("aof: %w", err)
 		}
+		// Base files of rewrites a crash interrupted.
+		if tmps, _ := filepath.Glob(filepath.Join(a.dir, "temp-rewrite-*.ordo")); len(tmps) > 0 {
+			for _, t := range tmps {
+				os.Remove(t)
+			}
+			a.logf("Removed %d temporary file(s) of interrupted rewrites", len(tmps))
+		}
 		if err := a.load(); err != nil {
 			return nil, err
 		}
 		if err := a.openIncr(); err != nil {
 			return nil, err
 		}
+		a.removeUnlisted()
 	}
 	e.Lock()
 	e.Propagate = a.propagate
@@ -585,4 +593,23 @@ func syncDir(dir string) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// removeUnlisted deletes base and incremental files the manifest no
+// longer names (left by a crash between installing a rewrite's manifest
+// and deleting the files it replaced).
+func (a *AOF) removeUnlisted() {
+	listed := map[string]bool{a.man.base: true}
+	for _, n := range a.man.incrs {
+		listed[n] = true
+	}
+	for _, pat := range []string{".*.base.ordo", ".*.incr.ordo"} {
+		old, _ := filepath.Glob(filepath.Join(a.dir, a.name+pat))
+		for _, p := range old {
+			if !listed[filepath.Base(p)] {
+				os.Remove(p)
+				a.logf("Removed %s, which the manifest no longer lists", filepath.Base(p))
+			}
+		}
+	}
 }

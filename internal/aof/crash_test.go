@@ -135,7 +135,7 @@ func TestCrashAlwaysLosesNoAcknowledgedWrite(t *testing.T) {
 		c.c.Close()
 	}
 	totalAcked := 0
-	for iter := 0; iter < 6 && time.Since(start) < 40*time.Second; iter++ {
+	for iter := 0; iter < 10 && time.Since(start) < 40*time.Second; iter++ {
 		var wg sync.WaitGroup
 		acked := make([]int, nworkers)
 		for _, w := range workers {
@@ -191,10 +191,41 @@ func TestCrashAlwaysLosesNoAcknowledgedWrite(t *testing.T) {
 				}
 			}(w)
 		}
+		if iter%2 == 1 {
+			// Rewrites keep running, so that some kills land in the
+			// middle of one or of its file switch.
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := dial(srv.addr)
+				if err != nil {
+					return
+				}
+				defer c.c.Close()
+				rr := rand.New(rand.NewPCG(uint64(iter), 11))
+				for {
+					if _, err := c.do("BGREWRITEAOF"); err != nil {
+						return
+					}
+					time.Sleep(time.Duration(rr.IntN(30)) * time.Millisecond)
+				}
+			}()
+		}
 		time.Sleep(time.Duration(150+r.IntN(600)) * time.Millisecond)
-		last := iter == 5 || time.Since(start) > 35*time.Second
+		last := iter == 9 || time.Since(start) > 35*time.Second
 		if last {
 			srv.stop(syscall.SIGTERM) // clean: snapshot
+			bases, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.base.ordo"))
+			incrs, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.incr.ordo"))
+			if len(bases) != 1 || len(incrs) != 1 {
+				t.Fatalf("after SIGTERM: base files %v, incremental files %v; want one snapshot and one empty log", bases, incrs)
+			}
+			if tmps, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "temp-*")); len(tmps) > 0 {
+				t.Fatalf("temporary files left: %v", tmps)
+			}
+			if st, err := os.Stat(incrs[0]); err != nil || st.Size() != 8 {
+				t.Fatalf("after SIGTERM the log should be empty (snapshot): %v %v", st, err)
+			}
 		} else {
 			srv.stop(syscall.SIGKILL)
 		}
