@@ -60,28 +60,34 @@
 // # Rewrite without stopping clients
 //
 // Go cannot fork, so the rewrite is incremental and uses the change
-// stream itself for consistency. At the start (T0) it takes, in chunks,
-// the key names of each database, and from then on every propagated
+// stream itself for consistency. From its start (T0) every propagated
 // change marks its keys "touched" (key positions from the command table;
-// MOVE and COPY ... DB also mark the destination). Then, in chunks under
-// the lock (released between chunks): every listed key that is not
+// MOVE and COPY ... DB also mark the destination). It collects the key
+// names of each database by SCAN-cursor steps of ~4096 keys (deduplicated,
+// as a cursor may return a key twice). Then, in chunks of 256 keys under
+// the lock (released between chunks), every listed key that is not
 // touched is dumped with its current value, which is its value at T0
-// (Typed.Rewrite for collections, SET for strings, PEXPIREAT for TTLs);
-// touched keys are then re-dumped in passes as "DEL key" + current value,
-// a key touched again during a pass waiting for the next one. When few
-// touched keys remain (or after a few passes), the last ones are dumped and
-// the files are switched under the same lock acquisition (T1): the new base
-// then equals the live data set at T1 exactly, and every change after T1
-// goes to a new incremental file. Changes without key arguments
-// (FLUSHALL, FLUSHDB, unknown ones) are appended to the base stream at
-// their place, SWAPDB too (with the rewrite's per-database bookkeeping
-// swapped), which keeps the base stream equal to the live data, key by key,
-// except for touched keys. At the switch, the old incremental file gets
-// the changes up to T1 and is fsynced, the base is fsynced and renamed,
-// the new manifest is installed, and only then are changes after T1
-// written (and acknowledged). A crash at any point loads either the old
-// files (state at T1 or later) or the new ones. The rewrite's memory cost is
-// one string header per key plus the touched set, not a copy of the data.
+// (Typed.Rewrite for collections, SET ... PXAT for strings, PEXPIREAT for
+// the TTL of a collection); touched keys are then re-dumped in passes as
+// "DEL key" + current value, a key touched again during a pass waiting for
+// the next one. When few touched keys remain (or after 8 passes), the last
+// ones are dumped and the files are switched under the same lock
+// acquisition (T1): the new base then equals the live data set at T1
+// exactly, and every change after T1 goes to a new incremental file.
+// Changes without key arguments (FLUSHALL, FLUSHDB, unknown ones) are
+// appended to the base stream at their place, SWAPDB too (the rewrite's
+// per-database bookkeeping, key walk included, moves with the data),
+// which keeps the base stream equal to the live data, key by key, except
+// for touched keys. At the switch, the old incremental file gets the
+// changes up to T1 and is fsynced, the base is fsynced and renamed, the
+// new manifest is installed, and only then are changes after T1 written
+// (and acknowledged): clients wait a few fsyncs (~50 ms measured with 1M
+// keys). A crash at any point loads either the old files (state at T1 or
+// later) or the new ones; temporary and unlisted files are removed at the
+// next start. The rewrite's memory cost is one string header per key plus
+// the touched set, not a copy of the data; the longest lock hold measured
+// during BGREWRITEAOF of 1M keys under write load was 16 ms, logged with
+// each rewrite.
 // Automatic rewrites start when the files grow past
 // auto-aof-rewrite-percentage of the size after the last rewrite (and past
 // auto-aof-rewrite-min-size).
@@ -95,6 +101,21 @@
 // same layout, which a later start with appendonly yes loads. appendonly,
 // dir and the file names are read at start; appendfsync and the rewrite
 // thresholds are read live.
+//
+// # Known limits
+//
+//   - Keys whose absolute expiry passed while the server was down are
+//     loaded (replay never expires anything, as in Redis) and removed by
+//     lazy and active expiry right after start, so DBSIZE may count them
+//     for a moment.
+//   - A failed write is retried forever; Redis's MISCONF refusal of
+//     writes while the AOF cannot be written is not implemented.
+//   - CONFIG SET appendonly (turning the log on or off at runtime) and
+//     CONFIG SET dir do not move the log; they take effect at the next start.
+//   - SAVE or DEBUG RELOAD inside MULTI splits that transaction's record.
+//   - SIGKILL tests prove that nothing acknowledged is lost when the
+//     process dies; power loss additionally relies on fdatasync and on the
+//     directory fsyncs being honoured by the file system.
 package aof
 
 import (
