@@ -40,6 +40,10 @@ type Options struct {
 	Rows     string // regexp selecting rows by name ("" = all)
 	Out      string // directory for RESULTS.md and ratios.png
 	OrdoBin  string // ordo-server binary ("" = build ./cmd/ordo-server)
+	// OrdoProcs is GOMAXPROCS for ordo-server: 0 means all cores but one,
+	// left to redis-benchmark, which runs on the same machine (Redis's
+	// single main thread likewise leaves the other cores to the client).
+	OrdoProcs int
 	Log      func(format string, args ...any)
 }
 
@@ -97,6 +101,9 @@ func (o *Options) defaults() {
 	}
 	if o.Out == "" {
 		o.Out = "bench"
+	}
+	if o.OrdoProcs == 0 {
+		o.OrdoProcs = max(1, runtime.NumCPU()-1)
 	}
 	if o.Log == nil {
 		o.Log = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
@@ -163,11 +170,12 @@ func startOrdo(o Options, tmp string, extra ...string) (*server, error) {
 	dir, _ := os.MkdirTemp(tmp, "ordo")
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
 		"--appendonly", "no", "--dir", dir}, extra...)
-	return launch("ordo", o.OrdoBin, args, port, dir)
+	return launch("ordo", o.OrdoBin, args, port, dir, "GOMAXPROCS="+strconv.Itoa(o.OrdoProcs))
 }
 
-func launch(name, bin string, args []string, port int, dir string) (*server, error) {
+func launch(name, bin string, args []string, port int, dir string, env ...string) (*server, error) {
 	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	logf, _ := os.Create(filepath.Join(dir, name+".log"))
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -283,9 +291,10 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		{name: "ZRANK", cmd: []string{"zrank", "myz", "m:__rand_int__"}},
 		{name: "EVALSHA lock release", cmd: []string{"evalsha", "SHA", "1", "lock:__rand_int__", "token"}},
 	}
+	rowName := func(r tpRow, pipe int) string { return fmt.Sprintf("%s -P %d", r.name, pipe) }
 	var want []tpRow
 	for _, r := range rows {
-		if sel.MatchString("throughput " + r.name) {
+		if sel.MatchString("throughput "+rowName(r, 1)) || sel.MatchString("throughput "+rowName(r, 16)) {
 			want = append(want, r)
 		}
 	}
@@ -311,7 +320,10 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 	var out []Result
 	for _, pipe := range []int{1, 16} {
 		for _, r := range want {
-			name := fmt.Sprintf("%s -P %d", r.name, pipe)
+			name := rowName(r, pipe)
+			if !sel.MatchString("throughput " + name) {
+				continue
+			}
 			var rr, orr, rp50, op50, rp99, op99 []float64
 			var errs []string
 			for i := 0; i < o.Repeat; i++ {
@@ -622,7 +634,7 @@ func restartRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 			waitExit(s.cmd, 60*time.Second)
 			args := s.cmd.Args[1:]
 			t0 := time.Now()
-			s2, err := launch(name, s.cmd.Path, args, s.port, s.dir)
+			s2, err := launch(name, s.cmd.Path, args, s.port, s.dir, s.cmd.Env...)
 			if err != nil {
 				errs = append(errs, err.Error())
 				continue
@@ -698,8 +710,8 @@ func writeReport(o Options, rs []Result, took time.Duration) error {
 	fmt.Fprintf(&b, "- redis-server: %s\n", version("redis-server", "--version"))
 	fmt.Fprintf(&b, "- ordo-server: %s\n", version(o.OrdoBin, "--version"))
 	fmt.Fprintf(&b, "- Go: %s\n", runtime.Version())
-	fmt.Fprintf(&b, "- Settings: redis-benchmark -c %d -n %d -r %d; %d elements for memory/load/restart rows; each figure is the median of %d runs, the servers alternating (Redis, Ordo, Redis, Ordo ...). Both servers run without persistence except in the restart row.\n\n",
-		o.Clients, o.N, o.Keyspace, o.Elements, o.Repeat)
+	fmt.Fprintf(&b, "- Settings: redis-benchmark -c %d -n %d -r %d; %d elements for memory/load/restart rows; each figure is the median of %d runs, the servers alternating (Redis, Ordo, Redis, Ordo ...). Both servers run without persistence except in the restart row. The load generator runs on the same machine: ordo-server gets GOMAXPROCS=%d (all cores but one, as Redis's single main thread leaves the rest to the client; `-ordo-procs` changes it).\n\n",
+		o.Clients, o.N, o.Keyspace, o.Elements, o.Repeat, o.OrdoProcs)
 	fmt.Fprintf(&b, "Ratio = Ordo / Redis. For throughput higher is better; for memory and time lower is better. ✔ marks rows where Ordo is ahead or equal.\n\n")
 	fmt.Fprintf(&b, "![ratios](ratios.png)\n\n")
 	group := ""

@@ -42,6 +42,7 @@ func main() {
 		fs.IntVar(&o.Elements, "elements", 1000000, "elements for memory, load and restart rows")
 		fs.StringVar(&o.Out, "out", "bench", "directory for RESULTS.md and ratios.png")
 		fs.StringVar(&o.OrdoBin, "ordo-server", "", "ordo-server binary (default: build ./cmd/ordo-server)")
+		fs.IntVar(&o.OrdoProcs, "ordo-procs", 0, "GOMAXPROCS of ordo-server (default: all cores but one, left to redis-benchmark)")
 		fs.Parse(os.Args[2:])
 		if _, err := bench.Run(o); err != nil {
 			fmt.Fprintln(os.Stderr, "ordo bench:", err)
