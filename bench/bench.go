@@ -44,7 +44,7 @@ type Options struct {
 	// left to redis-benchmark, which runs on the same machine (Redis's
 	// single main thread likewise leaves the other cores to the client).
 	OrdoProcs int
-	Log      func(format string, args ...any)
+	Log       func(format string, args ...any)
 }
 
 // Result is one row: the median figure of each server and their ratio.
