@@ -123,6 +123,14 @@ func (e *Engine) LockOrBusy(cl *Client, args [][]byte, w *resp.Writer) bool {
 			r.remove(ch)
 		}
 		if e.mu.TryLock() {
+			// Pass the wake-up along: if this connection's command is not a
+			// script, no End will come to wake the connections queued behind
+			// it, and they would sleep until busy-reply-threshold.
+			r.mu.Lock()
+			if r.start.Load() == 0 {
+				r.wakeOne()
+			}
+			r.mu.Unlock()
 			return true
 		}
 	}
