@@ -138,6 +138,12 @@ func (d *Dict[V]) Len() int { return d.used[0] + d.used[1] }
 // Buckets reports the total number of buckets (for MEMORY USAGE and DEBUG).
 func (d *Dict[V]) Buckets() int { return len(d.tables[0]) + len(d.tables[1]) }
 
+// Overhead is the memory of the table structures alone (buckets and
+// entries, not keys and values): MEMORY STATS's overhead.hashtable.*.
+func (d *Dict[V]) Overhead() int64 {
+	return int64(d.Buckets())*4 + int64(cap(d.ents))*dictEntryBytes
+}
+
 // Bytes estimates the memory the Dict holds: tables, entries, arena,
 // side values (with their long strings, not the objects they point to).
 func (d *Dict[V]) Bytes() int64 {

@@ -1588,7 +1588,7 @@ func memoryStatsCommand(c *Ctx) {
 	for _, db := range dbs {
 		w.BulkString(fmt.Sprintf("db.%d", db.ID))
 		w.Map(3)
-		main, exp := int64(db.keys.Buckets())*8, int64(db.expires.Buckets())*8
+		main, exp := db.keys.Overhead(), db.expires.Overhead()
 		overhead += main + exp
 		pair("overhead.hashtable.main", main)
 		pair("overhead.hashtable.expires", exp)
