@@ -113,7 +113,13 @@ type KeyRange struct {
 // order, at most limit of them (limit ≤ 0: all); rev returns them from
 // the highest key down.
 func (m *OrderedMap) Range(ctx context.Context, r KeyRange, limit int64, rev bool) ([]KV, error) {
-	lo, hi := "-", "+"
+	lo, hi := r.lexBounds()
+	return m.lexRange(ctx, lo, hi, limit, rev)
+}
+
+// lexBounds turns a key range into ZRANGE BYLEX bounds over encoded keys.
+func (r KeyRange) lexBounds() (lo, hi string) {
+	lo, hi = "-", "+"
 	if r.From != nil {
 		ek := encKey(*r.From)
 		if r.FromExclusive {
@@ -130,27 +136,38 @@ func (m *OrderedMap) Range(ctx context.Context, r KeyRange, limit int64, rev boo
 			hi = "(" + ek
 		}
 	}
-	return m.lexRange(ctx, lo, hi, limit, rev)
+	return lo, hi
 }
 
 // Prefix returns the entries whose key starts with the string p, in order.
-// Every such key's encoding starts with p's encoding minus its
-// terminator, and no other key's does.
 func (m *OrderedMap) Prefix(ctx context.Context, p string, limit int64) ([]KV, error) {
-	full := encKey(p)
-	open := full[:len(full)-1]
-	return m.lexRange(ctx, "["+open, "("+prefixEnd(open), limit, false)
+	lo, hi := prefixBounds(p)
+	return m.lexRange(ctx, lo, hi, limit, false)
 }
 
-func (m *OrderedMap) lexRange(ctx context.Context, lo, hi string, limit int64, rev bool) ([]KV, error) {
-	cmd := Cmd{"ZRANGE", m.Key, lo, hi, "BYLEX"}
+// prefixBounds are the BYLEX bounds of the keys starting with p: every
+// such key's encoding starts with p's encoding minus its terminator, and
+// no other key's does.
+func prefixBounds(p string) (lo, hi string) {
+	full := encKey(p)
+	open := full[:len(full)-1]
+	return "[" + open, "(" + prefixEnd(open)
+}
+
+// lexRangeCmd is the ZRANGE BYLEX command reading key between lo and hi.
+func lexRangeCmd(key, lo, hi string, limit int64, rev bool) Cmd {
+	cmd := Cmd{"ZRANGE", key, lo, hi, "BYLEX"}
 	if rev {
-		cmd = Cmd{"ZRANGE", m.Key, hi, lo, "BYLEX", "REV"}
+		cmd = Cmd{"ZRANGE", key, hi, lo, "BYLEX", "REV"}
 	}
 	if limit > 0 {
 		cmd = append(cmd, "LIMIT", 0, limit)
 	}
-	v, err := m.b.Do(ctx, cmd...)
+	return cmd
+}
+
+func (m *OrderedMap) lexRange(ctx context.Context, lo, hi string, limit int64, rev bool) ([]KV, error) {
+	v, err := m.b.Do(ctx, lexRangeCmd(m.Key, lo, hi, limit, rev)...)
 	if err != nil {
 		return nil, err
 	}

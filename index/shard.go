@@ -381,44 +381,20 @@ func (s *ShardedOrderedMap) Len(ctx context.Context) (int64, error) {
 
 // Range is OrderedMap.Range over all shards.
 func (s *ShardedOrderedMap) Range(ctx context.Context, r KeyRange, limit int64, rev bool) ([]KV, error) {
-	lo, hi := "-", "+"
-	if r.From != nil {
-		ek := encKey(*r.From)
-		if r.FromExclusive {
-			lo = "[" + ek + "\xff"
-		} else {
-			lo = "[" + ek
-		}
-	}
-	if r.To != nil {
-		ek := encKey(*r.To)
-		if r.ToInclude {
-			hi = "(" + ek + "\xff"
-		} else {
-			hi = "(" + ek
-		}
-	}
+	lo, hi := r.lexBounds()
 	return s.lexRange(ctx, lo, hi, limit, rev)
 }
 
 // Prefix is OrderedMap.Prefix over all shards.
 func (s *ShardedOrderedMap) Prefix(ctx context.Context, p string, limit int64) ([]KV, error) {
-	full := encKey(p)
-	open := full[:len(full)-1]
-	return s.lexRange(ctx, "["+open, "("+prefixEnd(open), limit, false)
+	lo, hi := prefixBounds(p)
+	return s.lexRange(ctx, lo, hi, limit, false)
 }
 
 func (s *ShardedOrderedMap) lexRange(ctx context.Context, lo, hi string, limit int64, rev bool) ([]KV, error) {
 	cmds := make([]Cmd, len(s.maps))
 	for i, m := range s.maps {
-		cmd := Cmd{"ZRANGE", m.Key, lo, hi, "BYLEX"}
-		if rev {
-			cmd = Cmd{"ZRANGE", m.Key, hi, lo, "BYLEX", "REV"}
-		}
-		if limit > 0 {
-			cmd = append(cmd, "LIMIT", 0, limit)
-		}
-		cmds[i] = cmd
+		cmds[i] = lexRangeCmd(m.Key, lo, hi, limit, rev)
 	}
 	res, err := s.b.Pipeline(ctx, cmds)
 	if err != nil {
