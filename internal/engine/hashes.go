@@ -15,7 +15,6 @@ import (
 // Error replies of the hash and set families not shared with others.
 const (
 	ErrHSIncrNaN         = "ERR value is NaN or Infinity"
-	ErrHSInvalidCursor   = "ERR invalid cursor"
 	ErrHSValueOutOfRange = "ERR value is out of range"
 	ErrHSRandCountRange  = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 	ErrHSNumkeysPositive = "ERR numkeys should be greater than 0"
@@ -702,100 +701,13 @@ func hsDistinctSample(size, count int, source func(all bool) ([][2]string, func(
 
 // ---- SCAN family (HSCAN, SSCAN) ----
 
-// hsParseCursor parses a cursor as Redis's parseScanCursorOrReply
-// (strtoul): optional sign, digits, nothing else, no overflow; an empty
-// string is cursor 0 and "-1" wraps around.
-func hsParseCursor(b []byte) (uint64, bool) {
-	if len(b) > 0 && isSpaceByte(b[0]) {
-		return 0, false
-	}
-	s, neg := b, false
-	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-		if len(s) == 0 {
-			return 0, false
-		}
-	}
-	if len(b) == 0 {
-		return 0, true
-	}
-	var n uint64
-	for _, ch := range s {
-		if ch < '0' || ch > '9' {
-			return 0, false
-		}
-		d := uint64(ch - '0')
-		if n > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
-
-type hsScanOpts struct {
-	count int64
-	pat   []byte
-}
-
-// hsParseScanOpts parses COUNT and MATCH from args[i:], replying on error.
-func hsParseScanOpts(c *Ctx, i int) (hsScanOpts, bool) {
-	o := hsScanOpts{count: 10}
-	for ; i < len(c.Args); i += 2 {
-		more := len(c.Args) - i
-		switch {
-		case c.ArgIs(i, "count") && more >= 2:
-			n, ok := ParseInt(c.Args[i+1])
-			if !ok {
-				c.Error(ErrNotInteger)
-				return o, false
-			}
-			if n < 1 {
-				c.Error(ErrSyntax)
-				return o, false
-			}
-			o.count = n
-		case c.ArgIs(i, "match") && more >= 2:
-			p := c.Args[i+1]
-			if len(p) == 1 && p[0] == '*' {
-				p = nil
-			}
-			o.pat = p
-		default:
-			c.Error(ErrSyntax)
-			return o, false
-		}
-	}
-	return o, true
-}
-
-func (o *hsScanOpts) match(s string) bool {
-	return o.pat == nil || Match(o.pat, hsBytes(s), false)
+// match reports whether an element passes the scan's MATCH pattern.
+func (o *scanOptions) match(s string) bool {
+	return o.pattern == nil || Match(o.pattern, hsBytes(s), false)
 }
 
 // hsBytes views s as bytes without copying; the result must not be changed.
 func hsBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
-
-// hsScanDict scans d from cursor as Redis's scanGenericCommand does:
-// buckets until count elements were gathered or count*10 buckets visited.
-func hsScanDict[V any](d *Dict[V], cursor uint64, count int64, fn func(k string, v V)) uint64 {
-	maxIter := count * 10
-	got := int64(0)
-	for {
-		cursor = d.Scan(cursor, func(k string, v V) {
-			got++
-			fn(k, v)
-		})
-		maxIter--
-		if cursor == 0 || maxIter <= 0 || got >= count {
-			return cursor
-		}
-	}
-}
 
 // hsScanReply writes [cursor, elements] with the elements already
 // encoded in body.
@@ -810,9 +722,9 @@ func hsScanReply(w *resp.Writer, cursor uint64, n int, body []byte) {
 func hsEmptyScan(w *resp.Writer) { hsScanReply(w, 0, 0, nil) }
 
 func hscanCommand(c *Ctx) {
-	cursor, ok := hsParseCursor(c.Args[2])
+	cursor, ok := parseCursor(c.Args[2])
 	if !ok {
-		c.Error(ErrHSInvalidCursor)
+		c.Error(ErrInvalidCursor)
 		return
 	}
 	h, ok := Get[*Hash](c, c.Args[1])
@@ -823,7 +735,7 @@ func hscanCommand(c *Ctx) {
 		hsEmptyScan(c.W)
 		return
 	}
-	o, ok := hsParseScanOpts(c, 3)
+	o, ok := parseScanOptions(c, 3, false)
 	if !ok {
 		return
 	}
@@ -843,7 +755,7 @@ func hscanCommand(c *Ctx) {
 		})
 		cursor = 0
 	} else {
-		cursor = hsScanDict(h.ht, cursor, o.count, add)
+		cursor = scanDict(h.ht, cursor, o.count, add)
 	}
 	hsScanReply(c.W, cursor, n, body.Buf)
 }

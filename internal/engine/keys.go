@@ -485,6 +485,24 @@ func parseScanOptions(c *Ctx, start int, withType bool) (scanOptions, bool) {
 	return o, true
 }
 
+// scanDict scans d from cursor as Redis's scanGenericCommand does: bucket
+// after bucket until count elements were gathered (before any MATCH
+// filtering) or count*10 further buckets were visited.
+func scanDict[V any](d *Dict[V], cursor uint64, count int64, fn func(k string, v V)) uint64 {
+	maxIter := count * 10
+	got := int64(0)
+	for {
+		cursor = d.Scan(cursor, func(k string, v V) {
+			got++
+			fn(k, v)
+		})
+		if cursor == 0 || maxIter <= 0 || got >= count {
+			return cursor
+		}
+		maxIter--
+	}
+}
+
 func scanCommand(c *Ctx) {
 	cursor, ok := parseCursor(c.Args[1])
 	if !ok {
@@ -498,14 +516,7 @@ func scanCommand(c *Ctx) {
 	var found []string
 	db := c.DB
 	if db.keys.Len() > 0 {
-		maxIter := o.count * 10
-		for {
-			cursor = db.keys.Scan(cursor, func(k string, _ Value) { found = append(found, k) })
-			if cursor == 0 || maxIter <= 0 || int64(len(found)) >= o.count {
-				break
-			}
-			maxIter--
-		}
+		cursor = scanDict(db.keys, cursor, o.count, func(k string, _ Value) { found = append(found, k) })
 	} else {
 		cursor = 0
 	}

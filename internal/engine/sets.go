@@ -757,9 +757,9 @@ func sunionDiffGeneric(c *Ctx, keys [][]byte, dst []byte, diff bool) {
 }
 
 func sscanCommand(c *Ctx) {
-	cursor, ok := hsParseCursor(c.Args[2])
+	cursor, ok := parseCursor(c.Args[2])
 	if !ok {
-		c.Error(ErrHSInvalidCursor)
+		c.Error(ErrInvalidCursor)
 		return
 	}
 	s, ok := Get[*Set](c, c.Args[1])
@@ -770,7 +770,7 @@ func sscanCommand(c *Ctx) {
 		hsEmptyScan(c.W)
 		return
 	}
-	o, ok := hsParseScanOpts(c, 3)
+	o, ok := parseScanOptions(c, 3, false)
 	if !ok {
 		return
 	}
@@ -789,7 +789,7 @@ func sscanCommand(c *Ctx) {
 		})
 		cursor = 0
 	} else {
-		cursor = hsScanDict(s.ht, cursor, o.count, func(k string, _ struct{}) { add(k) })
+		cursor = scanDict(s.ht, cursor, o.count, func(k string, _ struct{}) { add(k) })
 	}
 	hsScanReply(c.W, cursor, n, body.Buf)
 }

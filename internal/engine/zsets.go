@@ -1496,7 +1496,7 @@ func zsetCompute(src []zsrc, op zsetOp, agg aggregate) []popped {
 func zscanCommand(c *Ctx) {
 	cursor, ok := parseCursor(c.Args[2])
 	if !ok {
-		c.Error("ERR invalid cursor")
+		c.Error(ErrInvalidCursor)
 		return
 	}
 	z, ok := zsetRead(c, c.Args[1])
