@@ -26,4 +26,5 @@ const (
 	ErrAuthNotSet      = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
 	ErrExecAbort       = "EXECABORT Transaction discarded because of previous errors."
 	ErrStringTooLong   = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+	ErrCountPositive   = "ERR count should be greater than 0"
 )

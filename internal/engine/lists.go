@@ -19,8 +19,32 @@ const (
 	ErrListCountNeg  = "ERR COUNT can't be negative"
 	ErrListMaxlenNeg = "ERR MAXLEN can't be negative"
 	ErrListNumkeys   = "ERR numkeys should be greater than 0"
-	ErrListCount     = "ERR count should be greater than 0"
 )
+
+// mpopCount parses the optional COUNT n that ends LMPOP and ZMPOP
+// (from args[i:]; 1 when absent), replying as Redis does when n is not a
+// positive integer and with a syntax error for anything else.
+func mpopCount(c *Ctx, i int) (int64, bool) {
+	count := int64(-1)
+	for j := i; j < len(c.Args); j++ {
+		if count == -1 && c.ArgIs(j, "count") && j+1 < len(c.Args) {
+			j++
+			n, ok := ParseInt(c.Args[j])
+			if !ok || n < 1 {
+				c.Error(ErrCountPositive)
+				return 0, false
+			}
+			count = n
+			continue
+		}
+		c.Error(ErrSyntax)
+		return 0, false
+	}
+	if count == -1 {
+		count = 1
+	}
+	return count, true
+}
 
 // ---- the List type ----
 //
@@ -1176,24 +1200,9 @@ func lmpopGeneric(c *Ctx, numIdx int, block bool) {
 	if !ok {
 		return
 	}
-	count := int64(-1)
-	for j := whereIdx + 1; j < len(c.Args); j++ {
-		more := len(c.Args) - 1 - j
-		if count == -1 && c.ArgIs(j, "count") && more > 0 {
-			j++
-			n, ok := ParseInt(c.Args[j])
-			if !ok || n < 1 {
-				c.Error(ErrListCount)
-				return
-			}
-			count = n
-			continue
-		}
-		c.Error(ErrSyntax)
+	count, ok := mpopCount(c, whereIdx+1)
+	if !ok {
 		return
-	}
-	if count == -1 {
-		count = 1
 	}
 	keys := c.Args[numIdx+1 : whereIdx]
 	if block {

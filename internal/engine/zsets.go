@@ -31,7 +31,6 @@ const (
 	ErrZWeightFloat    = "ERR weight value is not a float"
 	ErrZLimitNegative  = "ERR LIMIT can't be negative"
 	ErrZNumkeys        = "ERR numkeys should be greater than 0"
-	ErrZCount          = "ERR count should be greater than 0"
 	ErrZRandRange      = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 	ErrZRandWithscores = "ERR value is out of range"
 )
@@ -1065,24 +1064,9 @@ func zmpopGeneric(c *Ctx, numIdx int, block bool) {
 		c.Error(ErrSyntax)
 		return
 	}
-	count := int64(-1)
-	for j := int(whereIdx) + 1; j < len(c.Args); j++ {
-		more := len(c.Args) - 1 - j
-		if count == -1 && c.ArgIs(j, "count") && more > 0 {
-			j++
-			n, ok := ParseInt(c.Args[j])
-			if !ok || n < 1 {
-				c.Error(ErrZCount)
-				return
-			}
-			count = n
-			continue
-		}
-		c.Error(ErrSyntax)
+	count, ok := mpopCount(c, int(whereIdx)+1)
+	if !ok {
 		return
-	}
-	if count == -1 {
-		count = 1
 	}
 	keys := c.Args[numIdx+1 : whereIdx]
 	cnt := int(min(count, math.MaxInt32))
