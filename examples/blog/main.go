@@ -205,7 +205,7 @@ func run(ctx context.Context, addr string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	db, err := ordo.Open(dir, ordo.Options{Config: map[string]string{"appendonly": "no"}})
+	db, err := ordo.Open(dir, &ordo.Options{InMemory: true})
 	if err != nil {
 		return err
 	}

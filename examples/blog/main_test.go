@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 // backends: the embedded database, ordo-server, redis-server (RESP3 and
 // RESP2) and a 3-master Redis Cluster, each emptied first.
 func backends(t *testing.T) map[string]index.Backend {
-	db, err := ordo.Open(t.TempDir(), ordo.Options{Config: map[string]string{"appendonly": "no"}})
+	db, err := ordo.Open(t.TempDir(), &ordo.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}

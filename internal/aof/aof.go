@@ -119,6 +119,7 @@
 package aof
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -198,7 +199,7 @@ type AOF struct {
 // machinery. logf receives log lines (nil: standard error).
 func Open(e *engine.Engine, logf func(format string, args ...any)) (*AOF, error) {
 	if logf == nil {
-		logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+		logf = e.Logf // the engine's logger; silent without one
 	}
 	cfg := e.Config
 	a := &AOF{
@@ -242,9 +243,7 @@ func Open(e *engine.Engine, logf func(format string, args ...any)) (*AOF, error)
 	if a.enabled {
 		e.SyncHook = a.Sync
 	}
-	e.Hooks["persistence"] = engine.Persister(a)
-	e.Hooks["info.persistence"] = a.InfoText
-	e.Hooks["debug.reload"] = a.DebugReload
+	e.Persistence = a
 	e.Unlock()
 	go a.background()
 	return a, nil
@@ -281,7 +280,7 @@ func (a *AOF) Close(snapshot bool) error {
 	}
 	a.e.Propagate = nil
 	a.e.SyncHook = nil
-	delete(a.e.Hooks, "persistence")
+	a.e.Persistence = nil
 	a.e.Unlock()
 	if a.enabled {
 		if serr := a.syncTo(-1, true); err == nil {
@@ -352,16 +351,35 @@ func (a *AOF) updPending() {
 }
 
 // Sync is engine.SyncHook: it returns once what was propagated before the
-// call is written (and, under appendfsync always, fsynced).
-func (a *AOF) Sync() {
+// call is written (and, under appendfsync always, fsynced). Under
+// appendfsync always it also returns when ctx is done before the fsync
+// (a full or failing disk retries without end): the caller then gets
+// ctx's error and the write stays queued, retried by the group commit.
+// Under everysec and no the write to the file is not waited for long
+// (a failed write is reported, not retried here), so ctx is not needed.
+func (a *AOF) Sync(ctx context.Context) error {
 	if a.unsynced.Load() == 0 {
-		return
+		return nil
 	}
 	always := a.e.Config.Get("appendfsync") == "always"
 	if !always && a.unwritten.Load() == 0 {
-		return
+		return nil
 	}
-	a.syncTo(0, always)
+	if !always || ctx.Done() == nil {
+		a.syncTo(0, always)
+		return nil
+	}
+	done := make(chan struct{})
+	go func() {
+		a.syncTo(0, always)
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // syncTo makes the log durable up to the current end (target 0) or up to

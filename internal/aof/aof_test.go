@@ -2,6 +2,7 @@ package aof
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -93,7 +94,7 @@ func (in *inst) do(args ...string) string {
 	h := in.e.SyncHook
 	in.e.Unlock()
 	if h != nil {
-		h()
+		h(context.Background())
 	}
 	return string(w.Buf)
 }
@@ -648,7 +649,7 @@ func TestPersistenceCommands(t *testing.T) {
 	if got := in.do("SAVE"); got != "+OK\r\n" {
 		t.Fatalf("SAVE: %q", got)
 	}
-	info := in.a.InfoText()
+	info := in.a.InfoPersistence()
 	for _, f := range []string{"aof_enabled:1\r\n", "aof_rewrite_in_progress:0\r\n", "aof_last_bgrewrite_status:ok\r\n",
 		"aof_last_write_status:ok\r\n", "rdb_changes_since_last_save:0\r\n", "rdb_bgsave_in_progress:0\r\n", "loading:0\r\n",
 		"aof_rewrites:3\r\n"} {

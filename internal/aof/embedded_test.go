@@ -11,7 +11,7 @@ func TestEmbeddedReopen(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	for _, fsync := range []string{"always", "everysec", "no"} {
-		db, err := ordo.Open(dir, ordo.Options{Config: map[string]string{"appendfsync": fsync}})
+		db, err := ordo.Open(dir, &ordo.Options{Config: map[string]string{"appendfsync": fsync}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,7 +28,7 @@ func TestEmbeddedReopen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db, err := ordo.Open(dir)
+	db, err := ordo.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestEmbeddedReopen(t *testing.T) {
 		t.Fatalf("TTL = %d, %v", n, err)
 	}
 	// appendonly no: nothing read, nothing written.
-	mem, err := ordo.Open(t.TempDir(), ordo.Options{Config: map[string]string{"appendonly": "no"}})
+	mem, err := ordo.Open(t.TempDir(), &ordo.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,9 +58,9 @@ func (a *AOF) BackgroundRewriteAOF() (string, error) {
 // LastSave is LASTSAVE.
 func (a *AOF) LastSave() int64 { return a.lastSave.Load() }
 
-// DebugReload is DEBUG RELOAD (engine lock held): snapshot, empty the
+// Reload is DEBUG RELOAD (engine lock held): snapshot, empty the
 // data set, load it back.
-func (a *AOF) DebugReload() error {
+func (a *AOF) Reload() error {
 	if err := a.Save(); err != nil {
 		return err
 	}
@@ -96,8 +96,8 @@ func okErr(b bool) string {
 	return "err"
 }
 
-// InfoText is the persistence section of INFO, with Redis 7.0's fields.
-func (a *AOF) InfoText() string {
+// InfoPersistence is the persistence section of INFO, with Redis 7.0's fields.
+func (a *AOF) InfoPersistence() string {
 	var b strings.Builder
 	kv := func(k string, v any) { fmt.Fprintf(&b, "%s:%v\r\n", k, v) }
 	running := a.rewriteRunning.Load()

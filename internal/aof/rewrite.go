@@ -111,7 +111,7 @@ func (rw *rewrite) track(a *AOF, db int, args [][]byte) {
 		rw.err = fmt.Errorf("unexpected %q during rewrite", name)
 		return
 	}
-	cmd := engine.Lookup(args)
+	cmd := a.e.Lookup(args)
 	var idx []int
 	if cmd != nil {
 		idx = cmd.KeyIndexes(args)

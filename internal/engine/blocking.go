@@ -88,6 +88,16 @@ func (e *Engine) Wait(ctx context.Context, wt *Waiter) error {
 		if !served {
 			return ctx.Err()
 		}
+	case <-e.closed:
+		e.Lock()
+		served := wt.served
+		if !served {
+			e.removeWaiter(wt)
+		}
+		e.Unlock()
+		if !served {
+			return ErrClosed
+		}
 	}
 	// Served or timed out: wt.w is no longer written by anyone.
 	wt.out.Buf = append(wt.out.Buf, wt.w.Buf...)
@@ -162,7 +172,7 @@ func (e *Engine) serveReady() {
 						}
 					}
 					c := Ctx{E: e, Client: wt.client, DB: e.dbs[bk.db], W: wt.w, Args: wt.args,
-						Cmd: Lookup(wt.args), Now: NowMs(), NoBlock: true}
+						Cmd: e.cmds.Lookup(wt.args), Now: NowMs(), NoBlock: true}
 					if wt.Serve(&c) {
 						wt.served = true
 						e.removeWaiter(wt)

@@ -148,7 +148,7 @@ func (e *Engine) answerBusy(cl *Client, args [][]byte, w *resp.Writer, r *Script
 		e.Stats.TotalErrorReplies.Add(1)
 		return true
 	}
-	cmd := Lookup(args)
+	cmd := e.cmds.Lookup(args)
 	switch {
 	case cmd == nil:
 		return reject(unknownCommand(args))

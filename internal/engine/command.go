@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ordo-db/ordo/internal/resp"
 )
@@ -233,12 +234,35 @@ var redisCommandInfo []byte
 //go:embed redis_command_docs.resp
 var redisCommandDocs []byte
 
-// commands is the table, by lower-case name. It is filled by init
-// functions through register and never changed afterwards.
-var commands = map[string]*Command{}
+// Table is one engine's command table, by lower-case name. Every engine
+// builds its own from an explicit list of families (families, below, plus
+// whatever its maker adds, such as internal/script's EVAL), so two engines
+// in one process never share or change each other's commands. A table is
+// filled before the engine serves and never changed afterwards.
+type Table struct {
+	cmds map[string]*Command
+}
 
-// redisSpec holds Redis's own metadata, by name ("get", "config|get").
-var redisSpec, redisDocs = loadRedisSpec()
+// families are the command families every engine has, registered in this
+// order (a container before its subcommands). One function per family,
+// one file per family, as Redis's t_*.c.
+var families = []func(*Table){
+	registerConn, registerKeys, registerStrings, registerHashes, registerSets,
+	registerLists, registerSortedSets, registerGeo, registerJSON,
+	registerTransactions, registerPersistence, registerServer,
+}
+
+func newTable() *Table {
+	t := &Table{cmds: make(map[string]*Command, 256)}
+	for _, f := range families {
+		f(t)
+	}
+	return t
+}
+
+// redisMeta holds Redis's own metadata, by name ("get", "config|get"),
+// parsed once on first use: it is immutable, so engines share it.
+var redisMeta = sync.OnceValues(loadRedisSpec)
 
 func loadRedisSpec() (map[string]resp.Value, map[string]resp.Value) {
 	spec := map[string]resp.Value{}
@@ -287,28 +311,28 @@ type Spec struct {
 	Categories              []string
 }
 
-// register adds a command taking its metadata from Redis's table. A
-// subcommand is registered as "parent|sub".
-func register(name string, h Handler) *Command {
-	spec, ok := redisSpec[name]
+// Register adds a command taking its arity, flags and key positions from
+// Redis's metadata. A subcommand is registered as "parent|sub".
+func (t *Table) Register(name string, h Handler) *Command { return t.register(name, h) }
+
+// RegisterSpec adds a command Redis does not have, with explicit metadata.
+func (t *Table) RegisterSpec(name string, h Handler, s Spec) *Command {
+	return t.registerSpec(name, h, s)
+}
+
+// RegisterContainer adds a command that only dispatches to subcommands.
+func (t *Table) RegisterContainer(name string) *Command { return t.registerContainer(name) }
+
+func (t *Table) register(name string, h Handler) *Command {
+	specs, _ := redisMeta()
+	spec, ok := specs[name]
 	if !ok {
 		panic("engine: no Redis metadata for command " + name)
 	}
-	return install(name, h, spec)
+	return t.install(name, h, spec)
 }
 
-// Register adds a command from outside the package (internal/script),
-// taking arity, flags and keys from Redis's metadata.
-func Register(name string, h Handler) *Command { return register(name, h) }
-
-// RegisterSpec adds a command Redis does not have, from outside the package.
-func RegisterSpec(name string, h Handler, s Spec) *Command { return registerSpec(name, h, s) }
-
-// RegisterContainer adds a command with subcommands from outside the package.
-func RegisterContainer(name string) *Command { return registerContainer(name) }
-
-// registerSpec adds a command Redis does not have, with explicit metadata.
-func registerSpec(name string, h Handler, s Spec) *Command {
+func (t *Table) registerSpec(name string, h Handler, s Spec) *Command {
 	flags := resp.Value{Kind: resp.KindSet}
 	for _, f := range s.Flags {
 		flags.Elems = append(flags.Elems, resp.Value{Kind: resp.KindSimple, Str: f})
@@ -323,11 +347,12 @@ func registerSpec(name string, h Handler, s Spec) *Command {
 		{Kind: resp.KindInt, Int: int64(s.Step)}, cats,
 		{Kind: resp.KindSet}, {Kind: resp.KindSet}, {Kind: resp.KindSet},
 	}}
-	return install(name, h, info)
+	return t.install(name, h, info)
 }
 
-func install(name string, h Handler, info resp.Value) *Command {
-	cmd := &Command{Name: name, Handler: h, info: info, docs: redisDocs[name], specs: parseKeySpecs(info)}
+func (t *Table) install(name string, h Handler, info resp.Value) *Command {
+	_, docs := redisMeta()
+	cmd := &Command{Name: name, Handler: h, info: info, docs: docs[name], specs: parseKeySpecs(info)}
 	e := info.Elems
 	cmd.Arity = int(e[1].Int)
 	for _, f := range e[2].Elems {
@@ -335,7 +360,7 @@ func install(name string, h Handler, info resp.Value) *Command {
 	}
 	cmd.FirstKey, cmd.LastKey, cmd.Step = int(e[3].Int), int(e[4].Int), int(e[5].Int)
 	if parent, sub, ok := strings.Cut(name, "|"); ok {
-		p := commands[parent]
+		p := t.cmds[parent]
 		if p == nil {
 			panic(fmt.Sprintf("engine: subcommand %s registered before %s", name, parent))
 		}
@@ -345,18 +370,18 @@ func install(name string, h Handler, info resp.Value) *Command {
 		p.Sub[sub] = cmd
 		return cmd
 	}
-	if commands[name] != nil {
+	if t.cmds[name] != nil {
 		panic("engine: command registered twice: " + name)
 	}
-	commands[name] = cmd
+	t.cmds[name] = cmd
 	return cmd
 }
 
 // registerContainer adds a command that only dispatches to subcommands
 // (CONFIG, CLIENT, OBJECT ...); its handler runs only when the
 // subcommand is unknown.
-func registerContainer(name string) *Command {
-	return register(name, func(c *Ctx) {
+func (t *Table) registerContainer(name string) *Command {
+	return t.register(name, func(c *Ctx) {
 		c.W.Error(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.",
 			truncate(string(c.Args[1]), 128), strings.ToUpper(name)))
 	})
@@ -364,9 +389,9 @@ func registerContainer(name string) *Command {
 
 // Lookup returns the command named by args[0] (and args[1] for
 // containers), or nil.
-func Lookup(args [][]byte) *Command {
+func (t *Table) Lookup(args [][]byte) *Command {
 	var buf [32]byte
-	cmd := commands[string(lower(buf[:0], args[0]))]
+	cmd := t.cmds[string(lower(buf[:0], args[0]))]
 	if cmd == nil || cmd.Sub == nil || len(args) < 2 {
 		return cmd
 	}
@@ -376,8 +401,8 @@ func Lookup(args [][]byte) *Command {
 	return cmd
 }
 
-// Commands returns the table (read-only).
-func Commands() map[string]*Command { return commands }
+// Commands returns the table's commands by name (read-only).
+func (t *Table) Commands() map[string]*Command { return t.cmds }
 
 func lower(dst, b []byte) []byte {
 	for _, c := range b {

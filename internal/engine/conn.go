@@ -11,8 +11,8 @@ import (
 // and INFO report it so that clients that check versions keep working.
 const RedisVersion = "7.0.15"
 
-func init() {
-	register("ping", func(c *Ctx) {
+func registerConn(t *Table) {
+	t.register("ping", func(c *Ctx) {
 		switch len(c.Args) {
 		case 1:
 			c.W.Simple("PONG")
@@ -22,12 +22,12 @@ func init() {
 			c.W.Error("ERR wrong number of arguments for 'ping' command")
 		}
 	})
-	register("echo", func(c *Ctx) { c.W.Bulk(c.Args[1]) })
-	register("quit", func(c *Ctx) {
+	t.register("echo", func(c *Ctx) { c.W.Bulk(c.Args[1]) })
+	t.register("quit", func(c *Ctx) {
 		c.Client.closeNext = true
 		c.W.OK()
 	})
-	register("select", func(c *Ctx) {
+	t.register("select", func(c *Ctx) {
 		n, ok := c.IntArg(1)
 		if !ok {
 			return
@@ -39,7 +39,7 @@ func init() {
 		c.Client.DB = int(n)
 		c.W.OK()
 	})
-	register("auth", func(c *Ctx) {
+	t.register("auth", func(c *Ctx) {
 		if len(c.Args) > 3 {
 			c.W.Error(ErrSyntax)
 			return
@@ -59,8 +59,8 @@ func init() {
 		c.Client.Authenticated = true
 		c.W.OK()
 	})
-	register("hello", helloCommand)
-	register("reset", func(c *Ctx) {
+	t.register("hello", helloCommand)
+	t.register("reset", func(c *Ctx) {
 		cl := c.Client
 		c.E.discard(cl)
 		cl.DB = 0

@@ -60,6 +60,7 @@ type DB struct {
 	watched map[string][]*Client
 
 	expireCursor uint64
+	used         int64 // bytes of this database's keys and values (memory.go)
 }
 
 func newDB(id int) *DB {
@@ -98,10 +99,16 @@ func (db *DB) lookup(c *Ctx, key string) (Value, bool) {
 // expireKey deletes an expired key and logs the deletion.
 func (db *DB) expireKey(e *Engine, key string) {
 	k := cloneString(key)
+	if old, ok := db.keys.Get(k); ok {
+		db.used -= countedBytes(k, old)
+	}
 	db.keys.Delete(k)
 	db.expires.Delete(k)
 	e.Stats.ExpiredKeys.Add(1)
 	db.touchWatched(k)
+	if len(e.observers) > 0 {
+		e.notify(KeyEvent{DB: db.ID, Key: k, Event: "expired"})
+	}
 	if e.Propagate != nil {
 		e.Propagate(db.ID, [][]byte{[]byte("DEL"), []byte(k)})
 	}
@@ -117,17 +124,23 @@ func (c *Ctx) Exists(key []byte) bool {
 // Set stores v at key, keeping an existing TTL only if keepTTL.
 func (c *Ctx) Set(key []byte, v Value, keepTTL bool) {
 	k := view(key)
-	c.DB.keys.Set(k, v)
-	if !keepTTL && c.DB.expires.Len() > 0 {
-		c.DB.expires.Delete(k)
+	db := c.DB
+	if old, ok := db.keys.Get(k); ok {
+		db.used -= countedBytes(k, old)
 	}
-	c.Modified(key)
+	db.keys.Set(k, v)
+	db.used += keyBytes(k, v)
+	if !keepTTL && db.expires.Len() > 0 {
+		db.expires.Delete(k)
+	}
+	c.changed(key)
 }
 
 // Add stores a new value at a key known to be absent.
 func (c *Ctx) Add(key []byte, v Value) {
 	c.DB.keys.Set(view(key), v)
-	c.Modified(key)
+	c.DB.used += keyBytes(view(key), v)
+	c.changed(key)
 	if v.o != nil {
 		// A new list or sorted set (RENAME, RESTORE, SORT STORE ...)
 		// wakes clients blocked on the key, as Redis's dbAdd does.
@@ -137,16 +150,23 @@ func (c *Ctx) Add(key []byte, v Value) {
 
 // Delete removes key and reports whether it existed (expired keys count as absent).
 func (c *Ctx) Delete(key []byte) bool {
-	if !c.Exists(key) {
+	old, ok := c.Lookup(key)
+	if !ok {
 		return false
 	}
 	k := view(key)
+	c.DB.used -= countedBytes(k, old)
 	c.DB.keys.Delete(k)
 	if c.DB.expires.Len() > 0 {
 		c.DB.expires.Delete(k)
 	}
 	c.DB.keys.ShrinkIfNeeded()
-	c.Modified(key)
+	if len(c.DB.watched) > 0 {
+		c.DB.touchWatched(k)
+	}
+	if len(c.E.observers) > 0 {
+		c.notifyOnce(KeyEvent{DB: c.DB.ID, Key: k, Event: "del"})
+	}
 	return true
 }
 
@@ -176,8 +196,27 @@ func (c *Ctx) DeleteIfEmpty(key []byte, n int) {
 // Modified must follow every change to the value at key: it invalidates
 // WATCHes and wakes blocked clients. (Redis's signalModifiedKey.)
 func (c *Ctx) Modified(key []byte) {
+	// A collection changed in place: count its new size.
+	if v, ok := c.DB.keys.Get(view(key)); ok {
+		if a, ok := v.o.(accounted); ok {
+			p := a.countedBytes()
+			n := keyMemoryUsage(view(key), v)
+			c.DB.used += n - *p
+			*p = n
+		}
+	}
+	c.changed(key)
+}
+
+// changed invalidates WATCHes and tells the observers that key changed.
+func (c *Ctx) changed(key []byte) { c.changedAs(key, c.event()) }
+
+func (c *Ctx) changedAs(key []byte, event string) {
 	if len(c.DB.watched) > 0 {
 		c.DB.touchWatched(view(key))
+	}
+	if len(c.E.observers) > 0 {
+		c.notifyOnce(KeyEvent{DB: c.DB.ID, Key: view(key), Event: event})
 	}
 }
 
@@ -211,7 +250,7 @@ func (c *Ctx) TTL(key []byte) int64 {
 // SetExpire sets the absolute expiry of an existing key (unix ms).
 func (c *Ctx) SetExpire(key []byte, at int64) {
 	c.DB.expires.Set(view(key), at)
-	c.Modified(key)
+	c.changedAs(key, "expire")
 }
 
 // Persist removes the expiry of key and reports whether it had one.
@@ -222,7 +261,7 @@ func (c *Ctx) Persist(key []byte) bool {
 	_, ok := c.DB.expires.Delete(view(key))
 	if ok {
 		c.DB.expires.ShrinkIfNeeded()
-		c.Modified(key)
+		c.changedAs(key, "persist")
 	}
 	return ok
 }
@@ -282,6 +321,7 @@ func (db *DB) Flush() int {
 	n := db.keys.Len()
 	db.keys.Clear()
 	db.expires.Clear()
+	db.used = 0
 	for k := range db.watched {
 		db.touchWatched(k)
 	}

@@ -25,6 +25,10 @@
 package engine
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -33,12 +37,19 @@ import (
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
-// Engine is one Ordo instance: its databases, clients and configuration.
+// Engine is one Ordo instance: its databases, clients, configuration and
+// command table. Nothing in it is shared with another Engine in the same
+// process: commands, configuration, expiry, memory accounting, run id and
+// statistics are all per instance.
 type Engine struct {
-	mu  sync.Mutex
-	dbs []*DB
+	mu   sync.Mutex
+	dbs  []*DB
+	cmds *Table
 
 	Config *Config
+	// Log receives the engine's and its persistence's messages; nil is
+	// silent. Set it before serving.
+	Log *slog.Logger
 
 	clientsMu sync.Mutex
 	clients   map[int64]*Client
@@ -50,8 +61,16 @@ type Engine struct {
 	// SyncHook, when set, is called by the server and the embedded DB
 	// after releasing the lock and before writing replies: it returns once
 	// the changes propagated so far are as durable as appendfsync requires
-	// (group commit for appendfsync always).
-	SyncHook func()
+	// (group commit for appendfsync always), or when ctx is done (then
+	// with ctx's error: the change stays queued for the log).
+	SyncHook func(ctx context.Context) error
+	// Persistence performs SAVE, BGSAVE, BGREWRITEAOF, LASTSAVE, DEBUG
+	// RELOAD and INFO persistence; nil when the engine has none.
+	Persistence Persister
+	// Shutdown performs SHUTDOWN for the server; nil refuses it.
+	Shutdown func(c *Ctx, save bool) error
+
+	observers []KeyObserver // keyspace-change hook (notify.go)
 
 	// blocking
 	blocked   map[blockKey][]*Waiter
@@ -65,13 +84,14 @@ type Engine struct {
 	closed     chan struct{}
 	closeOnce  sync.Once
 
+	runID           string
+	peakMem         atomic.Int64
+	activeExpireOff atomic.Bool // DEBUG SET-ACTIVE-EXPIRE 0
+	appendBuf       growBuf     // APPEND's growable buffers (strings.go)
+
 	// scriptRun is the running script's state, read without the lock by
 	// LockOrBusy (busy.go); set by internal/script.
 	scriptRun atomic.Pointer[ScriptRun]
-
-	// Hooks for server-level commands the engine cannot perform itself.
-	Shutdown func(c *Ctx, save bool) error
-	Hooks    map[string]any
 }
 
 // Stats are the counters INFO reports.
@@ -87,19 +107,27 @@ type Stats struct {
 	TotalErrorReplies atomic.Int64
 }
 
-// New returns an engine with cfg (nil for defaults) and starts active expiry.
-func New(cfg *Config) *Engine {
+// New returns an engine with cfg (nil for defaults) and starts its active
+// expiry. Its command table holds every built-in family plus extra, in
+// order (internal/script's scripting commands are one such family: the
+// engine cannot import the package that runs Lua on top of it).
+func New(cfg *Config, extra ...func(*Table)) *Engine {
 	if cfg == nil {
 		cfg = NewConfig()
 	}
 	e := &Engine{
 		Config:    cfg,
+		cmds:      newTable(),
 		clients:   map[int64]*Client{},
 		blocked:   map[blockKey][]*Waiter{},
 		readySet:  map[blockKey]bool{},
 		StartTime: time.Now(),
 		closed:    make(chan struct{}),
-		Hooks:     map[string]any{},
+		runID:     newRunID(),
+		appendBuf: growBuf{m: map[uintptr]growEntry{}},
+	}
+	for _, f := range extra {
+		f(e.cmds)
 	}
 	n := int(cfg.Int("databases"))
 	e.dbs = make([]*DB, n)
@@ -110,8 +138,27 @@ func New(cfg *Config) *Engine {
 	return e
 }
 
+// Lookup returns the command named by args[0] (and args[1] for
+// containers) in this engine's table, or nil.
+func (e *Engine) Lookup(args [][]byte) *Command { return e.cmds.Lookup(args) }
+
+// Commands returns this engine's command table (read-only).
+func (e *Engine) Commands() map[string]*Command { return e.cmds.Commands() }
+
+// Logf logs a message at info level if the engine has a logger.
+func (e *Engine) Logf(format string, args ...any) {
+	if e.Log != nil {
+		e.Log.Info(fmt.Sprintf(format, args...))
+	}
+}
+
 // Close stops background work.
+// Blocked commands waiting in Wait return ErrClosed.
 func (e *Engine) Close() { e.closeOnce.Do(func() { close(e.closed) }) }
+
+// ErrClosed is returned by Wait when the engine closes under a blocked
+// command.
+var ErrClosed = errors.New("engine: closed")
 
 // Lock takes the engine lock; every Call must happen while it is held.
 func (e *Engine) Lock() { e.mu.Lock() }
@@ -225,6 +272,9 @@ func (cl *Client) Killed() bool { return cl.killed.Load() }
 // pending replies are written (QUIT, protocol errors).
 func (cl *Client) CloseAfterReply() bool { return cl.closeNext }
 
+// Watching reports whether the client WATCHes keys.
+func (cl *Client) Watching() bool { return len(cl.watched) > 0 }
+
 // InMulti reports whether the client is inside MULTI.
 func (cl *Client) InMulti() bool { return cl.multi }
 
@@ -248,9 +298,10 @@ type Ctx struct {
 	// InScript is set while a script runs.
 	InScript bool
 
-	block *Waiter
-	prop  [][][]byte // replacement propagation, if the handler set one
-	dirty int64
+	block  *Waiter
+	prop   [][][]byte // replacement propagation, if the handler set one
+	lastEv KeyEvent   // the last key event reported (notify.go)
+	dirty  int64
 }
 
 // Block is called by a handler that must wait for keys; the caller of
@@ -297,7 +348,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	// one heap allocation per command, since handlers are called indirectly.
 	c := &cl.ctx
 	*c = Ctx{E: e, Client: cl, W: w, Args: args, Now: time.Now().UnixMilli()}
-	cmd := Lookup(args)
+	cmd := e.cmds.Lookup(args)
 	if cmd == nil {
 		c.rejectInMulti()
 		w.Error(unknownCommand(args))
@@ -432,7 +483,7 @@ func cString(b []byte) []byte {
 // Exec runs a command for an internal caller (scripts, AOF replay, the
 // embedded DB's transaction paths) with the lock already held.
 func (e *Engine) Exec(c *Ctx, args [][]byte, w *resp.Writer) {
-	cmd := Lookup(args)
+	cmd := e.cmds.Lookup(args)
 	sub := Ctx{E: e, Client: c.Client, DB: e.dbs[c.Client.DB], Args: args, Cmd: cmd, W: w,
 		Now: c.Now, NoBlock: true, InScript: c.InScript}
 	if cmd == nil {
@@ -464,7 +515,7 @@ func (e *Engine) activeExpireLoop() {
 			return
 		case <-t.C:
 		}
-		if activeExpireOff.Load() { // DEBUG SET-ACTIVE-EXPIRE 0
+		if e.activeExpireOff.Load() { // DEBUG SET-ACTIVE-EXPIRE 0
 			continue
 		}
 		e.Lock()

@@ -30,17 +30,17 @@ const (
 	ErrGeoLonLatPrefix = "ERR invalid longitude,latitude pair "
 )
 
-func init() {
-	register("geoadd", geoaddCommand)
-	register("geopos", geoposCommand)
-	register("geodist", geodistCommand)
-	register("geohash", geohashCommand)
-	register("georadius", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusCoords) })
-	register("georadiusbymember", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusMember) })
-	register("georadius_ro", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusCoords|geoNoStore) })
-	register("georadiusbymember_ro", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusMember|geoNoStore) })
-	register("geosearch", func(c *Ctx) { georadiusGeneric(c, 1, geoSearch) })
-	register("geosearchstore", func(c *Ctx) { georadiusGeneric(c, 2, geoSearch|geoSearchStore) })
+func registerGeo(t *Table) {
+	t.register("geoadd", geoaddCommand)
+	t.register("geopos", geoposCommand)
+	t.register("geodist", geodistCommand)
+	t.register("geohash", geohashCommand)
+	t.register("georadius", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusCoords) })
+	t.register("georadiusbymember", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusMember) })
+	t.register("georadius_ro", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusCoords|geoNoStore) })
+	t.register("georadiusbymember_ro", func(c *Ctx) { georadiusGeneric(c, 1, geoRadiusMember|geoNoStore) })
+	t.register("geosearch", func(c *Ctx) { georadiusGeneric(c, 1, geoSearch) })
+	t.register("geosearchstore", func(c *Ctx) { georadiusGeneric(c, 2, geoSearch|geoSearchStore) })
 }
 
 // ---- argument helpers ----

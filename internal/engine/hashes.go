@@ -32,6 +32,7 @@ const (
 // a field or value longer than hash-max-listpack-value is stored, the
 // hash becomes a Dict ("hashtable") and never goes back.
 type Hash struct {
+	sized
 	lp []byte        // listpack form, while ht == nil
 	n  int           // number of fields in lp
 	ht *Dict[string] // hashtable form
@@ -286,23 +287,23 @@ func (h *Hash) pairAt(off int) (string, string) {
 
 // ---- commands ----
 
-func init() {
-	register("hset", hsetCommand)
-	register("hmset", hsetCommand)
-	register("hsetnx", hsetnxCommand)
-	register("hget", hgetCommand)
-	register("hmget", hmgetCommand)
-	register("hgetall", func(c *Ctx) { hgetallGeneric(c, true, true) })
-	register("hkeys", func(c *Ctx) { hgetallGeneric(c, true, false) })
-	register("hvals", func(c *Ctx) { hgetallGeneric(c, false, true) })
-	register("hdel", hdelCommand)
-	register("hexists", hexistsCommand)
-	register("hlen", hlenCommand)
-	register("hstrlen", hstrlenCommand)
-	register("hincrby", hincrbyCommand)
-	register("hincrbyfloat", hincrbyfloatCommand)
-	register("hrandfield", hrandfieldCommand)
-	register("hscan", hscanCommand)
+func registerHashes(t *Table) {
+	t.register("hset", hsetCommand)
+	t.register("hmset", hsetCommand)
+	t.register("hsetnx", hsetnxCommand)
+	t.register("hget", hgetCommand)
+	t.register("hmget", hmgetCommand)
+	t.register("hgetall", func(c *Ctx) { hgetallGeneric(c, true, true) })
+	t.register("hkeys", func(c *Ctx) { hgetallGeneric(c, true, false) })
+	t.register("hvals", func(c *Ctx) { hgetallGeneric(c, false, true) })
+	t.register("hdel", hdelCommand)
+	t.register("hexists", hexistsCommand)
+	t.register("hlen", hlenCommand)
+	t.register("hstrlen", hstrlenCommand)
+	t.register("hincrby", hincrbyCommand)
+	t.register("hincrbyfloat", hincrbyfloatCommand)
+	t.register("hrandfield", hrandfieldCommand)
+	t.register("hscan", hscanCommand)
 }
 
 // hashForWrite returns the hash at key, creating an empty one (added to

@@ -37,7 +37,10 @@ func errJSONExpected(expected, found string) string {
 }
 
 // JSON is the value of a key holding a JSON document (TYPE ReJSON-RL).
-type JSON struct{ root any }
+type JSON struct {
+	sized
+	root any
+}
 
 func (j *JSON) TypeName() string   { return "ReJSON-RL" }
 func (j *JSON) Encoding() string   { return "raw" }
@@ -53,9 +56,9 @@ func (j *JSON) Rewrite(key string, emit func(args [][]byte)) {
 // String is the compact JSON text of the document.
 func (j *JSON) String() string { return jsonText(j.root) }
 
-func init() {
+func registerJSON(t *Table) {
 	js := func(name string, h Handler, arity int, flags []string, cat string, last int) {
-		cmd := registerSpec(name, h, Spec{Arity: arity, Flags: flags, FirstKey: 1, LastKey: last, Step: 1,
+		cmd := t.registerSpec(name, h, Spec{Arity: arity, Flags: flags, FirstKey: 1, LastKey: last, Step: 1,
 			Categories: []string{cat, "@json", "@slow"}})
 		// Key positions for COMMAND GETKEYS and friends (these commands
 		// have no Redis key specs): the key at 1, or 1..-2 for JSON.MGET.

@@ -20,32 +20,32 @@ const (
 	ErrSwapSecondIndex = "ERR invalid second DB index"
 )
 
-func init() {
-	register("del", delCommand)
-	register("unlink", delCommand)
-	register("exists", existsCommand)
-	register("touch", existsCommand)
-	register("type", typeCommand)
-	register("expire", func(c *Ctx) { expireGeneric(c, c.Now, true) })
-	register("pexpire", func(c *Ctx) { expireGeneric(c, c.Now, false) })
-	register("expireat", func(c *Ctx) { expireGeneric(c, 0, true) })
-	register("pexpireat", func(c *Ctx) { expireGeneric(c, 0, false) })
-	register("ttl", func(c *Ctx) { ttlGeneric(c, false, false) })
-	register("pttl", func(c *Ctx) { ttlGeneric(c, true, false) })
-	register("expiretime", func(c *Ctx) { ttlGeneric(c, false, true) })
-	register("pexpiretime", func(c *Ctx) { ttlGeneric(c, true, true) })
-	register("persist", persistCommand)
-	register("rename", func(c *Ctx) { renameGeneric(c, false) })
-	register("renamenx", func(c *Ctx) { renameGeneric(c, true) })
-	register("copy", copyCommand)
-	register("move", moveCommand)
-	register("keys", keysCommand)
-	register("scan", scanCommand)
-	register("randomkey", randomkeyCommand)
-	register("dbsize", func(c *Ctx) { c.W.Int(int64(c.DB.Len())) })
-	register("flushdb", flushdbCommand)
-	register("flushall", flushallCommand)
-	register("swapdb", swapdbCommand)
+func registerKeys(t *Table) {
+	t.register("del", delCommand)
+	t.register("unlink", delCommand)
+	t.register("exists", existsCommand)
+	t.register("touch", existsCommand)
+	t.register("type", typeCommand)
+	t.register("expire", func(c *Ctx) { expireGeneric(c, c.Now, true) })
+	t.register("pexpire", func(c *Ctx) { expireGeneric(c, c.Now, false) })
+	t.register("expireat", func(c *Ctx) { expireGeneric(c, 0, true) })
+	t.register("pexpireat", func(c *Ctx) { expireGeneric(c, 0, false) })
+	t.register("ttl", func(c *Ctx) { ttlGeneric(c, false, false) })
+	t.register("pttl", func(c *Ctx) { ttlGeneric(c, true, false) })
+	t.register("expiretime", func(c *Ctx) { ttlGeneric(c, false, true) })
+	t.register("pexpiretime", func(c *Ctx) { ttlGeneric(c, true, true) })
+	t.register("persist", persistCommand)
+	t.register("rename", func(c *Ctx) { renameGeneric(c, false) })
+	t.register("renamenx", func(c *Ctx) { renameGeneric(c, true) })
+	t.register("copy", copyCommand)
+	t.register("move", moveCommand)
+	t.register("keys", keysCommand)
+	t.register("scan", scanCommand)
+	t.register("randomkey", randomkeyCommand)
+	t.register("dbsize", func(c *Ctx) { c.W.Int(int64(c.DB.Len())) })
+	t.register("flushdb", flushdbCommand)
+	t.register("flushall", flushallCommand)
+	t.register("swapdb", swapdbCommand)
 }
 
 // bview returns the bytes of s without copying; they must not be changed.
@@ -591,6 +591,7 @@ func flushOne(db *DB) int {
 	db.keys.Clear()
 	db.expires.Clear()
 	db.expireCursor = 0
+	db.used = 0
 	return n
 }
 
@@ -599,6 +600,9 @@ func flushdbCommand(c *Ctx) {
 		return
 	}
 	n := flushOne(c.DB)
+	if len(c.E.observers) > 0 {
+		c.E.notify(KeyEvent{DB: c.DB.ID, Event: "flushdb"})
+	}
 	c.Dirty(max(n, 1)) // always logged, even when already empty
 	c.W.OK()
 }
@@ -610,6 +614,9 @@ func flushallCommand(c *Ctx) {
 	n := 0
 	for _, db := range c.E.dbs {
 		n += flushOne(db)
+		if len(c.E.observers) > 0 {
+			c.E.notify(KeyEvent{DB: db.ID, Event: "flushdb"})
+		}
 	}
 	c.Dirty(max(n, 1))
 	c.W.OK()
@@ -636,6 +643,10 @@ func swapdbCommand(c *Ctx) {
 		a.keys, b.keys = b.keys, a.keys
 		a.expires, b.expires = b.expires, a.expires
 		a.expireCursor, b.expireCursor = b.expireCursor, a.expireCursor
+		a.used, b.used = b.used, a.used
+		if len(e.observers) > 0 {
+			e.notify(KeyEvent{DB: id1, Other: id2, Event: "swapdb"})
+		}
 		// Clients blocked on a key that the swap brought in can now be served.
 		for bk := range e.blocked {
 			if bk.db != id1 && bk.db != id2 || e.readySet[bk] {

@@ -260,6 +260,7 @@ func (ch *listChunk) memory() int64 {
 
 // List is the value of a list key.
 type List struct {
+	sized
 	sm     listChunk    // small mode (dir == nil)
 	dir    []*listChunk // big mode: chunks dir[lo:hi]
 	lo, hi int
@@ -579,29 +580,29 @@ func (l *List) truncateFront(k int) {
 
 // ---- commands ----
 
-func init() {
-	register("lpush", func(c *Ctx) { pushCommand(c, true, false) })
-	register("rpush", func(c *Ctx) { pushCommand(c, false, false) })
-	register("lpushx", func(c *Ctx) { pushCommand(c, true, true) })
-	register("rpushx", func(c *Ctx) { pushCommand(c, false, true) })
-	register("lpop", func(c *Ctx) { popCommand(c, true) })
-	register("rpop", func(c *Ctx) { popCommand(c, false) })
-	register("llen", llenCommand)
-	register("lrange", lrangeCommand)
-	register("lindex", lindexCommand)
-	register("lset", lsetCommand)
-	register("linsert", linsertCommand)
-	register("lrem", lremCommand)
-	register("ltrim", ltrimCommand)
-	register("lpos", lposCommand)
-	register("rpoplpush", func(c *Ctx) { lmoveGeneric(c, false, true) })
-	register("lmove", lmoveCommand)
-	register("lmpop", func(c *Ctx) { lmpopGeneric(c, 1, false) })
-	register("blpop", func(c *Ctx) { bpopCommand(c, true) })
-	register("brpop", func(c *Ctx) { bpopCommand(c, false) })
-	register("blmove", blmoveCommand)
-	register("brpoplpush", brpoplpushCommand)
-	register("blmpop", func(c *Ctx) { lmpopGeneric(c, 2, true) })
+func registerLists(t *Table) {
+	t.register("lpush", func(c *Ctx) { pushCommand(c, true, false) })
+	t.register("rpush", func(c *Ctx) { pushCommand(c, false, false) })
+	t.register("lpushx", func(c *Ctx) { pushCommand(c, true, true) })
+	t.register("rpushx", func(c *Ctx) { pushCommand(c, false, true) })
+	t.register("lpop", func(c *Ctx) { popCommand(c, true) })
+	t.register("rpop", func(c *Ctx) { popCommand(c, false) })
+	t.register("llen", llenCommand)
+	t.register("lrange", lrangeCommand)
+	t.register("lindex", lindexCommand)
+	t.register("lset", lsetCommand)
+	t.register("linsert", linsertCommand)
+	t.register("lrem", lremCommand)
+	t.register("ltrim", ltrimCommand)
+	t.register("lpos", lposCommand)
+	t.register("rpoplpush", func(c *Ctx) { lmoveGeneric(c, false, true) })
+	t.register("lmove", lmoveCommand)
+	t.register("lmpop", func(c *Ctx) { lmpopGeneric(c, 1, false) })
+	t.register("blpop", func(c *Ctx) { bpopCommand(c, true) })
+	t.register("brpop", func(c *Ctx) { bpopCommand(c, false) })
+	t.register("blmove", blmoveCommand)
+	t.register("brpoplpush", brpoplpushCommand)
+	t.register("blmpop", func(c *Ctx) { lmpopGeneric(c, 2, true) })
 }
 
 // listChanged finishes a change of n elements to the list at key:

@@ -756,7 +756,7 @@ func TestListBlockingDisconnectAndMulti(t *testing.T) {
 // blocks, is served by a push from another goroutine, and a wait cut
 // short by its context takes no element.
 func TestListBlockingEmbedded(t *testing.T) {
-	db, err := ordo.Open(t.TempDir())
+	db, err := ordo.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -926,7 +926,7 @@ func TestListUnblock(t *testing.T) {
 // connection flushing the replies written before it blocked.
 func TestListBlockingStress(t *testing.T) {
 	o := redistest.StartOrdo(t)
-	db, err := ordo.Open(t.TempDir())
+	db, err := ordo.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

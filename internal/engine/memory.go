@@ -2,40 +2,80 @@ package engine
 
 import (
 	"runtime/metrics"
-	"sync/atomic"
-	"time"
 
 	"github.com/ordo-db/ordo/internal/engine/zset"
 )
 
-// usedMemory is sampled in the background: reading the Go runtime's
-// memory statistics on every write would cost more than the write.
-var usedMemory atomic.Int64
+// # Memory accounting
+//
+// Each engine counts the memory of its own data, so that maxmemory and
+// INFO's used_memory mean this instance's dataset, never the rest of the
+// process (an application embedding Ordo, or a second engine). Every
+// database keeps a running total of MEMORY USAGE's estimate for each of
+// its keys: a key's size is added when the key is stored, subtracted when
+// it is deleted, replaced, expired or flushed, and re-measured when a
+// command changes a collection in place (Ctx.Modified). A collection
+// remembers the size it was counted with (sized), so the adjustment is the
+// difference. Sizes of hash tables, sorted sets and sets are O(1) to
+// measure; a list's is O(its chunks) and a JSON document's O(its nodes).
 
-func init() {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 {
-			usedMemory.Store(int64(sample[0].Value.Uint64()))
-		}
+// sized is embedded in every collection type: the bytes it is counted for
+// in its database's total.
+type sized struct{ counted int64 }
+
+func (s *sized) countedBytes() *int64 { return &s.counted }
+
+type accounted interface{ countedBytes() *int64 }
+
+// engineBaseline is what an engine takes before it holds any key: its
+// command table, databases and clients, as Redis's used_memory counts its
+// startup allocations. It keeps a limit below it meaningful as in Redis
+// (maxmemory 1 refuses every write).
+const engineBaseline = 512 << 10
+
+// keyBytes is the size a key counts for, holding v, and for a collection
+// records it as the counted size.
+func keyBytes(key string, v Value) int64 {
+	n := keyMemoryUsage(key, v)
+	if a, ok := v.o.(accounted); ok {
+		*a.countedBytes() = n
 	}
-	read()
-	go func() {
-		for range time.Tick(50 * time.Millisecond) {
-			read()
-		}
-	}()
+	return n
 }
 
-// UsedMemory is the live heap in bytes, as last sampled, plus what big
-// sorted sets and hash tables map outside the Go heap.
-func UsedMemory() int64 { return usedMemory.Load() + zset.MappedBytes() + DictMappedBytes() }
+// countedBytes is the size key holding v was counted for.
+func countedBytes(key string, v Value) int64 {
+	if a, ok := v.o.(accounted); ok {
+		return *a.countedBytes()
+	}
+	return keyMemoryUsage(key, v)
+}
+
+// UsedMemory is the memory this engine's data takes, in bytes: the
+// estimates of its keys (MEMORY USAGE), its keyspace tables and a fixed
+// baseline. Call it with the lock held.
+func (e *Engine) UsedMemory() int64 {
+	n := int64(engineBaseline)
+	for _, db := range e.dbs {
+		n += db.used + db.keys.Overhead() + db.expires.Bytes()
+	}
+	return n
+}
+
+// ProcessMemory is the Go runtime's live heap plus what big sorted sets
+// and hash tables map outside it: the whole process, every engine and the
+// host program together (INFO's used_memory_rss-like figures).
+func ProcessMemory() int64 {
+	var sample [1]metrics.Sample
+	sample[0].Name = "/memory/classes/heap/objects:bytes"
+	metrics.Read(sample[:])
+	return int64(sample[0].Value.Uint64()) + zset.MappedBytes() + DictMappedBytes()
+}
 
 // overMaxMemory reports whether maxmemory is set and exceeded. Ordo's
 // policy is noeviction: writes that may grow memory are refused, reads
 // and deletions keep working.
 func (e *Engine) overMaxMemory() bool {
 	max := e.Config.Int("maxmemory")
-	return max > 0 && UsedMemory() > max
+	return max > 0 && e.UsedMemory() > max
 }

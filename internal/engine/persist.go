@@ -4,9 +4,8 @@ import "errors"
 
 // SAVE, BGSAVE, BGREWRITEAOF and LASTSAVE. The work is done by the
 // persistence layer (internal/aof), which installs itself as
-// e.Hooks["persistence"] (a Persister); INFO's persistence section comes
-// from e.Hooks["info.persistence"] and DEBUG RELOAD from
-// e.Hooks["debug.reload"], both also set by internal/aof. Ordo has no RDB:
+// e.Persistence; INFO's persistence section and DEBUG RELOAD go through
+// the same interface. Ordo has no RDB:
 // a snapshot is an AOF rewrite, so BGSAVE and BGREWRITEAOF start the same
 // background job (reported as a bgsave or as an AOF rewrite).
 
@@ -22,6 +21,11 @@ type Persister interface {
 	BackgroundRewriteAOF() (string, error)
 	// LastSave is the unix time of the last successful snapshot.
 	LastSave() int64
+	// InfoPersistence is the body of INFO's persistence section
+	// ("field:value" lines).
+	InfoPersistence() string
+	// Reload saves and reloads the dataset (DEBUG RELOAD).
+	Reload() error
 }
 
 // Error replies of the persistence commands, as Redis 7.0 words them.
@@ -32,8 +36,8 @@ const (
 	ErrSaveFailed           = "ERR"
 )
 
-func init() {
-	register("save", func(c *Ctx) {
+func registerPersistence(t *Table) {
+	t.register("save", func(c *Ctx) {
 		p := persister(c.E)
 		if p == nil {
 			c.W.OK()
@@ -45,7 +49,7 @@ func init() {
 		}
 		c.W.OK()
 	})
-	register("bgsave", func(c *Ctx) {
+	t.register("bgsave", func(c *Ctx) {
 		schedule := false
 		if len(c.Args) > 1 {
 			if len(c.Args) > 2 || !c.ArgIs(1, "schedule") {
@@ -66,7 +70,7 @@ func init() {
 		}
 		c.W.Simple(s)
 	})
-	register("bgrewriteaof", func(c *Ctx) {
+	t.register("bgrewriteaof", func(c *Ctx) {
 		p := persister(c.E)
 		if p == nil {
 			c.W.Simple("Background append only file rewriting started")
@@ -79,7 +83,7 @@ func init() {
 		}
 		c.W.Simple(s)
 	})
-	register("lastsave", func(c *Ctx) {
+	t.register("lastsave", func(c *Ctx) {
 		if p := persister(c.E); p != nil {
 			c.W.Int(p.LastSave())
 			return
@@ -88,10 +92,7 @@ func init() {
 	})
 }
 
-func persister(e *Engine) Persister {
-	p, _ := e.Hooks["persistence"].(Persister)
-	return p
-}
+func persister(e *Engine) Persister { return e.Persistence }
 
 // errorReply turns a persister error into an error reply: errors already
 // worded as replies ("ERR ...") pass through, others become fallback.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	crand "crypto/rand"
 	"fmt"
 	"net"
 	"os"
@@ -39,21 +40,19 @@ const (
 	ErrPauseUnsupported = "ERR CLIENT PAUSE is not supported by Ordo"
 )
 
-// activeExpireOff is DEBUG SET-ACTIVE-EXPIRE 0.
-var activeExpireOff atomic.Bool
+// ActiveExpireEnabled reports whether the active expiry cycle runs
+// (DEBUG SET-ACTIVE-EXPIRE).
+func (e *Engine) ActiveExpireEnabled() bool { return !e.activeExpireOff.Load() }
 
-// ActiveExpireEnabled reports whether the active expiry cycle runs.
-func ActiveExpireEnabled() bool { return !activeExpireOff.Load() }
-
-func init() {
-	registerContainer("config")
-	register("config|get", configGetCommand)
-	register("config|set", configSetCommand)
-	register("config|resetstat", func(c *Ctx) {
+func registerServer(t *Table) {
+	t.registerContainer("config")
+	t.register("config|get", configGetCommand)
+	t.register("config|set", configSetCommand)
+	t.register("config|resetstat", func(c *Ctx) {
 		c.E.ResetStats()
 		c.W.OK()
 	})
-	register("config|rewrite", func(c *Ctx) {
+	t.register("config|rewrite", func(c *Ctx) {
 		if c.E.Config.File == "" {
 			c.W.Error(ErrNoConfigFile)
 			return
@@ -64,7 +63,7 @@ func init() {
 		}
 		c.W.OK()
 	})
-	register("config|help", func(c *Ctx) {
+	t.register("config|help", func(c *Ctx) {
 		helpReply(c, "CONFIG",
 			"GET <pattern>",
 			"    Return parameters matching the glob-like <pattern> and their values.",
@@ -76,13 +75,13 @@ func init() {
 			"    Rewrite the configuration file.")
 	})
 
-	register("command", commandCommand)
-	register("command|count", func(c *Ctx) { c.W.Int(int64(len(commands))) })
-	register("command|info", commandInfoCommand)
-	register("command|docs", commandDocsCommand)
-	register("command|list", commandListCommand)
-	register("command|getkeys", commandGetKeysCommand)
-	register("command|help", func(c *Ctx) {
+	t.register("command", commandCommand)
+	t.register("command|count", func(c *Ctx) { c.W.Int(int64(len(c.E.cmds.cmds))) })
+	t.register("command|info", commandInfoCommand)
+	t.register("command|docs", commandDocsCommand)
+	t.register("command|list", commandListCommand)
+	t.register("command|getkeys", commandGetKeysCommand)
+	t.register("command|help", func(c *Ctx) {
 		helpReply(c, "COMMAND",
 			"(no subcommand)",
 			"    Return details about all Redis commands.",
@@ -104,9 +103,9 @@ func init() {
 			"    Return the keys and the access flags from a full Redis command.")
 	})
 
-	registerContainer("client")
-	register("client|id", func(c *Ctx) { c.W.Int(c.Client.ID) })
-	register("client|setname", func(c *Ctx) {
+	t.registerContainer("client")
+	t.register("client|id", func(c *Ctx) { c.W.Int(c.Client.ID) })
+	t.register("client|setname", func(c *Ctx) {
 		if !validClientName(c.Args[2]) {
 			c.W.Error(ErrClientName)
 			return
@@ -114,19 +113,19 @@ func init() {
 		c.Client.Name = string(c.Args[2])
 		c.W.OK()
 	})
-	register("client|getname", func(c *Ctx) {
+	t.register("client|getname", func(c *Ctx) {
 		if c.Client.Name == "" {
 			c.W.Null()
 			return
 		}
 		c.W.BulkString(c.Client.Name)
 	})
-	register("client|list", clientListCommand)
-	register("client|info", func(c *Ctx) {
+	t.register("client|list", clientListCommand)
+	t.register("client|info", func(c *Ctx) {
 		c.W.Verbatim("txt", c.E.clientInfoLine(c.Client)+"\n")
 	})
-	register("client|kill", clientKillCommand)
-	register("client|no-evict", func(c *Ctx) {
+	t.register("client|kill", clientKillCommand)
+	t.register("client|no-evict", func(c *Ctx) {
 		switch {
 		case c.ArgIs(2, "on"):
 			c.Client.noEvict = true
@@ -138,7 +137,7 @@ func init() {
 		}
 		c.W.OK()
 	})
-	register("client|reply", func(c *Ctx) {
+	t.register("client|reply", func(c *Ctx) {
 		switch {
 		case c.ArgIs(2, "on"):
 			c.Client.replyOff, c.Client.replySkip, c.Client.replySkipNext = false, false, false
@@ -153,10 +152,10 @@ func init() {
 			c.W.Error(ErrSyntax)
 		}
 	})
-	register("client|unblock", clientUnblockCommand)
-	register("client|pause", func(c *Ctx) { c.W.Error(ErrPauseUnsupported) })
-	register("client|unpause", func(c *Ctx) { c.W.OK() })
-	register("client|help", func(c *Ctx) {
+	t.register("client|unblock", clientUnblockCommand)
+	t.register("client|pause", func(c *Ctx) { c.W.Error(ErrPauseUnsupported) })
+	t.register("client|unpause", func(c *Ctx) { c.W.OK() })
+	t.register("client|help", func(c *Ctx) {
 		helpReply(c, "CLIENT",
 			"CACHING (YES|NO)",
 			"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
@@ -206,9 +205,9 @@ func init() {
 	})
 	// Redis 7.2's CLIENT SETINFO and NO-TOUCH: go-redis v9 sends SETINFO
 	// on connect. Redis 7.0 has no metadata for them.
-	registerSpec("client|setinfo", clientSetInfoCommand, Spec{Arity: 4,
+	t.registerSpec("client|setinfo", clientSetInfoCommand, Spec{Arity: 4,
 		Flags: []string{"noscript", "loading", "stale"}, Categories: []string{"@slow", "@connection"}})
-	registerSpec("client|no-touch", func(c *Ctx) {
+	t.registerSpec("client|no-touch", func(c *Ctx) {
 		switch {
 		case c.ArgIs(2, "on"):
 			c.Client.noTouch = true
@@ -221,17 +220,17 @@ func init() {
 		c.W.OK()
 	}, Spec{Arity: 3, Flags: []string{"noscript", "loading", "stale"}, Categories: []string{"@slow", "@connection"}})
 
-	register("info", infoCommand)
-	register("time", func(c *Ctx) {
+	t.register("info", infoCommand)
+	t.register("time", func(c *Ctx) {
 		now := time.Now()
 		c.W.Array(2)
 		c.W.BulkInt(now.Unix())
 		c.W.BulkInt(int64(now.Nanosecond() / 1000))
 	})
-	register("debug", debugCommand)
+	t.register("debug", debugCommand)
 
-	registerContainer("object")
-	register("object|encoding", func(c *Ctx) {
+	t.registerContainer("object")
+	t.register("object|encoding", func(c *Ctx) {
 		v, ok := c.Lookup(c.Args[2])
 		if !ok {
 			c.W.Null()
@@ -239,7 +238,7 @@ func init() {
 		}
 		c.W.BulkString(valueEncoding(v))
 	})
-	register("object|refcount", func(c *Ctx) {
+	t.register("object|refcount", func(c *Ctx) {
 		v, ok := c.Lookup(c.Args[2])
 		if !ok {
 			c.W.Null()
@@ -247,7 +246,7 @@ func init() {
 		}
 		c.W.Int(c.E.refcount(v))
 	})
-	register("object|idletime", func(c *Ctx) {
+	t.register("object|idletime", func(c *Ctx) {
 		if _, ok := c.Lookup(c.Args[2]); !ok {
 			c.W.Null()
 			return
@@ -258,7 +257,7 @@ func init() {
 		}
 		c.W.Int(0) // Ordo does not track access times
 	})
-	register("object|freq", func(c *Ctx) {
+	t.register("object|freq", func(c *Ctx) {
 		if _, ok := c.Lookup(c.Args[2]); !ok {
 			c.W.Null()
 			return
@@ -269,7 +268,7 @@ func init() {
 		}
 		c.W.Int(0) // Ordo does not track access frequencies
 	})
-	register("object|help", func(c *Ctx) {
+	t.register("object|help", func(c *Ctx) {
 		helpReply(c, "OBJECT",
 			"ENCODING <key>",
 			"    Return the kind of internal representation used in order to store the value",
@@ -285,20 +284,20 @@ func init() {
 			"    <key>.")
 	})
 
-	registerContainer("memory")
-	register("memory|usage", memoryUsageCommand)
-	register("memory|stats", memoryStatsCommand)
-	register("memory|doctor", func(c *Ctx) {
+	t.registerContainer("memory")
+	t.register("memory|usage", memoryUsageCommand)
+	t.register("memory|stats", memoryStatsCommand)
+	t.register("memory|doctor", func(c *Ctx) {
 		c.W.Verbatim("txt", "Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.")
 	})
-	register("memory|malloc-stats", func(c *Ctx) {
+	t.register("memory|malloc-stats", func(c *Ctx) {
 		c.W.Verbatim("txt", "Stats not supported for the current allocator")
 	})
-	register("memory|purge", func(c *Ctx) {
+	t.register("memory|purge", func(c *Ctx) {
 		debug.FreeOSMemory()
 		c.W.OK()
 	})
-	register("memory|help", func(c *Ctx) {
+	t.register("memory|help", func(c *Ctx) {
 		helpReply(c, "MEMORY",
 			"DOCTOR",
 			"    Return memory problems reports.",
@@ -313,7 +312,7 @@ func init() {
 			"    sampled up to <count> times (default: 5, 0 means sample all).")
 	})
 
-	register("wait", func(c *Ctx) {
+	t.register("wait", func(c *Ctx) {
 		if _, ok := c.IntArg(1); !ok {
 			return
 		}
@@ -328,10 +327,10 @@ func init() {
 		}
 		c.W.Int(0) // no replicas
 	})
-	register("shutdown", shutdownCommand)
+	t.register("shutdown", shutdownCommand)
 
-	registerContainer("slowlog")
-	register("slowlog|get", func(c *Ctx) {
+	t.registerContainer("slowlog")
+	t.register("slowlog|get", func(c *Ctx) {
 		if len(c.Args) == 3 {
 			n, ok := ParseInt(c.Args[2])
 			if !ok || n < -1 {
@@ -341,9 +340,9 @@ func init() {
 		}
 		c.W.Array(0)
 	})
-	register("slowlog|len", func(c *Ctx) { c.W.Int(0) })
-	register("slowlog|reset", func(c *Ctx) { c.W.OK() })
-	register("slowlog|help", func(c *Ctx) {
+	t.register("slowlog|len", func(c *Ctx) { c.W.Int(0) })
+	t.register("slowlog|reset", func(c *Ctx) { c.W.OK() })
+	t.register("slowlog|help", func(c *Ctx) {
 		helpReply(c, "SLOWLOG",
 			"GET [<count>]",
 			"    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
@@ -356,18 +355,18 @@ func init() {
 			"    Reset the slowlog.")
 	})
 
-	registerContainer("latency")
-	register("latency|doctor", func(c *Ctx) {
+	t.registerContainer("latency")
+	t.register("latency|doctor", func(c *Ctx) {
 		c.W.Verbatim("txt", "Dave, no latency spike was observed during the lifetime of this Redis instance, not in the slightest bit. I honestly think you ought to sleep better tonight.\n")
 	})
-	register("latency|latest", func(c *Ctx) { c.W.Array(0) })
-	register("latency|history", func(c *Ctx) { c.W.Array(0) })
-	register("latency|reset", func(c *Ctx) { c.W.Int(0) })
-	register("latency|graph", func(c *Ctx) {
+	t.register("latency|latest", func(c *Ctx) { c.W.Array(0) })
+	t.register("latency|history", func(c *Ctx) { c.W.Array(0) })
+	t.register("latency|reset", func(c *Ctx) { c.W.Int(0) })
+	t.register("latency|graph", func(c *Ctx) {
 		c.W.Error("ERR No samples available for event '" + string(c.Args[2]) + "'")
 	})
-	register("latency|histogram", func(c *Ctx) { c.W.Map(0) })
-	register("latency|help", func(c *Ctx) {
+	t.register("latency|histogram", func(c *Ctx) { c.W.Map(0) })
+	t.register("latency|help", func(c *Ctx) {
 		helpReply(c, "LATENCY",
 			"DOCTOR",
 			"    Return a human readable latency analysis report.",
@@ -385,7 +384,7 @@ func init() {
 			"    If no commands are specified then all histograms are replied.")
 	})
 
-	register("role", func(c *Ctx) {
+	t.register("role", func(c *Ctx) {
 		c.W.Array(3)
 		c.W.BulkString("master")
 		c.W.Int(0)
@@ -633,10 +632,10 @@ func commandDocs(cmd *Command) resp.Value {
 	return v
 }
 
-// sortedCommands lists the top-level commands by name.
-func sortedCommands() []*Command {
-	out := make([]*Command, 0, len(commands))
-	for _, cmd := range commands {
+// sorted lists the top-level commands by name.
+func (t *Table) sorted() []*Command {
+	out := make([]*Command, 0, len(t.cmds))
+	for _, cmd := range t.cmds {
 		out = append(out, cmd)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -644,10 +643,10 @@ func sortedCommands() []*Command {
 }
 
 // lookupFullName finds "get" or "config|get" (case-insensitive).
-func lookupFullName(name string) *Command {
+func (t *Table) lookupFullName(name string) *Command {
 	name = strings.ToLower(name)
 	parent, sub, isSub := strings.Cut(name, "|")
-	cmd := commands[parent]
+	cmd := t.cmds[parent]
 	if !isSub || cmd == nil {
 		return cmd
 	}
@@ -662,7 +661,7 @@ func commandCommand(c *Ctx) {
 		c.W.Error(fmt.Sprintf("ERR unknown subcommand '%s'. Try COMMAND HELP.", truncate(string(c.Args[1]), 128)))
 		return
 	}
-	all := sortedCommands()
+	all := c.E.cmds.sorted()
 	c.W.Array(len(all))
 	for _, cmd := range all {
 		writeValue(c.W, commandInfo(cmd))
@@ -676,7 +675,7 @@ func commandInfoCommand(c *Ctx) {
 	}
 	c.W.Array(len(c.Args) - 2)
 	for _, a := range c.Args[2:] {
-		cmd := lookupFullName(string(a))
+		cmd := c.E.cmds.lookupFullName(string(a))
 		if cmd == nil {
 			c.W.Null()
 			continue
@@ -688,10 +687,10 @@ func commandInfoCommand(c *Ctx) {
 func commandDocsCommand(c *Ctx) {
 	var list []*Command
 	if len(c.Args) == 2 {
-		list = sortedCommands()
+		list = c.E.cmds.sorted()
 	} else {
 		for _, a := range c.Args[2:] {
-			if cmd := lookupFullName(string(a)); cmd != nil {
+			if cmd := c.E.cmds.lookupFullName(string(a)); cmd != nil {
 				list = append(list, cmd)
 			}
 		}
@@ -735,7 +734,7 @@ func commandListCommand(c *Ctx) {
 		return
 	}
 	var names []string
-	for _, cmd := range sortedCommands() {
+	for _, cmd := range c.E.cmds.sorted() {
 		if filter == nil || filter(cmd) {
 			names = append(names, cmd.Name)
 		}
@@ -753,7 +752,7 @@ func commandListCommand(c *Ctx) {
 
 func commandGetKeysCommand(c *Ctx) {
 	args := c.Args[2:]
-	cmd := Lookup(args)
+	cmd := c.E.cmds.Lookup(args)
 	// Redis's lookup finds nothing for a container with an unknown subcommand.
 	if cmd == nil || cmd.Sub != nil && len(args) > 1 {
 		c.W.Error(ErrInvalidCommand)
@@ -1129,11 +1128,11 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("clients_in_timeout_table", 0)
 	}
 	if section("Memory") {
-		used := UsedMemory()
+		used := e.UsedMemory()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		rss := int64(ms.Sys - ms.HeapReleased)
-		peak := peakMemory(used)
+		peak := e.peakMemory(used)
 		maxmem := e.Config.Int("maxmemory")
 		kv("used_memory", used)
 		kv("used_memory_human", bytesToHuman(used))
@@ -1190,8 +1189,8 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("lazyfreed_objects", 0)
 	}
 	if section("Persistence") {
-		if f, ok := e.Hooks["info.persistence"].(func() string); ok {
-			s := f()
+		if p := e.Persistence; p != nil {
+			s := p.InfoPersistence()
 			s = strings.ReplaceAll(strings.TrimRight(s, "\r\n"), "\r\n", "\n")
 			for _, l := range strings.Split(s, "\n") {
 				if l != "" {
@@ -1368,30 +1367,24 @@ func avgTTL(db *DB, now int64) int64 {
 // OrdoVersion is reported by INFO as ordo_version.
 const OrdoVersion = "0.1.0"
 
-var (
-	runIDOnce string
-	peakMem   atomic.Int64
-)
-
-func init() {
+// newRunID is a random 40-hex-digit run id, one per engine, as Redis's.
+func newRunID() string {
 	var b [20]byte
-	f, err := os.Open("/dev/urandom")
-	if err == nil {
-		f.Read(b[:])
-		f.Close()
-	} else {
+	if _, err := crand.Read(b[:]); err != nil {
 		t := time.Now().UnixNano()
 		for i := range b {
 			b[i] = byte(t >> (8 * (i % 8)))
 		}
 	}
-	runIDOnce = fmt.Sprintf("%x", b)
+	return fmt.Sprintf("%x", b)
 }
 
 // RunID is the instance's random run id.
-func (e *Engine) RunID() string { return runIDOnce }
+func (e *Engine) RunID() string { return e.runID }
 
-func peakMemory(used int64) int64 {
+// peakMemory records used as the engine's peak if it is higher.
+func (e *Engine) peakMemory(used int64) int64 {
+	peakMem := &e.peakMem
 	for {
 		p := peakMem.Load()
 		if used <= p {
@@ -1551,8 +1544,9 @@ func memoryUsageCommand(c *Ctx) {
 }
 
 func memoryStatsCommand(c *Ctx) {
-	used := UsedMemory()
-	peak := peakMemory(used)
+	e := c.E
+	used := e.UsedMemory()
+	peak := e.peakMemory(used)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	rss := int64(ms.Sys - ms.HeapReleased)
@@ -1677,7 +1671,7 @@ func debugCommand(c *Ctx) {
 		if !ok {
 			v = 0
 		}
-		activeExpireOff.Store(v == 0)
+		c.E.activeExpireOff.Store(v == 0)
 		c.W.OK()
 	case sub == "reload":
 		for _, a := range c.Args[2:] {
@@ -1688,12 +1682,12 @@ func debugCommand(c *Ctx) {
 				return
 			}
 		}
-		f, ok := c.E.Hooks["debug.reload"].(func() error)
-		if !ok {
+		p := c.E.Persistence
+		if p == nil {
 			c.W.Error("ERR DEBUG RELOAD is not available: persistence is not configured")
 			return
 		}
-		if err := f(); err != nil {
+		if err := p.Reload(); err != nil {
 			c.W.Error("ERR Error trying to load the RDB dump: " + err.Error())
 			return
 		}

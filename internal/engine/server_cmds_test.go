@@ -461,7 +461,7 @@ func TestInfo(t *testing.T) {
 
 func TestInfoPersistenceHook(t *testing.T) {
 	o := redistest.StartOrdo(t)
-	o.Engine.Hooks["info.persistence"] = func() string { return "loading:0\r\naof_enabled:1\r\n" }
+	o.Engine.Persistence = &fakePersister{info: "loading:0\r\naof_enabled:1\r\n"}
 	c := redistest.Dial(t, o.Addr)
 	if got := c.Do("INFO", "persistence").Str; got != "# Persistence\r\nloading:0\r\naof_enabled:1\r\n" {
 		t.Errorf("INFO persistence with hook: %q", got)
@@ -580,7 +580,7 @@ func TestDebugCommand(t *testing.T) {
 func TestDebugReloadHook(t *testing.T) {
 	o := redistest.StartOrdo(t)
 	called := false
-	o.Engine.Hooks["debug.reload"] = func() error { called = true; return nil }
+	o.Engine.Persistence = &fakePersister{reload: func() error { called = true; return nil }}
 	c := redistest.Dial(t, o.Addr)
 	if v := c.Do("DEBUG", "RELOAD"); v.Str != "OK" || !called {
 		t.Fatalf("DEBUG RELOAD with hook: %v %v", v, called)
@@ -796,4 +796,24 @@ func TestCommandGetKeysAllCommands(t *testing.T) {
 			d.Do(append([]string{"COMMAND", "GETKEYS", name.Str}, shape...)...)
 		}
 	}
+}
+
+// fakePersister stands in for internal/aof in the hook tests.
+type fakePersister struct {
+	info   string
+	reload func() error
+}
+
+func (f *fakePersister) Save() error                         { return nil }
+func (f *fakePersister) BackgroundSave(bool) (string, error) { return "Background saving started", nil }
+func (f *fakePersister) BackgroundRewriteAOF() (string, error) {
+	return "Background append only file rewriting started", nil
+}
+func (f *fakePersister) LastSave() int64         { return 0 }
+func (f *fakePersister) InfoPersistence() string { return f.info }
+func (f *fakePersister) Reload() error {
+	if f.reload == nil {
+		return nil
+	}
+	return f.reload()
 }

@@ -20,6 +20,7 @@ import (
 // back from hashtable to intset; but, as in Redis, the sets built by
 // SINTERSTORE, SUNION, SDIFF and friends start as intsets.
 type Set struct {
+	sized
 	is []int64         // intset form, while ht == nil
 	ht *Dict[struct{}] // hashtable form
 }
@@ -240,24 +241,24 @@ func (s *Set) writeMembers(w *resp.Writer) {
 
 // ---- commands ----
 
-func init() {
-	register("sadd", saddCommand)
-	register("srem", sremCommand)
-	register("sismember", sismemberCommand)
-	register("smismember", smismemberCommand)
-	register("smembers", func(c *Ctx) { sinterGeneric(c, c.Args[1:2], nil, false, 0) })
-	register("scard", scardCommand)
-	register("srandmember", srandmemberCommand)
-	register("spop", spopCommand)
-	register("smove", smoveCommand)
-	register("sinter", func(c *Ctx) { sinterGeneric(c, c.Args[1:], nil, false, 0) })
-	register("sinterstore", func(c *Ctx) { sinterGeneric(c, c.Args[2:], c.Args[1], false, 0) })
-	register("sintercard", sintercardCommand)
-	register("sunion", func(c *Ctx) { sunionDiffGeneric(c, c.Args[1:], nil, false) })
-	register("sunionstore", func(c *Ctx) { sunionDiffGeneric(c, c.Args[2:], c.Args[1], false) })
-	register("sdiff", func(c *Ctx) { sunionDiffGeneric(c, c.Args[1:], nil, true) })
-	register("sdiffstore", func(c *Ctx) { sunionDiffGeneric(c, c.Args[2:], c.Args[1], true) })
-	register("sscan", sscanCommand)
+func registerSets(t *Table) {
+	t.register("sadd", saddCommand)
+	t.register("srem", sremCommand)
+	t.register("sismember", sismemberCommand)
+	t.register("smismember", smismemberCommand)
+	t.register("smembers", func(c *Ctx) { sinterGeneric(c, c.Args[1:2], nil, false, 0) })
+	t.register("scard", scardCommand)
+	t.register("srandmember", srandmemberCommand)
+	t.register("spop", spopCommand)
+	t.register("smove", smoveCommand)
+	t.register("sinter", func(c *Ctx) { sinterGeneric(c, c.Args[1:], nil, false, 0) })
+	t.register("sinterstore", func(c *Ctx) { sinterGeneric(c, c.Args[2:], c.Args[1], false, 0) })
+	t.register("sintercard", sintercardCommand)
+	t.register("sunion", func(c *Ctx) { sunionDiffGeneric(c, c.Args[1:], nil, false) })
+	t.register("sunionstore", func(c *Ctx) { sunionDiffGeneric(c, c.Args[2:], c.Args[1], false) })
+	t.register("sdiff", func(c *Ctx) { sunionDiffGeneric(c, c.Args[1:], nil, true) })
+	t.register("sdiffstore", func(c *Ctx) { sunionDiffGeneric(c, c.Args[2:], c.Args[1], true) })
+	t.register("sscan", sscanCommand)
 }
 
 func saddCommand(c *Ctx) {

@@ -26,29 +26,29 @@ const (
 	errInvalidExpireFmt = ErrInvalidExpire
 )
 
-func init() {
-	register("set", setCommand)
-	register("setnx", setnxCommand)
-	register("setex", func(c *Ctx) { setexGeneric(c, true) })
-	register("psetex", func(c *Ctx) { setexGeneric(c, false) })
-	register("get", getCommand)
-	register("getset", getsetCommand)
-	register("getdel", getdelCommand)
-	register("getex", getexCommand)
-	register("mget", mgetCommand)
-	register("mset", func(c *Ctx) { msetGeneric(c, false) })
-	register("msetnx", func(c *Ctx) { msetGeneric(c, true) })
-	register("append", appendCommand)
-	register("strlen", strlenCommand)
-	register("incr", func(c *Ctx) { incrDecr(c, 1) })
-	register("decr", func(c *Ctx) { incrDecr(c, -1) })
-	register("incrby", func(c *Ctx) {
+func registerStrings(t *Table) {
+	t.register("set", setCommand)
+	t.register("setnx", setnxCommand)
+	t.register("setex", func(c *Ctx) { setexGeneric(c, true) })
+	t.register("psetex", func(c *Ctx) { setexGeneric(c, false) })
+	t.register("get", getCommand)
+	t.register("getset", getsetCommand)
+	t.register("getdel", getdelCommand)
+	t.register("getex", getexCommand)
+	t.register("mget", mgetCommand)
+	t.register("mset", func(c *Ctx) { msetGeneric(c, false) })
+	t.register("msetnx", func(c *Ctx) { msetGeneric(c, true) })
+	t.register("append", appendCommand)
+	t.register("strlen", strlenCommand)
+	t.register("incr", func(c *Ctx) { incrDecr(c, 1) })
+	t.register("decr", func(c *Ctx) { incrDecr(c, -1) })
+	t.register("incrby", func(c *Ctx) {
 		n, ok := c.IntArg(2)
 		if ok {
 			incrDecr(c, n)
 		}
 	})
-	register("decrby", func(c *Ctx) {
+	t.register("decrby", func(c *Ctx) {
 		n, ok := c.IntArg(2)
 		if !ok {
 			return
@@ -59,11 +59,11 @@ func init() {
 		}
 		incrDecr(c, -n)
 	})
-	register("incrbyfloat", incrbyfloatCommand)
-	register("getrange", getrangeCommand)
-	register("substr", getrangeCommand)
-	register("setrange", setrangeCommand)
-	register("lcs", lcsCommand)
+	t.register("incrbyfloat", incrbyfloatCommand)
+	t.register("getrange", getrangeCommand)
+	t.register("substr", getrangeCommand)
+	t.register("setrange", setrangeCommand)
+	t.register("lcs", lcsCommand)
 }
 
 // stringEncoding is what OBJECT ENCODING reports for a string value, as
@@ -371,19 +371,12 @@ func appendCommand(c *Ctx) {
 	if !checkStringLength(c, int64(len(s)), int64(len(c.Args[2]))) {
 		return
 	}
-	ns := appendString(s, c.Args[2])
+	ns := c.E.appendBuf.append(s, c.Args[2])
 	c.Set(key, StringValue(ns), true)
 	c.Dirty(1)
 	c.W.Int(int64(len(ns)))
 }
 
-// appendString returns s followed by b in a new string. The buffer gets
-// spare room proportional to its size so that the next append can reuse
-// it (see appendBuf): building a large string by many APPENDs is then
-// amortised linear, as it is in Redis with sds preallocation.
-func appendString(s string, b []byte) string {
-	return appendBuf.append(s, b)
-}
 
 func strlenCommand(c *Ctx) {
 	s, _, ok := GetString(c, c.Args[1])
@@ -688,8 +681,10 @@ const (
 	appendCacheMax = 4096
 )
 
-var appendBuf = &growBuf{m: map[uintptr]growEntry{}}
-
+// append returns s followed by b in a new string. The buffer gets spare
+// room proportional to its size so that the next append can reuse it:
+// building a large string by many APPENDs is then amortised linear, as it
+// is in Redis with sds preallocation. Each engine has its own growBuf.
 func (g *growBuf) append(s string, b []byte) string {
 	n := len(s) + len(b)
 	if n < appendMinSize || len(b) == 0 {

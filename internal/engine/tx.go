@@ -4,8 +4,8 @@ package engine
 // queueing (unknown, wrong arity, OOM) makes EXEC fail with EXECABORT; a
 // command that fails when run inside EXEC does not stop the others.
 
-func init() {
-	register("multi", func(c *Ctx) {
+func registerTransactions(t *Table) {
+	t.register("multi", func(c *Ctx) {
 		if c.Client.multi {
 			c.W.Error("ERR MULTI calls can not be nested")
 			return
@@ -13,7 +13,7 @@ func init() {
 		c.Client.multi = true
 		c.W.OK()
 	})
-	register("discard", func(c *Ctx) {
+	t.register("discard", func(c *Ctx) {
 		if !c.Client.multi {
 			c.W.Error("ERR DISCARD without MULTI")
 			return
@@ -21,8 +21,8 @@ func init() {
 		c.E.discard(c.Client)
 		c.W.OK()
 	})
-	register("exec", execCommand)
-	register("watch", func(c *Ctx) {
+	t.register("exec", execCommand)
+	t.register("watch", func(c *Ctx) {
 		if c.Client.multi {
 			c.W.Error("ERR WATCH inside MULTI is not allowed")
 			return
@@ -32,7 +32,7 @@ func init() {
 		}
 		c.W.OK()
 	})
-	register("unwatch", func(c *Ctx) {
+	t.register("unwatch", func(c *Ctx) {
 		c.E.unwatchAll(c.Client)
 		c.W.OK()
 	})

@@ -197,7 +197,7 @@ func startOrdo(t testing.TB, settings ...string) *Ordo {
 			t.Fatalf("redistest: ordo config %s: %v", all[i], err)
 		}
 	}
-	e := engine.New(cfg)
+	e := server.NewEngine(cfg)
 	s := server.New(e)
 	s.Logf = func(string, ...any) {}
 	if err := s.Listen(); err != nil {

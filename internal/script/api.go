@@ -267,8 +267,8 @@ func (s *scripting) command(L *lua.LState, raise bool) int {
 		start = end
 	}
 	argv := s.argv
-	cmd := engine.Lookup(argv)
-	if cmd == nil || (cmd.Sub != nil && len(argv) >= 2 && cmd.Handler != nil && isContainer(cmd, argv)) {
+	cmd := s.e.Lookup(argv)
+	if cmd == nil || (cmd.Sub != nil && len(argv) >= 2 && cmd.Handler != nil && isContainer(s.e, cmd, argv)) {
 		return fail(L, raise, msgUnknownCommand)
 	}
 	if (cmd.Arity > 0 && cmd.Arity != len(argv)) || len(argv) < -cmd.Arity {
@@ -301,8 +301,8 @@ func (s *scripting) command(L *lua.LState, raise bool) int {
 
 // isContainer reports whether Lookup fell back to the container command
 // because the subcommand is unknown (Redis: unknown command).
-func isContainer(cmd *engine.Command, argv [][]byte) bool {
-	return engine.Lookup(argv[:1]) == cmd
+func isContainer(e *engine.Engine, cmd *engine.Command, argv [][]byte) bool {
+	return e.Lookup(argv[:1]) == cmd
 }
 
 // toLua converts one RESP reply to a Lua value as Redis does; isErr
@@ -644,7 +644,7 @@ func (s *scripting) luaACLCheck(L *lua.LState) int {
 			return 0
 		}
 	}
-	if engine.Lookup(argv) == nil {
+	if s.e.Lookup(argv) == nil {
 		L.Error(errTable(L, "Invalid command passed to redis.acl_check_cmd()"), 0)
 		return 0
 	}

@@ -170,7 +170,7 @@ func TestEffectsPropagation(t *testing.T) {
 
 // TestEmbedded: scripts work in the embedded database.
 func TestEmbedded(t *testing.T) {
-	db, err := ordo.Open(t.TempDir(), ordo.Options{Config: map[string]string{"appendonly": "no"}})
+	db, err := ordo.Open(t.TempDir(), &ordo.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestEmbedded(t *testing.T) {
 // (not the EVAL), and they survive a restart.
 func TestScriptAOF(t *testing.T) {
 	dir := t.TempDir()
-	opts := ordo.Options{Config: map[string]string{"appendonly": "yes", "appendfsync": "always"}}
+	opts := &ordo.Options{Config: map[string]string{"appendonly": "yes", "appendfsync": "always"}}
 	db, err := ordo.Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)

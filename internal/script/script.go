@@ -74,13 +74,21 @@ var scriptHelp = []string{
 	"    Prints this help.",
 }
 
-func init() {
+// Register adds the scripting commands (EVAL, EVALSHA, EVAL_RO,
+// EVALSHA_RO, SCRIPT) to an engine's command table. It is one of the
+// families an engine is made with (engine.New(cfg, script.Register)); the
+// scripting state (script cache, Lua state) belongs to that one engine and
+// is made on first use.
+func Register(t *engine.Table) {
+	st := &state{}
+	get := st.get
+	evalCommand := func(c *engine.Ctx) { eval(c, st) }
 	for _, name := range []string{"eval", "evalsha", "eval_ro", "evalsha_ro"} {
-		cmd := engine.Register(name, evalCommand)
+		cmd := t.Register(name, evalCommand)
 		cmd.Keys = evalKeys
 	}
-	engine.RegisterContainer("script")
-	engine.Register("script|load", func(c *engine.Ctx) {
+	t.RegisterContainer("script")
+	t.Register("script|load", func(c *engine.Ctx) {
 		s := get(c.E)
 		sha, err := s.load(string(c.Args[2]))
 		if err != "" {
@@ -89,7 +97,7 @@ func init() {
 		}
 		c.W.BulkString(sha)
 	})
-	engine.Register("script|exists", func(c *engine.Ctx) {
+	t.Register("script|exists", func(c *engine.Ctx) {
 		s := get(c.E)
 		c.W.Array(len(c.Args) - 2)
 		var buf [40]byte
@@ -102,7 +110,7 @@ func init() {
 			}
 		}
 	})
-	engine.Register("script|flush", func(c *engine.Ctx) {
+	t.Register("script|flush", func(c *engine.Ctx) {
 		if len(c.Args) > 3 || (len(c.Args) == 3 && !c.ArgIs(2, "sync") && !c.ArgIs(2, "async")) {
 			c.Error(ErrFlushOption)
 			return
@@ -110,12 +118,12 @@ func init() {
 		get(c.E).flush()
 		c.W.OK()
 	})
-	engine.Register("script|kill", func(c *engine.Ctx) {
+	t.Register("script|kill", func(c *engine.Ctx) {
 		// Under the lock no script runs: SCRIPT KILL during a script is
 		// served by engine.LockOrBusy without the lock.
 		c.Error(ErrNotBusy)
 	})
-	engine.Register("script|debug", func(c *engine.Ctx) {
+	t.Register("script|debug", func(c *engine.Ctx) {
 		switch {
 		case c.NoBlock:
 			c.Error("ERR SCRIPT DEBUG must be called outside a pipeline")
@@ -127,7 +135,7 @@ func init() {
 			c.Error("ERR Use SCRIPT DEBUG YES/SYNC/NO")
 		}
 	})
-	engine.Register("script|help", func(c *engine.Ctx) {
+	t.Register("script|help", func(c *engine.Ctx) {
 		c.W.Array(len(scriptHelp))
 		for _, l := range scriptHelp {
 			c.W.Simple(l)
@@ -151,15 +159,14 @@ func evalKeys(args [][]byte) []int {
 	return idx
 }
 
-// get returns the engine's scripting state, creating it on first use
-// (under the lock).
-func get(e *engine.Engine) *scripting {
-	if s, ok := e.Hooks["script"].(*scripting); ok {
-		return s
+// state is one engine's scripting, made on first use (under the lock).
+type state struct{ s *scripting }
+
+func (st *state) get(e *engine.Engine) *scripting {
+	if st.s == nil {
+		st.s = newScripting(e)
 	}
-	s := newScripting(e)
-	e.Hooks["script"] = s
-	return s
+	return st.s
 }
 
 func sha1hex(s string) string {
@@ -177,7 +184,7 @@ func lowerSHA(dst, b []byte) string {
 	return string(dst)
 }
 
-func evalCommand(c *engine.Ctx) {
+func eval(c *engine.Ctx, st *state) {
 	name := c.Cmd.Name
 	bySHA := strings.HasPrefix(name, "evalsha")
 	ro := strings.HasSuffix(name, "_ro")
@@ -194,7 +201,7 @@ func evalCommand(c *engine.Ctx) {
 		c.Error(ErrNumKeysNegative)
 		return
 	}
-	s := get(c.E)
+	s := st.get(c.E)
 	var sc *luaScript
 	if bySHA {
 		if len(c.Args[1]) == 40 {

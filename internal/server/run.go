@@ -45,7 +45,7 @@ func Main(args []string) error {
 			}
 		}()
 	}
-	e := engine.New(cfg)
+	e := NewEngine(cfg)
 	defer e.Close()
 	s := New(e)
 	// Load the data before listening; a clean exit writes a snapshot

@@ -28,9 +28,12 @@ import (
 
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/resp"
-	// Scripting registers EVAL, EVALSHA and SCRIPT in the engine.
-	_ "github.com/ordo-db/ordo/internal/script"
+	"github.com/ordo-db/ordo/internal/script"
 )
+
+// NewEngine returns an engine with every command family ordo-server
+// serves: the engine's own and scripting (internal/script).
+func NewEngine(cfg *engine.Config) *engine.Engine { return engine.New(cfg, script.Register) }
 
 // maxBatchReply bounds the replies buffered before a flush, so that a deep
 // pipeline does not hold the engine lock or memory without bound.
@@ -196,7 +199,7 @@ func (s *Server) handle(conn net.Conn) {
 		// No reply before the changes it may depend on are as durable as
 		// appendfsync requires (group commit; see internal/aof).
 		if h := e.SyncHook; h != nil {
-			h()
+			h(context.Background())
 		}
 		_, err := conn.Write(w.Buf)
 		e.Stats.NetOutput.Add(int64(len(w.Buf)))
@@ -281,7 +284,7 @@ func (s *Server) protocolFailure(conn net.Conn, w *resp.Writer, err error) {
 	}
 	if len(w.Buf) > 0 {
 		if h := s.E.SyncHook; h != nil {
-			h()
+			h(context.Background())
 		}
 		conn.Write(w.Buf)
 		w.Reset()
