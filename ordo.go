@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/internal/aof"
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/resp"
@@ -185,10 +186,9 @@ func toArg(a any) []byte {
 	return []byte(fmt.Sprint(a))
 }
 
-// Error is an error reply from a command ("ERR ...", "WRONGTYPE ...").
-type Error struct{ Msg string }
-
-func (e *Error) Error() string { return e.Msg }
+// Error is an error reply from a command ("ERR ...", "WRONGTYPE ..."):
+// the same type as backend.Error.
+type Error = backend.Error
 
 // ErrNil is returned by Reply accessors when the reply is null.
 var ErrNil = errors.New("ordo: nil")
