@@ -104,9 +104,11 @@
 // go-redis links lock, backend, backend/goredis and go-redis, not the
 // embedded engine or its Lua interpreter (a test checks this with go list
 // -deps). Measured with Go 1.26 on linux/amd64, a program that takes and
-// releases a lock over go-redis is SIZE_LOCK bytes; the same program
-// calling go-redis directly (SET NX PX, EVAL) is SIZE_GOREDIS bytes
-// (RATIO).
+// releases a lock over go-redis (testdata/sizes/lockgoredis) is 10.9 MB
+// (10,896,064 bytes), 6.8% more than the same work with go-redis alone
+// (testdata/sizes/goredisonly, SET NX PX and a release script: 10,203,959
+// bytes); TestBinarySize keeps that under 10%. When lock still imported
+// the embedded database, the first program was 15.1 MB (+48%).
 package lock
 
 import (
