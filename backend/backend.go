@@ -97,8 +97,8 @@ func (s *Script) Run(ctx context.Context, do func(ctx context.Context, args ...a
 	argv = append(argv, args...)
 	v, err := do(ctx, argv...)
 	if HasCode(err, "NOSCRIPT") {
-		argv[0], argv[1] = "EVAL", s.Src
-		return do(ctx, argv...)
+		eval := append([]any{"EVAL", s.Src}, argv[2:]...) // do may keep argv
+		return do(ctx, eval...)
 	}
 	return v, err
 }
