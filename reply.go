@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
-// Error is an error reply from a command ("ERR ...", "WRONGTYPE ...").
-type Error struct{ Msg string }
-
-func (e *Error) Error() string { return e.Msg }
+// Error is an error reply from a command ("ERR ...", "WRONGTYPE ..."):
+// the one error type of every Ordo API (backend.Error), whatever carries
+// the command.
+type Error = backend.Error
 
 // ErrNil is returned by Reply's accessors when the reply is null (a
 // missing key), as go-redis returns redis.Nil.

@@ -10,13 +10,14 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 	"github.com/ordo-db/ordo/internal/redistest"
 )
 
 // clusterNodes returns the cluster backend (emptied) and a plain client to
 // each master, to look at where keys landed.
-func clusterNodes(t *testing.T) (index.Backend, []*redis.Client) {
+func clusterNodes(t *testing.T) (backend.Backend, []*redis.Client) {
 	t.Helper()
 	cl := redistest.SharedCluster(t)
 	b := clusterBackend(t)
@@ -151,14 +152,14 @@ func TestClusterEachIndexInOneSlot(t *testing.T) {
 func TestClusterTxCrossSlotWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	b, nodes := clusterNodes(t)
-	_, err := b.Tx(ctx, []index.Cmd{{"SET", "{a}x", 1}, {"SET", "{b}y", 2}})
+	_, err := b.Tx(ctx, []backend.Cmd{{"SET", "{a}x", 1}, {"SET", "{b}y", 2}})
 	if err == nil {
 		t.Fatal("a MULTI/EXEC across two slots succeeded")
 	}
 	if keys := allKeys(t, ctx, nodes); len(keys) != 0 {
 		t.Errorf("a refused cross-slot transaction wrote %v", keys)
 	}
-	res, err := b.Tx(ctx, []index.Cmd{{"SET", "{a}x", 1}, {"INCR", "{a}y"}})
+	res, err := b.Tx(ctx, []backend.Cmd{{"SET", "{a}x", 1}, {"INCR", "{a}y"}})
 	if err != nil || len(res) != 2 || res[1].Val != int64(1) {
 		t.Errorf("same-slot transaction: %v %v", res, err)
 	}
@@ -169,7 +170,7 @@ func TestClusterTxCrossSlotWritesNothing(t *testing.T) {
 func TestClusterScriptsRouteByKey(t *testing.T) {
 	ctx := context.Background()
 	b, nodes := clusterNodes(t)
-	s := index.NewScript(`redis.call('SET', KEYS[1], ARGV[1]); return redis.call('GET', KEYS[1])`)
+	s := backend.NewScript(`redis.call('SET', KEYS[1], ARGV[1]); return redis.call('GET', KEYS[1])`)
 	for i := range 30 {
 		k := "script:" + strconv.Itoa(i)
 		v, err := b.Eval(ctx, s, []string{k}, i)
@@ -187,7 +188,7 @@ func TestClusterScriptsRouteByKey(t *testing.T) {
 		}
 	}
 	_, err := b.Eval(ctx, s, []string{"{a}1", "{b}2"}, 1)
-	var e *index.Error
+	var e *backend.Error
 	if !errors.As(err, &e) || !strings.HasPrefix(e.Msg, "CROSSSLOT") {
 		t.Errorf("script over two slots: %v", err)
 	}
@@ -224,7 +225,7 @@ func TestClusterShardsSpreadAcrossMasters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := b.Tx(ctx, []index.Cmd{{"HSET", sh.ShardTag(id) + ":user:" + id, "score", 50}, add})
+		res, err := b.Tx(ctx, []backend.Cmd{{"HSET", sh.ShardTag(id) + ":user:" + id, "score", 50}, add})
 		if err != nil || res[0].Err != nil || res[1].Err != nil {
 			t.Fatalf("object and sharded entry in one MULTI: %v %v", res, err)
 		}

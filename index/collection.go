@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ordo-db/ordo/backend"
 )
 
 // Object is a stored object: field → value, kept as one Redis hash.
@@ -73,7 +75,7 @@ var ErrEmptyObject = errors.New("index: an object needs at least one field")
 // Queries use the indexes (Numeric, Composite) and fetch whole objects
 // with HGETALL in one pipelined round trip.
 type Collection struct {
-	b         Backend
+	b         backend.Backend
 	Name      string
 	specs     []IndexSpec
 	numeric   map[string]*Numeric
@@ -83,7 +85,7 @@ type Collection struct {
 // NewCollection returns the collection called name with the given
 // indexes. It panics on an index without a name, a repeated name, or a
 // composite index without fields (mistakes in the program, not in data).
-func NewCollection(b Backend, name string, indexes ...IndexSpec) *Collection {
+func NewCollection(b backend.Backend, name string, indexes ...IndexSpec) *Collection {
 	c := &Collection{b: b, Name: name, numeric: map[string]*Numeric{}, composite: map[string]*Composite{}}
 	for _, s := range indexes {
 		if s.name == "" {
@@ -240,9 +242,9 @@ func (c *Collection) Objects(ctx context.Context, ids []string) ([]Doc, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	cmds := make([]Cmd, len(ids))
+	cmds := make([]backend.Cmd, len(ids))
 	for i, id := range ids {
-		cmds[i] = Cmd{"HGETALL", c.ObjectKey(id)}
+		cmds[i] = backend.Cmd{"HGETALL", c.ObjectKey(id)}
 	}
 	res, err := c.b.Pipeline(ctx, cmds)
 	if err != nil {

@@ -19,11 +19,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ordo-db/ordo"
+	"github.com/ordo-db/ordo/backend"
+	"github.com/ordo-db/ordo/backend/goredis"
 	"github.com/ordo-db/ordo/index"
 	"github.com/ordo-db/ordo/internal/redistest"
 )
 
-func benchCollection(b index.Backend) *index.Collection {
+func benchCollection(b backend.Backend) *index.Collection {
 	return index.NewCollection(b, "bposts",
 		index.NumericIndex("time", "ts"),
 		index.CompositeIndex("category",
@@ -46,7 +48,7 @@ func putOne(b *testing.B, c *index.Collection, i int) {
 }
 
 func BenchmarkCollectionPut(b *testing.B) {
-	db, err := ordo.Open(b.TempDir(), ordo.Options{Config: map[string]string{"appendonly": "no"}})
+	db, err := ordo.Open(b.TempDir(), &ordo.Options{InMemory: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func BenchmarkCollectionPut(b *testing.B) {
 	o := redistest.StartOrdo(b)
 	clients := map[string]string{"ordo-server": o.Addr, "redis-server": r.Addr}
 	b.Run("embedded", func(b *testing.B) {
-		c := benchCollection(index.NewEmbedded(db))
+		c := benchCollection(db.Backend())
 		for i := 0; i < b.N; i++ {
 			putOne(b, c, i)
 		}
@@ -63,7 +65,7 @@ func BenchmarkCollectionPut(b *testing.B) {
 	for _, name := range []string{"ordo-server", "redis-server"} {
 		rc := redis.NewClient(&redis.Options{Addr: clients[name], PoolSize: 16})
 		defer rc.Close()
-		c := benchCollection(index.NewRedis(rc))
+		c := benchCollection(goredis.New(rc))
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				putOne(b, c, i)

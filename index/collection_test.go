@@ -12,10 +12,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 )
 
-func postsCollection(b index.Backend, name string) *index.Collection {
+func postsCollection(b backend.Backend, name string) *index.Collection {
 	return index.NewCollection(b, name,
 		index.NumericIndex("time", "ts"),
 		index.CompositeIndex("category",
@@ -33,7 +34,7 @@ func docIDs(ds []index.Doc) []string {
 	return out
 }
 
-func keyExists(t *testing.T, ctx context.Context, b index.Backend, key string) bool {
+func keyExists(t *testing.T, ctx context.Context, b backend.Backend, key string) bool {
 	t.Helper()
 	v, err := b.Do(ctx, "EXISTS", key)
 	if err != nil {
@@ -43,7 +44,7 @@ func keyExists(t *testing.T, ctx context.Context, b index.Backend, key string) b
 }
 
 func TestCollectionPutQueryDelete(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		posts := postsCollection(b, "posts")
 		put := func(id string, o index.Object) {
 			t.Helper()
@@ -138,7 +139,7 @@ func TestCollectionPutQueryDelete(t *testing.T) {
 // A field that does not parse for its index writes nothing: not the
 // object, not any index entry, whether the object is new or replaced.
 func TestCollectionBadFieldsWriteNothing(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		posts := postsCollection(b, "posts_bad")
 		good := index.Object{"title": "ok", "cat": "1", "ts": "100"}
 		if _, err := posts.Put(ctx, "P1", good); err != nil {
@@ -196,7 +197,7 @@ func TestCollectionBadFieldsWriteNothing(t *testing.T) {
 // Concurrent writers on the same ids: each write is atomic, so at the end
 // every object and its index entries agree.
 func TestCollectionConcurrentWritersStayConsistent(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		posts := postsCollection(b, "posts_conc")
 		var wg sync.WaitGroup
 		errs := make(chan error, 4)
@@ -233,7 +234,7 @@ func TestCollectionConcurrentWritersStayConsistent(t *testing.T) {
 
 // checkCollectionConsistent checks that the indexes of posts hold exactly
 // the entries of the objects p0..p<n-1>.
-func checkCollectionConsistent(t *testing.T, ctx context.Context, b index.Backend, posts *index.Collection, n int) {
+func checkCollectionConsistent(t *testing.T, ctx context.Context, b backend.Backend, posts *index.Collection, n int) {
 	t.Helper()
 	var nTime, nCat, nTitle int64
 	for i := 0; i < n; i++ {
@@ -289,7 +290,7 @@ func checkCollectionConsistent(t *testing.T, ctx context.Context, b index.Backen
 // A property test: random puts (some fields missing), deletes and queries
 // on every index, against a map of objects.
 func TestCollectionAgainstModel(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		posts := postsCollection(b, "posts_model")
 		model := map[string]index.Object{}
 		r := rand.New(rand.NewPCG(5, 6))
@@ -431,7 +432,7 @@ func TestCollectionAgainstModel(t *testing.T) {
 // before anything changes (Redis does not roll back a script that fails
 // half way, so the script checks every key first).
 func TestCollectionWrongTypeKeyWritesNothing(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		posts := postsCollection(b, "posts_wt")
 		if _, err := posts.Put(ctx, "p1", index.Object{"title": "old", "cat": "1", "ts": "100"}); err != nil {
 			t.Fatal(err)
@@ -451,7 +452,7 @@ func TestCollectionWrongTypeKeyWritesNothing(t *testing.T) {
 				func() error { _, err := posts.Delete(ctx, "p1"); return err },
 			} {
 				err := write()
-				var re *index.Error
+				var re *backend.Error
 				if !errors.As(err, &re) || !strings.HasPrefix(re.Msg, "WRONGTYPE") {
 					t.Errorf("%s is a string: write = %v, want WRONGTYPE", key, err)
 				}

@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"errors"
+
+	"github.com/ordo-db/ordo/backend"
 )
 
 // The page's "Non range indexes": indexes that answer no range query but
@@ -13,18 +15,18 @@ import (
 // MemberSet indexes ids in a Redis set: membership (the ids that have a
 // boolean property) and random sampling with SRANDMEMBER.
 type MemberSet struct {
-	b   Backend
+	b   backend.Backend
 	Key string
 }
 
 // NewMemberSet returns the set stored at key.
-func NewMemberSet(b Backend, key string) *MemberSet { return &MemberSet{b: b, Key: key} }
+func NewMemberSet(b backend.Backend, key string) *MemberSet { return &MemberSet{b: b, Key: key} }
 
 func (s *MemberSet) multi(ctx context.Context, cmd string, ids []string) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	c := Cmd{cmd, s.Key}
+	c := backend.Cmd{cmd, s.Key}
 	for _, id := range ids {
 		c = append(c, id)
 	}
@@ -36,8 +38,8 @@ func (s *MemberSet) multi(ctx context.Context, cmd string, ids []string) (int64,
 }
 
 // AddCmd is the command that adds ids (for use in a Tx).
-func (s *MemberSet) AddCmd(ids ...string) Cmd {
-	c := Cmd{"SADD", s.Key}
+func (s *MemberSet) AddCmd(ids ...string) backend.Cmd {
+	c := backend.Cmd{"SADD", s.Key}
 	for _, id := range ids {
 		c = append(c, id)
 	}
@@ -69,7 +71,7 @@ func (s *MemberSet) HasMany(ctx context.Context, ids ...string) ([]bool, error) 
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	c := Cmd{"SMISMEMBER", s.Key}
+	c := backend.Cmd{"SMISMEMBER", s.Key}
 	for _, id := range ids {
 		c = append(c, id)
 	}
@@ -140,14 +142,14 @@ func (s *MemberSet) Len(ctx context.Context) (int64, error) {
 // capped list: LPUSH then LTRIM 0 Cap-1, in one MULTI/EXEC so the list
 // never holds more than Cap items, whatever the concurrency).
 type CappedList struct {
-	b   Backend
+	b   backend.Backend
 	Key string
 	Cap int64
 }
 
 // NewCappedList returns the capped list stored at key, holding at most
 // capacity items (at least 1).
-func NewCappedList(b Backend, key string, capacity int64) *CappedList {
+func NewCappedList(b backend.Backend, key string, capacity int64) *CappedList {
 	if capacity < 1 {
 		capacity = 1
 	}
@@ -155,12 +157,12 @@ func NewCappedList(b Backend, key string, capacity int64) *CappedList {
 }
 
 // PushCmds are the commands that push items (for use in a Tx).
-func (l *CappedList) PushCmds(items ...string) []Cmd {
-	c := Cmd{"LPUSH", l.Key}
+func (l *CappedList) PushCmds(items ...string) []backend.Cmd {
+	c := backend.Cmd{"LPUSH", l.Key}
 	for _, it := range items {
 		c = append(c, it)
 	}
-	return []Cmd{c, {"LTRIM", l.Key, 0, l.Cap - 1}}
+	return []backend.Cmd{c, {"LTRIM", l.Key, 0, l.Cap - 1}}
 }
 
 // Push adds items (the last one given becomes the newest) and trims the
@@ -204,12 +206,14 @@ func (l *CappedList) Len(ctx context.Context) (int64, error) {
 // source and destination, so an item is never lost, even when several
 // workers rotate the list at once.
 type RotationList struct {
-	b   Backend
+	b   backend.Backend
 	Key string
 }
 
 // NewRotationList returns the rotation list stored at key.
-func NewRotationList(b Backend, key string) *RotationList { return &RotationList{b: b, Key: key} }
+func NewRotationList(b backend.Backend, key string) *RotationList {
+	return &RotationList{b: b, Key: key}
+}
 
 // Add appends items to the rotation: after the items already there, in
 // the order given (LPUSH: Next takes from the right end).
@@ -217,7 +221,7 @@ func (r *RotationList) Add(ctx context.Context, items ...string) (int64, error) 
 	if len(items) == 0 {
 		return r.Len(ctx)
 	}
-	c := Cmd{"LPUSH", r.Key}
+	c := backend.Cmd{"LPUSH", r.Key}
 	for _, it := range items {
 		c = append(c, it)
 	}

@@ -8,11 +8,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 )
 
 func TestMemberSet(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		s := index.NewMemberSet(b, "{users}:premium")
 		var ids []string
 		for i := 0; i < 50; i++ {
@@ -79,7 +80,7 @@ func TestMemberSet(t *testing.T) {
 }
 
 func TestCappedList(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		l := index.NewCappedList(b, "{news}:latest", 5)
 		for i := 1; i <= 8; i++ {
 			if err := l.Push(ctx, fmt.Sprint("item", i)); err != nil {
@@ -125,7 +126,7 @@ func TestCappedList(t *testing.T) {
 }
 
 func TestRotationList(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		r := index.NewRotationList(b, "{feeds}:rotation")
 		if _, ok, err := r.Next(ctx); ok || err != nil {
 			t.Errorf("Next on empty = %v, %v", ok, err)

@@ -13,6 +13,8 @@ import (
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/ordo-db/ordo/backend"
 )
 
 // Completion is the autocomplete index of the secondary-indexing page
@@ -57,7 +59,7 @@ import (
 // are all "banana"); the original form typed most often is kept for display
 // (the page's "normalized:frequency:original").
 type Completion struct {
-	b    Backend
+	b    backend.Backend
 	Name string
 	base string
 	o    CompletionOptions
@@ -91,7 +93,7 @@ type CompletionOptions struct {
 var ErrEmptyTerm = errors.New("index: term is empty after normalization")
 
 // NewCompletion returns the completion index called name.
-func NewCompletion(b Backend, name string, o CompletionOptions) *Completion {
+func NewCompletion(b backend.Backend, name string, o CompletionOptions) *Completion {
 	if o.MaxForms <= 0 {
 		o.MaxForms = 4
 	}
@@ -196,7 +198,7 @@ end
 
 // KEYS: {q}:p:, the prefix sets, {q}:f:<term>, {q}:show.
 // ARGV: base, term, original, by, cap, maxforms, decaybatch, factor, min.
-var completionAddScript = NewScript(completionLua + `
+var completionAddScript = backend.NewScript(completionLua + `
 local term, orig, by = ARGV[2], ARGV[3], ARGV[4]
 local cap, maxforms = tonumber(ARGV[5]), tonumber(ARGV[6])
 local batch, factor, min = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
@@ -234,17 +236,17 @@ return tostring(redis.call('ZSCORE', KEYS[1], term) or '0')
 `)
 
 // KEYS: {q}:p:, {q}:decay. ARGV: base, batch, factor, min.
-var completionDecayScript = NewScript(completionLua + `
+var completionDecayScript = backend.NewScript(completionLua + `
 return decay(tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
 `)
 
 // KEYS: {q}:p:. ARGV: base, term.
-var completionForgetScript = NewScript(completionLua + `
+var completionForgetScript = backend.NewScript(completionLua + `
 return forget(ARGV[2])
 `)
 
 // KEYS: {q}:p:<prefix>, {q}:show. ARGV: n.
-var completionQueryScript = NewScript(`
+var completionQueryScript = backend.NewScript(`
 local r = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'REV', 'WITHSCORES')
 local out = {}
 for i = 1, #r, 2 do

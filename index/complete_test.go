@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 )
 
@@ -42,7 +43,7 @@ func suggestionTerms(ss []index.Suggestion) []string {
 // The page's example: banana is typed often, banaooo once; completions of
 // "ban" come most frequent first, with the original form most often typed.
 func TestCompletionTopN(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		c := index.NewCompletion(b, "ac", index.CompletionOptions{})
 		add := func(term string, n int64) {
 			t.Helper()
@@ -114,7 +115,7 @@ func TestCompletionTopN(t *testing.T) {
 // MaxPerPrefix keeps the K most frequent terms of each prefix; the
 // all-terms set keeps everything.
 func TestCompletionCap(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		c := index.NewCompletion(b, "cap", index.CompletionOptions{MaxPerPrefix: 3})
 		for i := 1; i <= 10; i++ {
 			if _, err := c.AddN(ctx, fmt.Sprintf("term%02d", i), int64(i)); err != nil {
@@ -141,7 +142,7 @@ func TestCompletionCap(t *testing.T) {
 // Adds chosen; terms nobody types any more are halved on each sweep and
 // forgotten, popular ones stay.
 func TestCompletionDecay(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		draws := 0
 		c := index.NewCompletion(b, "dec", index.CompletionOptions{
 			DecayProbability: 0.25,
@@ -190,7 +191,7 @@ func TestCompletionDecay(t *testing.T) {
 
 // Explicit decay over a set too big for one ZSCAN step.
 func TestCompletionDecayAll(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		c := index.NewCompletion(b, "big", index.CompletionOptions{DecayBatch: 20})
 		const n = 300
 		for i := 0; i < n; i++ {
@@ -220,7 +221,7 @@ func TestCompletionDecayAll(t *testing.T) {
 
 // Increments are atomic under concurrent writers.
 func TestCompletionConcurrent(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		c := index.NewCompletion(b, "conc", index.CompletionOptions{})
 		var wg sync.WaitGroup
 		for g := 0; g < 4; g++ {

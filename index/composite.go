@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index/tuple"
 )
 
@@ -219,7 +220,7 @@ func (f Field) decode(e any) (any, bool) {
 // HSET), atomic on every backend. A query is one ZRANGE BYLEX, Count one
 // ZLEXCOUNT (O(log n)).
 type Composite struct {
-	b      Backend
+	b      backend.Backend
 	Name   string
 	Fields []Field
 	zkey   string // the sorted set
@@ -228,11 +229,11 @@ type Composite struct {
 
 // NewComposite returns the composite index called name over fields, in
 // order (at least one).
-func NewComposite(b Backend, name string, fields ...Field) *Composite {
+func NewComposite(b backend.Backend, name string, fields ...Field) *Composite {
 	return newComposite(b, name, "{"+name+"}:cidx", "{"+name+"}:cidx:ids", fields)
 }
 
-func newComposite(b Backend, name, zkey, hkey string, fields []Field) *Composite {
+func newComposite(b backend.Backend, name, zkey, hkey string, fields []Field) *Composite {
 	if len(fields) == 0 {
 		panic("index: a composite index needs at least one field")
 	}
@@ -281,7 +282,7 @@ func (c *Composite) Member(id string, values ...any) (string, error) {
 // Returns 1 if the object (op put/del) or the first index entry (op idx)
 // existed before, else 0. Every key's type is checked before the first
 // write: a key of the wrong type is a WRONGTYPE error and nothing changes.
-var swapScript = NewScript(`
+var swapScript = backend.NewScript(`
 local id, op = ARGV[1], ARGV[2]
 local nf = tonumber(ARGV[3])
 -- Check every key's type before the first write, so that a key of the
@@ -553,14 +554,14 @@ func (c *Composite) lexRange(q *CompositeQuery) (lo, hi string, err error) {
 
 // RangeCmd is the ZRANGE BYLEX command of q (for use in a pipeline or a
 // Tx); decode its reply with DecodeRange.
-func (c *Composite) RangeCmd(q *CompositeQuery) (Cmd, error) {
+func (c *Composite) RangeCmd(q *CompositeQuery) (backend.Cmd, error) {
 	lo, hi, err := c.lexRange(q)
 	if err != nil {
 		return nil, err
 	}
-	cmd := Cmd{"ZRANGE", c.zkey, lo, hi, "BYLEX"}
+	cmd := backend.Cmd{"ZRANGE", c.zkey, lo, hi, "BYLEX"}
 	if q != nil && q.rev {
-		cmd = Cmd{"ZRANGE", c.zkey, hi, lo, "BYLEX", "REV"}
+		cmd = backend.Cmd{"ZRANGE", c.zkey, hi, lo, "BYLEX", "REV"}
 	}
 	if q != nil && q.limit {
 		cmd = append(cmd, "LIMIT", q.offset, q.count)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 	"github.com/ordo-db/ordo/index/tuple"
 )
@@ -24,7 +25,7 @@ func ids(es []index.Entry) []string {
 	return out
 }
 
-func zcard(t *testing.T, ctx context.Context, b index.Backend, key string) int64 {
+func zcard(t *testing.T, ctx context.Context, b backend.Backend, key string) int64 {
 	t.Helper()
 	v, err := b.Do(ctx, "ZCARD", key)
 	if err != nil {
@@ -33,7 +34,7 @@ func zcard(t *testing.T, ctx context.Context, b index.Backend, key string) int64
 	return v.(int64)
 }
 
-func hlen(t *testing.T, ctx context.Context, b index.Backend, key string) int64 {
+func hlen(t *testing.T, ctx context.Context, b backend.Backend, key string) int64 {
 	t.Helper()
 	v, err := b.Do(ctx, "HLEN", key)
 	if err != nil {
@@ -42,7 +43,7 @@ func hlen(t *testing.T, ctx context.Context, b index.Backend, key string) int64 
 	return v.(int64)
 }
 
-func roomsIndex(b index.Backend, name string) *index.Composite {
+func roomsIndex(b backend.Backend, name string) *index.Composite {
 	return index.NewComposite(b, name,
 		index.Field{Name: "room", Type: index.Int},
 		index.Field{Name: "price", Type: index.Decimal},
@@ -51,7 +52,7 @@ func roomsIndex(b index.Backend, name string) *index.Composite {
 
 // The composite index of the secondary-indexing page: room:price:product.
 func TestCompositeRoomPrice(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		rooms := roomsIndex(b, "rooms")
 		put := func(id string, room int, price string) {
 			t.Helper()
@@ -170,7 +171,7 @@ func TestCompositeRoomPrice(t *testing.T) {
 
 // Bad values return clear errors and write nothing.
 func TestCompositeBadValues(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		rooms := roomsIndex(b, "rooms_bad")
 		if err := rooms.Put(ctx, "13", 56, "30", "13"); err != nil {
 			t.Fatal(err)
@@ -219,7 +220,7 @@ func TestCompositeBadValues(t *testing.T) {
 
 // Values of every type, binary-safe strings and bytes, ids with separators.
 func TestCompositeTypes(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		ix := index.NewComposite(b, "types",
 			index.Field{Name: "f", Type: index.Float},
 			index.Field{Name: "raw", Type: index.Bytes},
@@ -341,7 +342,7 @@ func TestCompositeAgainstModel(t *testing.T) {
 			return x, x
 		}
 	}
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		ix := index.NewComposite(b, "model", fields...)
 		zkey, hkey := ix.Keys()
 		model := map[string][]any{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index/tuple"
 )
 
@@ -22,13 +23,13 @@ import (
 // article's two-level layout. Add is INCR then ZADD: concurrent writers
 // never overwrite each other, since every entry is a distinct member.
 type DecimalMap struct {
-	b            Backend
+	b            backend.Backend
 	Name         string
 	zkey, seqKey string
 }
 
 // NewDecimalMap returns the map called name (its keys share the hash tag {name}).
-func NewDecimalMap(b Backend, name string) *DecimalMap {
+func NewDecimalMap(b backend.Backend, name string) *DecimalMap {
 	return &DecimalMap{b: b, Name: name, zkey: "{" + name + "}:dmap", seqKey: "{" + name + "}:seq"}
 }
 
@@ -141,7 +142,7 @@ func (m *DecimalMap) Range(ctx context.Context, from, to DecimalBound, limit int
 }
 
 func (m *DecimalMap) lex(ctx context.Context, lo, hi string, limit int64) ([]DecimalEntry, error) {
-	cmd := Cmd{"ZRANGE", m.zkey, lo, hi, "BYLEX"}
+	cmd := backend.Cmd{"ZRANGE", m.zkey, lo, hi, "BYLEX"}
 	if limit > 0 {
 		cmd = append(cmd, "LIMIT", 0, limit)
 	}

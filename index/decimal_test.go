@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 	"github.com/ordo-db/ordo/index/tuple"
 )
@@ -25,7 +26,7 @@ func entriesString(es []index.DecimalEntry) string {
 
 // The BigDecimal article's example, exactly.
 func TestDecimalMapArticleExample(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		m := index.NewDecimalMap(b, "prices")
 		data := []struct{ k, v string }{
 			{"25500.12345", "user1"}, {"25500.12345", "user2"},
@@ -66,7 +67,7 @@ func TestDecimalMapArticleExample(t *testing.T) {
 // cross integer parts, integer parts beyond 2^53, exclusive bounds;
 // checked against big.Rat on random data.
 func TestDecimalMapAgainstModel(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		m := index.NewDecimalMap(b, "model")
 		r := rand.New(rand.NewPCG(11, 12))
 		keys := []string{"-0.001", "0", "25500", "25500.05", "25500.5", "-25500.05", "9007199254740993",
@@ -110,7 +111,7 @@ func TestDecimalMapAgainstModel(t *testing.T) {
 
 // Concurrent writers never lose each other's values.
 func TestDecimalMapConcurrentWriters(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		m := index.NewDecimalMap(b, "conc")
 		var wg sync.WaitGroup
 		for w := 0; w < 4; w++ {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index/tuple"
 )
 
@@ -31,12 +32,12 @@ import (
 // the exact size of each pattern comes first from one pipelined round of
 // ZLEXCOUNTs.
 type Graph struct {
-	b   Backend
+	b   backend.Backend
 	Key string
 }
 
 // NewGraph returns the hexastore kept in the sorted set key.
-func NewGraph(b Backend, key string) *Graph { return &Graph{b: b, Key: key} }
+func NewGraph(b backend.Backend, key string) *Graph { return &Graph{b: b, Key: key} }
 
 // Triple is one subject–predicate–object relation.
 type Triple struct{ S, P, O string }
@@ -68,8 +69,8 @@ func hexMember(order string, t Triple) string {
 	return string(tuple.MustPack(order, t.part(order[0]), t.part(order[1]), t.part(order[2])))
 }
 
-func (g *Graph) members(cmd string, ts []Triple) Cmd {
-	c := Cmd{cmd, g.Key}
+func (g *Graph) members(cmd string, ts []Triple) backend.Cmd {
+	c := backend.Cmd{cmd, g.Key}
 	for _, t := range ts {
 		for _, o := range hexOrders {
 			if cmd == "ZADD" {
@@ -82,10 +83,10 @@ func (g *Graph) members(cmd string, ts []Triple) Cmd {
 }
 
 // AddCmd is the command that adds triples (for use in a Tx).
-func (g *Graph) AddCmd(ts ...Triple) Cmd { return g.members("ZADD", ts) }
+func (g *Graph) AddCmd(ts ...Triple) backend.Cmd { return g.members("ZADD", ts) }
 
 // RemoveCmd is the command that removes triples (for use in a Tx).
-func (g *Graph) RemoveCmd(ts ...Triple) Cmd { return g.members("ZREM", ts) }
+func (g *Graph) RemoveCmd(ts ...Triple) backend.Cmd { return g.members("ZREM", ts) }
 
 // Add adds triples (all six orders of each, in one ZADD) and returns how
 // many were new.
@@ -267,12 +268,12 @@ func (p Pattern) vars() []string {
 	return out
 }
 
-func (g *Graph) rangeCmd(p Pattern, limit int64) (Cmd, error) {
+func (g *Graph) rangeCmd(p Pattern, limit int64) (backend.Cmd, error) {
 	_, lo, hi, err := p.lexRange()
 	if err != nil {
 		return nil, err
 	}
-	c := Cmd{"ZRANGE", g.Key, lo, hi, "BYLEX"}
+	c := backend.Cmd{"ZRANGE", g.Key, lo, hi, "BYLEX"}
 	if limit > 0 {
 		c = append(c, "LIMIT", 0, limit)
 	}
@@ -356,7 +357,7 @@ func (g *Graph) QueryPlan(ctx context.Context, patterns ...Pattern) ([]Binding, 
 	if len(patterns) == 0 {
 		return nil, nil, nil
 	}
-	cmds := make([]Cmd, len(patterns))
+	cmds := make([]backend.Cmd, len(patterns))
 	var order []string
 	seen := map[string]bool{}
 	for i, p := range patterns {
@@ -364,7 +365,7 @@ func (g *Graph) QueryPlan(ctx context.Context, patterns ...Pattern) ([]Binding, 
 		if err != nil {
 			return nil, nil, err
 		}
-		cmds[i] = Cmd{"ZLEXCOUNT", g.Key, lo, hi}
+		cmds[i] = backend.Cmd{"ZLEXCOUNT", g.Key, lo, hi}
 		for _, v := range p.vars() {
 			if !seen[v] {
 				seen[v] = true
@@ -439,7 +440,7 @@ func (g *Graph) QueryPlan(ctx context.Context, patterns ...Pattern) ([]Binding, 
 		} else {
 			// Probe once per binding, all in one pipeline.
 			step.Probes = len(bindings)
-			probes := make([]Cmd, len(bindings))
+			probes := make([]backend.Cmd, len(bindings))
 			subs := make([]Pattern, len(bindings))
 			for i, b := range bindings {
 				subs[i] = p.substitute(b)

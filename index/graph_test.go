@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 )
 
@@ -25,7 +26,7 @@ func triplesOf(ts []index.Triple) []string {
 // and matteocollina; and "my friends who like beer, live in Barcelona and
 // whom matteocollina considers a friend".
 func TestGraphPage(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		g := index.NewGraph(b, "myindex")
 		ts := []index.Triple{
 			{"antirez", "is-friend-of", "matteocollina"},
@@ -133,7 +134,7 @@ func TestGraphPage(t *testing.T) {
 
 // Separators inside values never collide: "a:b" "c" is not "a" "b:c".
 func TestGraphBinarySafe(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		g := index.NewGraph(b, "{g}bin")
 		g.Add(ctx, index.Triple{"a:b", "c", "d"}, index.Triple{"a", "b:c", "d"},
 			index.Triple{"a\x00", "p", "\xff"}, index.Triple{"a", "\x00p", ""})
@@ -157,7 +158,7 @@ func TestGraphBinarySafe(t *testing.T) {
 
 // Random graphs: every pattern shape against brute force, and joins.
 func TestGraphAgainstBruteForce(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		g := index.NewGraph(b, "rnd")
 		r := rand.New(rand.NewPCG(3, 4))
 		vocab := []string{"a", "b", "c", "d", "e", "f"}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index/tuple"
 )
 
@@ -17,12 +18,12 @@ import (
 // other key's entries fall in that range (not even those of k+"\x00..."). Get, Put and Delete are one round trip each; Range and
 // Prefix return entries in key order with ZRANGE BYLEX.
 type OrderedMap struct {
-	b   Backend
+	b   backend.Backend
 	Key string
 }
 
 // NewOrderedMap returns the map stored in the sorted set key.
-func NewOrderedMap(b Backend, key string) *OrderedMap { return &OrderedMap{b: b, Key: key} }
+func NewOrderedMap(b backend.Backend, key string) *OrderedMap { return &OrderedMap{b: b, Key: key} }
 
 // KV is one entry.
 type KV struct {
@@ -47,9 +48,9 @@ func prefixEnd(p string) string {
 }
 
 // PutCmds are the commands that set key to value (for use in a Tx).
-func (m *OrderedMap) PutCmds(key, value string) []Cmd {
+func (m *OrderedMap) PutCmds(key, value string) []backend.Cmd {
 	ek := encKey(key)
-	return []Cmd{
+	return []backend.Cmd{
 		{"ZREMRANGEBYLEX", m.Key, "[" + ek, "(" + ek + "\xff"},
 		{"ZADD", m.Key, 0, string(tuple.MustPack(key, []byte(value)))},
 	}
@@ -65,9 +66,9 @@ func (m *OrderedMap) Put(ctx context.Context, key, value string) error {
 }
 
 // DeleteCmd is the command that removes key (for use in a Tx).
-func (m *OrderedMap) DeleteCmd(key string) Cmd {
+func (m *OrderedMap) DeleteCmd(key string) backend.Cmd {
 	ek := encKey(key)
-	return Cmd{"ZREMRANGEBYLEX", m.Key, "[" + ek, "(" + ek + "\xff"}
+	return backend.Cmd{"ZREMRANGEBYLEX", m.Key, "[" + ek, "(" + ek + "\xff"}
 }
 
 // Delete removes key and reports whether it was there.
@@ -155,10 +156,10 @@ func prefixBounds(p string) (lo, hi string) {
 }
 
 // lexRangeCmd is the ZRANGE BYLEX command reading key between lo and hi.
-func lexRangeCmd(key, lo, hi string, limit int64, rev bool) Cmd {
-	cmd := Cmd{"ZRANGE", key, lo, hi, "BYLEX"}
+func lexRangeCmd(key, lo, hi string, limit int64, rev bool) backend.Cmd {
+	cmd := backend.Cmd{"ZRANGE", key, lo, hi, "BYLEX"}
 	if rev {
-		cmd = Cmd{"ZRANGE", key, hi, lo, "BYLEX", "REV"}
+		cmd = backend.Cmd{"ZRANGE", key, hi, lo, "BYLEX", "REV"}
 	}
 	if limit > 0 {
 		cmd = append(cmd, "LIMIT", 0, limit)

@@ -8,11 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 )
 
 func TestOrderedMapBinarySafe(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		m := index.NewOrderedMap(b, "kv")
 		entries := map[string]string{"a": "1", "a:b": "2", "a\x00b": "\x00", "ab": "x:y", "b": "", "": "empty key", "\xff": "\xff\x00"}
 		for k, v := range entries {
@@ -59,7 +60,7 @@ func TestOrderedMapBinarySafe(t *testing.T) {
 }
 
 func TestOrderedMapRangeAgainstModel(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		m := index.NewOrderedMap(b, "kvmodel")
 		model := map[string]string{}
 		r := rand.New(rand.NewPCG(1, 1))

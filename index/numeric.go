@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -21,12 +22,12 @@ var ErrNaN = errors.New("index: NaN cannot be indexed")
 // (the "people by age" pattern): ZADD to add or update, ZRANGE BYSCORE to
 // query, ZCOUNT to count in O(log n).
 type Numeric struct {
-	b   Backend
+	b   backend.Backend
 	Key string
 }
 
 // NewNumeric returns the numeric index stored in the sorted set key.
-func NewNumeric(b Backend, key string) *Numeric { return &Numeric{b: b, Key: key} }
+func NewNumeric(b backend.Backend, key string) *Numeric { return &Numeric{b: b, Key: key} }
 
 // Hit is one result of a numeric query.
 type Hit struct {
@@ -35,11 +36,11 @@ type Hit struct {
 }
 
 // AddCmd is the command that adds or updates id (for use in a Tx).
-func (n *Numeric) AddCmd(id string, v float64) (Cmd, error) {
+func (n *Numeric) AddCmd(id string, v float64) (backend.Cmd, error) {
 	if math.IsNaN(v) {
 		return nil, ErrNaN
 	}
-	return Cmd{"ZADD", n.Key, formatScore(v), id}, nil
+	return backend.Cmd{"ZADD", n.Key, formatScore(v), id}, nil
 }
 
 // Add indexes id under v, replacing its previous value.
@@ -57,7 +58,7 @@ func (n *Numeric) AddMany(ctx context.Context, hits ...Hit) error {
 	if len(hits) == 0 {
 		return nil
 	}
-	cmd := Cmd{"ZADD", n.Key}
+	cmd := backend.Cmd{"ZADD", n.Key}
 	for _, h := range hits {
 		if math.IsNaN(h.Score) {
 			return ErrNaN
@@ -73,7 +74,7 @@ func (n *Numeric) Remove(ctx context.Context, ids ...string) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	cmd := Cmd{"ZREM", n.Key}
+	cmd := backend.Cmd{"ZREM", n.Key}
 	for _, id := range ids {
 		cmd = append(cmd, id)
 	}
@@ -166,11 +167,11 @@ func bound(v float64, ex bool) string {
 	return s
 }
 
-func (n *Numeric) rangeCmd(q Query, withScores bool) Cmd {
+func (n *Numeric) rangeCmd(q Query, withScores bool) backend.Cmd {
 	lo, hi := bound(q.min, q.minEx), bound(q.max, q.maxEx)
-	cmd := Cmd{"ZRANGE", n.Key, lo, hi, "BYSCORE"}
+	cmd := backend.Cmd{"ZRANGE", n.Key, lo, hi, "BYSCORE"}
 	if q.rev {
-		cmd = Cmd{"ZRANGE", n.Key, hi, lo, "BYSCORE", "REV"}
+		cmd = backend.Cmd{"ZRANGE", n.Key, hi, lo, "BYSCORE", "REV"}
 	}
 	if q.limit {
 		cmd = append(cmd, "LIMIT", strconv.FormatInt(q.offset, 10), strconv.FormatInt(q.count, 10))

@@ -9,12 +9,13 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 )
 
 // The "people by age" example of the secondary-indexing page.
 func TestNumericPeopleByAge(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		ages := index.NewNumeric(b, "myindex")
 		for id, age := range map[string]float64{"Manuel": 20, "Jon": 18, "Jack": 33, "Helen": 29, "Rob": 48} {
 			if err := ages.Add(ctx, id, age); err != nil {
@@ -51,7 +52,7 @@ func TestNumericPeopleByAge(t *testing.T) {
 
 // A property test: random adds, removes and queries against a plain Go model.
 func TestNumericAgainstModel(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		ix := index.NewNumeric(b, "model")
 		model := map[string]float64{}
 		r := rand.New(rand.NewPCG(7, 8))

@@ -20,6 +20,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ordo-db/ordo/backend"
+	"github.com/ordo-db/ordo/backend/goredis"
 	"github.com/ordo-db/ordo/index"
 	"github.com/ordo-db/ordo/index/tuple"
 	"github.com/ordo-db/ordo/internal/redistest"
@@ -29,7 +31,7 @@ const benchEntries = 1_000_000
 
 // counting counts the round trips an index makes.
 type counting struct {
-	index.Backend
+	backend.Backend
 	n atomic.Int64
 }
 
@@ -38,17 +40,17 @@ func (c *counting) Do(ctx context.Context, args ...any) (any, error) {
 	return c.Backend.Do(ctx, args...)
 }
 
-func (c *counting) Pipeline(ctx context.Context, cmds []index.Cmd) ([]index.Result, error) {
+func (c *counting) Pipeline(ctx context.Context, cmds []backend.Cmd) ([]backend.Result, error) {
 	c.n.Add(1)
 	return c.Backend.Pipeline(ctx, cmds)
 }
 
-func (c *counting) Tx(ctx context.Context, cmds []index.Cmd) ([]index.Result, error) {
+func (c *counting) Tx(ctx context.Context, cmds []backend.Cmd) ([]backend.Result, error) {
 	c.n.Add(1)
 	return c.Backend.Tx(ctx, cmds)
 }
 
-func (c *counting) Eval(ctx context.Context, s *index.Script, keys []string, args ...any) (any, error) {
+func (c *counting) Eval(ctx context.Context, s *backend.Script, keys []string, args ...any) (any, error) {
 	c.n.Add(1)
 	return c.Backend.Eval(ctx, s, keys, args...)
 }
@@ -83,7 +85,7 @@ func (k decKey) String() string { return strconv.Itoa(k.ip) + "." + k.fracString
 // The BigDecimal article's two-level layout, queried as its find(from,
 // to) does: ZRANGEBYSCORE of the integer parts, then per integer part a
 // ZRANGEBYLEX of its fractions, then per key an LRANGE of its values.
-func articleRange(ctx context.Context, b index.Backend, from, to decKey) (map[string][]string, error) {
+func articleRange(ctx context.Context, b backend.Backend, from, to decKey) (map[string][]string, error) {
 	v, err := b.Do(ctx, "ZRANGEBYSCORE", "price.zset", from.ip, to.ip)
 	if err != nil {
 		return nil, err
@@ -176,7 +178,7 @@ func BenchmarkDecimalRange100(b *testing.B) {
 	load(b, c, cmds)
 	cmds = nil
 
-	cb := &counting{Backend: index.NewRedis(c)}
+	cb := &counting{Backend: goredis.New(c)}
 	dm := index.NewDecimalMap(cb, "dm")
 	// Both layouts answer the same range identically.
 	from, to := keys[500_037], keys[500_136]
@@ -227,7 +229,7 @@ func BenchmarkCompositeRange(b *testing.B) {
 	c := redis.NewClient(&redis.Options{Addr: r.Addr})
 	defer c.Close()
 	ctx := context.Background()
-	cb := &counting{Backend: index.NewRedis(c)}
+	cb := &counting{Backend: goredis.New(c)}
 	ci := index.NewComposite(cb, "rooms", index.Field{Name: "room", Type: index.Int},
 		index.Field{Name: "price", Type: index.Decimal}, index.Field{Name: "product", Type: index.String})
 	zkey, hkey := ci.Keys()
@@ -285,7 +287,7 @@ func BenchmarkShardedRange(b *testing.B) {
 	c := redis.NewClient(&redis.Options{Addr: r.Addr})
 	defer c.Close()
 	ctx := context.Background()
-	cb := &counting{Backend: index.NewRedis(c)}
+	cb := &counting{Backend: goredis.New(c)}
 	one := index.NewNumeric(cb, "{one}")
 	sh := index.NewShardedNumeric(cb, "sh", 8)
 	var cmds [][]any

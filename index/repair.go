@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -166,7 +165,7 @@ func (r *Report) record(p Problem, id string, fixed bool) {
 
 // Repairer verifies and repairs one RepairTarget incrementally.
 type Repairer struct {
-	B      Backend
+	B      backend.Backend
 	T      RepairTarget
 	Batch  int  // COUNT hint of each SCAN/ZSCAN (default 100)
 	DryRun bool // report only, fix nothing
@@ -178,7 +177,9 @@ type Repairer struct {
 }
 
 // NewRepairer returns a repairer of t on b.
-func NewRepairer(b Backend, t RepairTarget) *Repairer { return &Repairer{B: b, T: t, Batch: 100} }
+func NewRepairer(b backend.Backend, t RepairTarget) *Repairer {
+	return &Repairer{B: b, T: t, Batch: 100}
+}
 
 // ErrNeedsHashTag is returned on Redis Cluster when the objects of a
 // repair are not confined to one hash slot.
@@ -314,20 +315,14 @@ func scanReply(v any) (string, []string, error) {
 }
 
 // doAt runs a keyless command (SCAN) where the keys of slotKey's slot
-// live: on Redis Cluster the master that owns the slot (an error if
-// slotKey is ""), elsewhere the one server.
-func doAt(ctx context.Context, b Backend, slotKey string, args ...any) (any, error) {
-	if rb, ok := b.(*Redis); ok {
-		if cc, ok := rb.C.(*redis.ClusterClient); ok {
-			if slotKey == "" {
-				return nil, ErrNeedsHashTag
-			}
-			node, err := cc.MasterForKey(ctx, slotKey)
-			if err != nil {
-				return nil, err
-			}
-			return goredisResult(node.Do(ctx, args...).Result())
+// live: on Redis Cluster (a backend.Router) the master that owns the slot
+// (an error if slotKey is ""), elsewhere the one server.
+func doAt(ctx context.Context, b backend.Backend, slotKey string, args ...any) (any, error) {
+	if r, ok := b.(backend.Router); ok {
+		if slotKey == "" {
+			return nil, ErrNeedsHashTag
 		}
+		return r.DoAt(ctx, slotKey, args...)
 	}
 	return b.Do(ctx, args...)
 }
@@ -429,10 +424,10 @@ func (o *NumericObjects) CheckEntries(ctx context.Context, _ int, items []string
 
 // missingObjects returns, as candidates, the ids whose object Prefix+id
 // does not exist (entries[i] is the entry seen for ids[i], if any).
-func missingObjects(ctx context.Context, b Backend, prefix string, ids, entries []string) ([]Candidate, error) {
-	cmds := make([]Cmd, len(ids))
+func missingObjects(ctx context.Context, b backend.Backend, prefix string, ids, entries []string) ([]Candidate, error) {
+	cmds := make([]backend.Cmd, len(ids))
 	for i, id := range ids {
-		cmds[i] = Cmd{"EXISTS", prefix + id}
+		cmds[i] = backend.Cmd{"EXISTS", prefix + id}
 	}
 	res, err := b.Pipeline(ctx, cmds)
 	if err != nil {
@@ -456,9 +451,9 @@ func missingObjects(ctx context.Context, b Backend, prefix string, ids, entries 
 
 // CheckObjects implements RepairTarget: HGET and ZSCORE of every id, pipelined.
 func (o *NumericObjects) CheckObjects(ctx context.Context, ids []string) ([]Candidate, error) {
-	cmds := make([]Cmd, 0, 2*len(ids))
+	cmds := make([]backend.Cmd, 0, 2*len(ids))
 	for _, id := range ids {
-		cmds = append(cmds, Cmd{"HGET", o.Prefix + id, o.Field}, Cmd{"ZSCORE", o.Index.Key, id})
+		cmds = append(cmds, backend.Cmd{"HGET", o.Prefix + id, o.Field}, backend.Cmd{"ZSCORE", o.Index.Key, id})
 	}
 	res, err := o.Index.b.Pipeline(ctx, cmds)
 	if err != nil {
@@ -483,17 +478,14 @@ func (o *NumericObjects) CheckObjects(ctx context.Context, ids []string) ([]Cand
 	return bad, nil
 }
 
-func isWrongType(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && strings.HasPrefix(e.Msg, "WRONGTYPE")
-}
+func isWrongType(err error) bool { return backend.HasCode(err, "WRONGTYPE") }
 
 // numericFixScript reconciles one id if the object's field still holds
 // what the caller saw.
 // KEYS: object, index. ARGV: id, field, seen ("1" present / "0" absent),
 // seen value, action ("add"/"rem"), score, score as ZSCORE prints it,
 // dry ("1"/"0"). Returns the problem name ("ok", "missing", ...).
-var numericFixScript = NewScript(`
+var numericFixScript = backend.NewScript(`
 local ok, v = pcall(redis.call, 'HGET', KEYS[1], ARGV[2])
 if not ok then v = false end
 if (ARGV[3] == '1') ~= (v ~= false) or (v and v ~= ARGV[4]) then return 'raced' end
@@ -565,9 +557,9 @@ func (o *NumericObjects) Range(ctx context.Context, dryRun bool, opts ...QueryOp
 		if len(hits) == 0 {
 			return hits, rep, nil
 		}
-		cmds := make([]Cmd, len(hits))
+		cmds := make([]backend.Cmd, len(hits))
 		for i, h := range hits {
-			cmds[i] = Cmd{"HGET", o.Prefix + h.ID, o.Field}
+			cmds[i] = backend.Cmd{"HGET", o.Prefix + h.ID, o.Field}
 		}
 		res, err := o.Index.b.Pipeline(ctx, cmds)
 		if err != nil {
@@ -634,8 +626,8 @@ func (o *CompositeObjects) Walks() []Walk {
 	return []Walk{{Key: o.Index.zkey, Scan: "ZSCAN"}, {Key: o.Index.hkey, Scan: "HSCAN"}}
 }
 
-func (o *CompositeObjects) fieldsCmd(id string) Cmd {
-	cmd := Cmd{"HMGET", o.Prefix + id}
+func (o *CompositeObjects) fieldsCmd(id string) backend.Cmd {
+	cmd := backend.Cmd{"HMGET", o.Prefix + id}
 	for _, f := range o.Index.Fields {
 		cmd = append(cmd, f.Name)
 	}
@@ -673,9 +665,9 @@ func (o *CompositeObjects) want(id string, v any, err error) (member string, see
 // the current member, pipelined; then ZSCORE of the members that agree.
 func (o *CompositeObjects) CheckObjects(ctx context.Context, ids []string) ([]Candidate, error) {
 	b := o.Index.b
-	cmds := make([]Cmd, 0, 2*len(ids))
+	cmds := make([]backend.Cmd, 0, 2*len(ids))
 	for _, id := range ids {
-		cmds = append(cmds, o.fieldsCmd(id), Cmd{"HGET", o.Index.hkey, id})
+		cmds = append(cmds, o.fieldsCmd(id), backend.Cmd{"HGET", o.Index.hkey, id})
 	}
 	res, err := b.Pipeline(ctx, cmds)
 	if err != nil {
@@ -683,7 +675,7 @@ func (o *CompositeObjects) CheckObjects(ctx context.Context, ids []string) ([]Ca
 	}
 	var bad []Candidate
 	var agree []string
-	var zs []Cmd
+	var zs []backend.Cmd
 	for i, id := range ids {
 		f, h := res[2*i], res[2*i+1]
 		if f.Err != nil && !isWrongType(f.Err) {
@@ -699,7 +691,7 @@ func (o *CompositeObjects) CheckObjects(ctx context.Context, ids []string) ([]Ca
 			bad = append(bad, Candidate{ID: id})
 		case want != "":
 			agree = append(agree, id)
-			zs = append(zs, Cmd{"ZSCORE", o.Index.zkey, want})
+			zs = append(zs, backend.Cmd{"ZSCORE", o.Index.zkey, want})
 		}
 	}
 	if len(zs) > 0 {
@@ -722,7 +714,7 @@ func (o *CompositeObjects) CheckObjects(ctx context.Context, ids []string) ([]Ca
 // CheckEntries implements RepairTarget.
 func (o *CompositeObjects) CheckEntries(ctx context.Context, w int, items []string) ([]Candidate, error) {
 	var ids, entries []string
-	var cmds []Cmd
+	var cmds []backend.Cmd
 	for i := 0; i+1 < len(items); i += 2 {
 		if w == 0 { // sorted set: member, score
 			id, ok := o.Index.memberID(items[i])
@@ -730,10 +722,10 @@ func (o *CompositeObjects) CheckEntries(ctx context.Context, w int, items []stri
 				continue // not an entry of this index: left alone
 			}
 			ids, entries = append(ids, id), append(entries, items[i])
-			cmds = append(cmds, Cmd{"EXISTS", o.Prefix + id}, Cmd{"HGET", o.Index.hkey, id})
+			cmds = append(cmds, backend.Cmd{"EXISTS", o.Prefix + id}, backend.Cmd{"HGET", o.Index.hkey, id})
 		} else { // id hash: id, member
 			ids, entries = append(ids, items[i]), append(entries, items[i+1])
-			cmds = append(cmds, Cmd{"EXISTS", o.Prefix + items[i]}, Cmd{"ZSCORE", o.Index.zkey, items[i+1]})
+			cmds = append(cmds, backend.Cmd{"EXISTS", o.Prefix + items[i]}, backend.Cmd{"ZSCORE", o.Index.zkey, items[i+1]})
 		}
 	}
 	if len(cmds) == 0 {
@@ -785,7 +777,7 @@ func (c *Composite) memberID(m string) (string, bool) {
 // KEYS: object, sorted set, id hash. ARGV: id, dry ("1"/"0"), wanted
 // member ("" none), orphan member to drop ("" none), n, n field names,
 // then n pairs (seen "1"/"0", value).
-var compositeFixScript = NewScript(`
+var compositeFixScript = backend.NewScript(`
 local id, dry, want, orphan, n = ARGV[1], ARGV[2] == '1', ARGV[3], ARGV[4], tonumber(ARGV[5])
 local fields = {}
 for i = 1, n do fields[i] = ARGV[5 + i] end

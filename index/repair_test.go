@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 )
 
@@ -22,12 +23,12 @@ const (
 	usersIndex  = "{users}:age"
 )
 
-func usersTarget(b index.Backend) *index.NumericObjects {
+func usersTarget(b backend.Backend) *index.NumericObjects {
 	return &index.NumericObjects{Index: index.NewNumeric(b, usersIndex), Prefix: usersPrefix, Field: "age"}
 }
 
-func putUser(ctx context.Context, b index.Backend, id string, age int) error {
-	res, err := b.Tx(ctx, []index.Cmd{
+func putUser(ctx context.Context, b backend.Backend, id string, age int) error {
+	res, err := b.Tx(ctx, []backend.Cmd{
 		{"DEL", usersPrefix + id},
 		{"HSET", usersPrefix + id, "name", "n" + id, "age", strconv.Itoa(age)},
 		{"ZADD", usersIndex, age, id},
@@ -43,20 +44,20 @@ func putUser(ctx context.Context, b index.Backend, id string, age int) error {
 	return nil
 }
 
-func delUser(ctx context.Context, b index.Backend, id string) error {
-	_, err := b.Tx(ctx, []index.Cmd{{"DEL", usersPrefix + id}, {"ZREM", usersIndex, id}})
+func delUser(ctx context.Context, b backend.Backend, id string) error {
+	_, err := b.Tx(ctx, []backend.Cmd{{"DEL", usersPrefix + id}, {"ZREM", usersIndex, id}})
 	return err
 }
 
 // checkUsers verifies, independently of the repairer, that ids 0..n-1
 // are consistent and that the index holds nothing else.
-func checkUsers(t *testing.T, ctx context.Context, b index.Backend, n int) {
+func checkUsers(t *testing.T, ctx context.Context, b backend.Backend, n int) {
 	t.Helper()
 	indexed := 0
 	for i := range n {
 		id := strconv.Itoa(i)
 		age, err := b.Do(ctx, "HGET", usersPrefix+id, "age")
-		var e *index.Error
+		var e *backend.Error
 		if errors.As(err, &e) {
 			age, err = nil, nil // not a hash: not an object
 		}
@@ -96,31 +97,31 @@ func checkUsers(t *testing.T, ctx context.Context, b index.Backend, n int) {
 
 // corrupt damages the users in [lo, hi) in every way the repair must see
 // and returns how many problems of each kind it made.
-func corrupt(t *testing.T, ctx context.Context, b index.Backend, lo, hi int) (missing, dangling, stale int) {
+func corrupt(t *testing.T, ctx context.Context, b backend.Backend, lo, hi int) (missing, dangling, stale int) {
 	t.Helper()
 	for i := lo; i < hi; i++ {
 		id := strconv.Itoa(i)
-		var cmds []index.Cmd
+		var cmds []backend.Cmd
 		switch i % 7 {
 		case 0: // object never indexed
-			cmds = []index.Cmd{{"HSET", usersPrefix + id, "age", 30 + i%5}}
+			cmds = []backend.Cmd{{"HSET", usersPrefix + id, "age", 30 + i%5}}
 			missing++
 		case 1: // entry whose object was deleted
-			cmds = []index.Cmd{{"ZADD", usersIndex, 40, id}}
+			cmds = []backend.Cmd{{"ZADD", usersIndex, 40, id}}
 			dangling++
 		case 2: // entry with an old value
-			cmds = []index.Cmd{{"HSET", usersPrefix + id, "age", 50}, {"ZADD", usersIndex, 51, id}}
+			cmds = []backend.Cmd{{"HSET", usersPrefix + id, "age", 50}, {"ZADD", usersIndex, 51, id}}
 			stale++
 		case 3: // the field was removed but not the entry
-			cmds = []index.Cmd{{"HSET", usersPrefix + id, "name", "x"}, {"ZADD", usersIndex, 20, id}}
+			cmds = []backend.Cmd{{"HSET", usersPrefix + id, "name", "x"}, {"ZADD", usersIndex, 20, id}}
 			dangling++
 		case 4: // the field is not a number any more
-			cmds = []index.Cmd{{"HSET", usersPrefix + id, "age", "unknown"}, {"ZADD", usersIndex, 20, id}}
+			cmds = []backend.Cmd{{"HSET", usersPrefix + id, "age", "unknown"}, {"ZADD", usersIndex, 20, id}}
 			dangling++
 		case 5: // a fractional age, consistent
-			cmds = []index.Cmd{{"HSET", usersPrefix + id, "age", "0.1"}, {"ZADD", usersIndex, "0.1", id}}
+			cmds = []backend.Cmd{{"HSET", usersPrefix + id, "age", "0.1"}, {"ZADD", usersIndex, "0.1", id}}
 		case 6: // the key is not a hash at all, yet indexed
-			cmds = []index.Cmd{{"SET", usersPrefix + id, "x"}, {"ZADD", usersIndex, 1, id}}
+			cmds = []backend.Cmd{{"SET", usersPrefix + id, "x"}, {"ZADD", usersIndex, 1, id}}
 			dangling++
 		}
 		for _, c := range cmds {
@@ -133,7 +134,7 @@ func corrupt(t *testing.T, ctx context.Context, b index.Backend, lo, hi int) (mi
 }
 
 func TestRepairFindsAndFixes(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		for i := range 40 {
 			if err := putUser(ctx, b, strconv.Itoa(i), 20+i); err != nil {
 				t.Fatal(err)
@@ -196,7 +197,7 @@ func TestRepairFindsAndFixes(t *testing.T) {
 // consistent: the repair fixed the damage writers did not touch and never
 // undid a writer's update.
 func TestRepairWhileWriting(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		const writerIDs, n = 150, 260
 		for i := range writerIDs {
 			putUser(ctx, b, strconv.Itoa(i), i%90)
@@ -265,7 +266,7 @@ func TestRepairWhileWriting(t *testing.T) {
 }
 
 func TestReadRepair(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		for i := range 10 {
 			putUser(ctx, b, strconv.Itoa(i), 20+i)
 		}
@@ -325,7 +326,7 @@ func TestRepairNeedsHashTagOnCluster(t *testing.T) {
 // verified and repaired by its own target, while writers keep writing
 // through Collection.Put/Delete.
 func TestRepairCollectionIndexes(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		coll := index.NewCollection(b, "people", index.NumericIndex("age", "age"),
 			index.CompositeIndex("cityage", index.Field{Name: "city", Type: index.String}, index.Field{Name: "age", Type: index.Int}))
 		cityage := coll.Composite("cityage")

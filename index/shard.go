@@ -6,6 +6,8 @@ import (
 	"hash/fnv"
 	"math"
 	"strconv"
+
+	"github.com/ordo-db/ordo/backend"
 )
 
 // ShardedNumeric is a numeric index split into S sorted sets, for indexes
@@ -32,13 +34,13 @@ import (
 //   - Count sums the shards' ZCOUNTs: exact, O(S log n). A query sees each
 //     shard at a slightly different instant (no cross-shard snapshot).
 type ShardedNumeric struct {
-	b    Backend
+	b    backend.Backend
 	Name string
 	keys []string
 }
 
 // NewShardedNumeric returns the index name split into shards sorted sets.
-func NewShardedNumeric(b Backend, name string, shards int) *ShardedNumeric {
+func NewShardedNumeric(b backend.Backend, name string, shards int) *ShardedNumeric {
 	if shards < 1 {
 		shards = 1
 	}
@@ -71,7 +73,7 @@ func (s *ShardedNumeric) Shard(i int) *Numeric { return NewNumeric(s.b, s.keys[i
 
 // AddCmd is the command that adds or updates id (for use in a Tx whose
 // other keys carry ShardTag(id)).
-func (s *ShardedNumeric) AddCmd(id string, v float64) (Cmd, error) {
+func (s *ShardedNumeric) AddCmd(id string, v float64) (backend.Cmd, error) {
 	return NewNumeric(s.b, s.ShardKey(id)).AddCmd(id, v)
 }
 
@@ -87,7 +89,7 @@ func (s *ShardedNumeric) Add(ctx context.Context, id string, v float64) error {
 
 // AddMany indexes several ids: one ZADD per shard touched, in one round trip.
 func (s *ShardedNumeric) AddMany(ctx context.Context, hits ...Hit) error {
-	per := map[int]Cmd{}
+	per := map[int]backend.Cmd{}
 	var order []int
 	for _, h := range hits {
 		if math.IsNaN(h.Score) {
@@ -96,12 +98,12 @@ func (s *ShardedNumeric) AddMany(ctx context.Context, hits ...Hit) error {
 		i := s.ShardOf(h.ID)
 		c, ok := per[i]
 		if !ok {
-			c = Cmd{"ZADD", s.keys[i]}
+			c = backend.Cmd{"ZADD", s.keys[i]}
 			order = append(order, i)
 		}
 		per[i] = append(c, formatScore(h.Score), h.ID)
 	}
-	cmds := make([]Cmd, len(order))
+	cmds := make([]backend.Cmd, len(order))
 	for j, i := range order {
 		cmds[j] = per[i]
 	}
@@ -110,18 +112,18 @@ func (s *ShardedNumeric) AddMany(ctx context.Context, hits ...Hit) error {
 
 // Remove drops ids and returns how many were there.
 func (s *ShardedNumeric) Remove(ctx context.Context, ids ...string) (int64, error) {
-	per := map[int]Cmd{}
+	per := map[int]backend.Cmd{}
 	var order []int
 	for _, id := range ids {
 		i := s.ShardOf(id)
 		c, ok := per[i]
 		if !ok {
-			c = Cmd{"ZREM", s.keys[i]}
+			c = backend.Cmd{"ZREM", s.keys[i]}
 			order = append(order, i)
 		}
 		per[i] = append(c, id)
 	}
-	cmds := make([]Cmd, len(order))
+	cmds := make([]backend.Cmd, len(order))
 	for j, i := range order {
 		cmds[j] = per[i]
 	}
@@ -141,18 +143,18 @@ func (s *ShardedNumeric) Score(ctx context.Context, id string) (float64, bool, e
 
 // Len is the number of ids in all shards.
 func (s *ShardedNumeric) Len(ctx context.Context) (int64, error) {
-	return s.sum(ctx, func(k string) Cmd { return Cmd{"ZCARD", k} })
+	return s.sum(ctx, func(k string) backend.Cmd { return backend.Cmd{"ZCARD", k} })
 }
 
 // Count returns how many ids the query's bounds select (sum of ZCOUNTs).
 func (s *ShardedNumeric) Count(ctx context.Context, opts ...QueryOption) (int64, error) {
 	q := buildQuery(opts)
 	lo, hi := bound(q.min, q.minEx), bound(q.max, q.maxEx)
-	return s.sum(ctx, func(k string) Cmd { return Cmd{"ZCOUNT", k, lo, hi} })
+	return s.sum(ctx, func(k string) backend.Cmd { return backend.Cmd{"ZCOUNT", k, lo, hi} })
 }
 
-func (s *ShardedNumeric) sum(ctx context.Context, mk func(string) Cmd) (int64, error) {
-	cmds := make([]Cmd, len(s.keys))
+func (s *ShardedNumeric) sum(ctx context.Context, mk func(string) backend.Cmd) (int64, error) {
+	cmds := make([]backend.Cmd, len(s.keys))
 	for i, k := range s.keys {
 		cmds[i] = mk(k)
 	}
@@ -166,7 +168,7 @@ func (s *ShardedNumeric) sum(ctx context.Context, mk func(string) Cmd) (int64, e
 }
 
 // pipe runs cmds in one round trip and hands each reply to f.
-func (s *ShardedNumeric) pipe(ctx context.Context, cmds []Cmd, f func(int, any) error) error {
+func (s *ShardedNumeric) pipe(ctx context.Context, cmds []backend.Cmd, f func(int, any) error) error {
 	if len(cmds) == 0 {
 		return nil
 	}
@@ -201,7 +203,7 @@ func (s *ShardedNumeric) Range(ctx context.Context, opts ...QueryOption) ([]Hit,
 	if q.limit && q.count >= 0 && q.offset+q.count >= 0 {
 		sq.limit, sq.offset, sq.count = true, 0, q.offset+q.count
 	}
-	cmds := make([]Cmd, len(s.keys))
+	cmds := make([]backend.Cmd, len(s.keys))
 	for i, k := range s.keys {
 		cmds[i] = NewNumeric(s.b, k).rangeCmd(sq, true)
 	}
@@ -313,13 +315,13 @@ func (h *hitHeap) Pop() any {
 // pipelined round trip and merge them in key order, exactly as one
 // sorted set would return them.
 type ShardedOrderedMap struct {
-	b    Backend
+	b    backend.Backend
 	Name string
 	maps []*OrderedMap
 }
 
 // NewShardedOrderedMap returns the map name split into shards sorted sets.
-func NewShardedOrderedMap(b Backend, name string, shards int) *ShardedOrderedMap {
+func NewShardedOrderedMap(b backend.Backend, name string, shards int) *ShardedOrderedMap {
 	if shards < 1 {
 		shards = 1
 	}
@@ -357,9 +359,9 @@ func (s *ShardedOrderedMap) Delete(ctx context.Context, key string) (bool, error
 
 // Len is the number of keys in all shards.
 func (s *ShardedOrderedMap) Len(ctx context.Context) (int64, error) {
-	cmds := make([]Cmd, len(s.maps))
+	cmds := make([]backend.Cmd, len(s.maps))
 	for i, m := range s.maps {
-		cmds[i] = Cmd{"ZCARD", m.Key}
+		cmds[i] = backend.Cmd{"ZCARD", m.Key}
 	}
 	res, err := s.b.Pipeline(ctx, cmds)
 	if err != nil {
@@ -392,7 +394,7 @@ func (s *ShardedOrderedMap) Prefix(ctx context.Context, p string, limit int64) (
 }
 
 func (s *ShardedOrderedMap) lexRange(ctx context.Context, lo, hi string, limit int64, rev bool) ([]KV, error) {
-	cmds := make([]Cmd, len(s.maps))
+	cmds := make([]backend.Cmd, len(s.maps))
 	for i, m := range s.maps {
 		cmds[i] = lexRangeCmd(m.Key, lo, hi, limit, rev)
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 )
 
@@ -16,7 +17,7 @@ import (
 // would: checked against a Go model and against a plain Numeric holding
 // the same entries on the same backend (Redis's own order for ties).
 func TestShardedNumericAgainstModel(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		sh := index.NewShardedNumeric(b, "sharded", 5)
 		one := index.NewNumeric(b, "{one}")
 		model := map[string]float64{}
@@ -174,7 +175,7 @@ func TestShardedNumericPlacementIsStable(t *testing.T) {
 
 // A sharded ordered map answers like one OrderedMap on the same backend.
 func TestShardedOrderedMapAgainstOne(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		sh := index.NewShardedOrderedMap(b, "skv", 4)
 		one := index.NewOrderedMap(b, "{onekv}")
 		r := rand.New(rand.NewPCG(31, 32))

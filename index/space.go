@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/ordo-db/ordo/backend"
 )
 
 // Space is an N-dimensional point index (the page's "Multi dimensional
@@ -46,7 +48,7 @@ import (
 // a float is stored to within half a step, step = (Max-Min)/(2^Bits-1)
 // (with Bits = 32 over [-180, 180], about 4.2e-8 degrees).
 type Space struct {
-	b          Backend
+	b          backend.Backend
 	Name       string
 	Dims, Bits int
 	// MaxRanges bounds the ranges a box query is decomposed into
@@ -60,7 +62,7 @@ type Space struct {
 
 // NewSpace returns the index called name of points with dims coordinates
 // of bits bits (1 ≤ bits ≤ 64).
-func NewSpace(b Backend, name string, dims, bits int) (*Space, error) {
+func NewSpace(b backend.Backend, name string, dims, bits int) (*Space, error) {
 	if dims < 1 || bits < 1 || bits > 64 {
 		return nil, fmt.Errorf("index: a space needs dims ≥ 1 and 1 ≤ bits ≤ 64 (got %d, %d)", dims, bits)
 	}
@@ -125,7 +127,7 @@ func (s *Space) Decode(code []byte) []uint64 {
 }
 
 // KEYS: z, ids. ARGV: op ("put"/"del"), id, code.
-var spaceScript = NewScript(`
+var spaceScript = backend.NewScript(`
 local old = redis.call('HGET', KEYS[2], ARGV[2])
 if old then redis.call('ZREM', KEYS[1], old .. ARGV[2]) end
 if ARGV[1] == 'put' then
@@ -378,13 +380,13 @@ func (s *Space) BoxStats(ctx context.Context, lo, hi []uint64) ([]PointHit, Spac
 	if err != nil || len(rs) == 0 {
 		return nil, st, err
 	}
-	cmds := make([]Cmd, len(rs))
+	cmds := make([]backend.Cmd, len(rs))
 	for i, r := range rs {
 		upper := "+"
 		if next, ok := incCode(r.hi); ok {
 			upper = "(" + string(next)
 		}
-		cmds[i] = Cmd{"ZRANGE", s.zkey, "[" + string(r.lo), upper, "BYLEX"}
+		cmds[i] = backend.Cmd{"ZRANGE", s.zkey, "[" + string(r.lo), upper, "BYLEX"}
 	}
 	st.Ranges, st.Rounds = len(rs), 1
 	res, err := s.b.Pipeline(ctx, cmds)

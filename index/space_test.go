@@ -10,6 +10,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
 )
 
@@ -24,7 +25,7 @@ func hitIDs(hs []index.PointHit) []string {
 
 // The page's example: x and y up to 400, the box x 50..100, y 100..300.
 func TestSpacePage(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		s, err := index.NewSpace(b, "pts", 2, 9)
 		if err != nil {
 			t.Fatal(err)
@@ -201,7 +202,7 @@ func TestSpaceRanges(t *testing.T) {
 // Random points: Box, Within and Nearest against brute force, in 3
 // dimensions, and what the box queries scan beyond what they return.
 func TestSpaceAgainstBruteForce(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		s, _ := index.NewSpace(b, "rnd", 3, 10)
 		r := rand.New(rand.NewPCG(5, 6))
 		pts := map[string][]uint64{}
@@ -302,7 +303,7 @@ func TestSpaceAgainstBruteForce(t *testing.T) {
 
 // Full-width coordinates, signed offsets and float scaling.
 func TestSpaceCoords(t *testing.T) {
-	eachBackend(t, func(t *testing.T, ctx context.Context, b index.Backend) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		s, _ := index.NewSpace(b, "wide", 2, 64)
 		m := uint64(math.MaxUint64)
 		for id, p := range map[string][]uint64{"max": {m, m}, "zero": {0, 0}, "mixed": {m, 0}, "mid": {1 << 63, 1<<63 - 1}} {

@@ -10,12 +10,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ordo-db/ordo"
+	"github.com/ordo-db/ordo/backend/goredis"
 	"github.com/ordo-db/ordo/lock"
 )
 
 func openDB() (*ordo.DB, func()) {
 	dir, _ := os.MkdirTemp("", "lock-example")
-	db, err := ordo.Open(dir)
+	db, err := ordo.Open(dir, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -29,7 +30,7 @@ func Example() {
 	defer done()
 	ctx := context.Background()
 
-	m := lock.New(lock.EmbeddedNode(db), "lock:invoice:42", lock.Options{TTL: 10 * time.Second})
+	m := lock.New(db.Backend(), "lock:invoice:42", lock.Options{TTL: 10 * time.Second})
 	l, err := m.Lock(ctx)
 	if err != nil {
 		fmt.Println("busy:", err)
@@ -53,7 +54,7 @@ func Example_redlock() {
 	var nodes []lock.Node
 	for _, addr := range []string{"10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379", "10.0.0.4:6379", "10.0.0.5:6379"} {
 		c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, ContextTimeoutEnabled: true})
-		nodes = append(nodes, lock.RedisNode(c))
+		nodes = append(nodes, goredis.New(c))
 	}
 	m := lock.NewRedlock(nodes, "lock:report", lock.Options{
 		TTL:         30 * time.Second,
@@ -76,7 +77,7 @@ func ExampleLease_KeepAlive() {
 	defer done()
 	ctx := context.Background()
 
-	m := lock.New(lock.EmbeddedNode(db), "lock:job", lock.Options{TTL: 300 * time.Millisecond})
+	m := lock.New(db.Backend(), "lock:job", lock.Options{TTL: 300 * time.Millisecond})
 	l, err := m.TryLock(ctx)
 	if err != nil {
 		panic(err)
@@ -104,7 +105,7 @@ func ExampleFence() {
 	db, done := openDB()
 	defer done()
 	ctx := context.Background()
-	node := lock.EmbeddedNode(db)
+	node := db.Backend()
 
 	m := lock.New(node, "lock:file", lock.Options{TTL: 100 * time.Millisecond, FenceKey: "lock:file:fence"})
 	var storage lock.Fence // the protected resource keeps the highest token seen

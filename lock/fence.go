@@ -2,12 +2,10 @@ package lock
 
 import (
 	"context"
-	"errors"
 	"strconv"
-	"strings"
 	"sync"
 
-	"github.com/ordo-db/ordo/index"
+	"github.com/ordo-db/ordo/backend"
 )
 
 // Fence is the check a protected resource makes: it remembers the highest
@@ -45,7 +43,7 @@ func (f *Fence) Highest() int64 {
 	return f.highest
 }
 
-var fencedSetScript = index.NewScript(`local t = tonumber(redis.call("get", KEYS[2]) or "0")
+var fencedSetScript = backend.NewScript(`local t = tonumber(redis.call("get", KEYS[2]) or "0")
 local n = tonumber(ARGV[1])
 if n < t then return redis.error_reply("STALE fencing token " .. ARGV[1] .. " < " .. t) end
 redis.call("set", KEYS[2], ARGV[1])
@@ -59,8 +57,7 @@ return 1`)
 // key a hash tag so both keys share a slot.
 func FencedSet(ctx context.Context, node Node, key string, token int64, value string) error {
 	_, err := node.Eval(ctx, fencedSetScript, []string{key, key + ":fence-seen"}, strconv.FormatInt(token, 10), value)
-	var e *index.Error
-	if errors.As(err, &e) && strings.HasPrefix(e.Msg, "STALE") {
+	if backend.HasCode(err, "STALE") {
 		return ErrStaleToken
 	}
 	return err

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ordo-db/ordo"
+	"github.com/ordo-db/ordo/backend/goredis"
 	"github.com/ordo-db/ordo/internal/redistest"
 	"github.com/ordo-db/ordo/lock"
 )
@@ -37,15 +38,15 @@ func backends(t *testing.T) map[string]lock.Node {
 	t.Helper()
 	r := redistest.StartRedis(t)
 	o := redistest.StartOrdo(t)
-	db, err := ordo.Open(t.TempDir())
+	db, err := ordo.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return map[string]lock.Node{
-		"redis":    lock.RedisNode(client(t, r.Addr)),
-		"ordo":     lock.RedisNode(client(t, o.Addr)),
-		"embedded": lock.EmbeddedNode(db),
+		"redis":    goredis.New(client(t, r.Addr)),
+		"ordo":     goredis.New(client(t, o.Addr)),
+		"embedded": db.Backend(),
 	}
 }
 
@@ -149,7 +150,7 @@ func TestExpiryAndTokens(t *testing.T) {
 // TestRetry: Lock waits for a lock released by its holder.
 func TestRetry(t *testing.T) {
 	r := redistest.StartRedis(t)
-	node := lock.RedisNode(client(t, r.Addr))
+	node := goredis.New(client(t, r.Addr))
 	ctx := testCtx(t, 10*time.Second)
 	o := lock.Options{TTL: 10 * time.Second, NodeTimeout: nodeTimeout, Retries: 50, RetryDelay: 20 * time.Millisecond}
 	l, err := lock.New(node, "k", o).Lock(ctx)
@@ -181,7 +182,7 @@ func redlockNodes(t *testing.T, n int) ([]*redistest.Redis, []lock.Node, []*redi
 	for i := 0; i < n; i++ {
 		r := redistest.StartRedis(t)
 		c := client(t, r.Addr)
-		servers, nodes, clients = append(servers, r), append(nodes, lock.RedisNode(c)), append(clients, c)
+		servers, nodes, clients = append(servers, r), append(nodes, goredis.New(c)), append(clients, c)
 	}
 	return servers, nodes, clients
 }
@@ -267,7 +268,7 @@ func TestRedlockUnresponsiveNode(t *testing.T) {
 				t.Cleanup(func() { c.Close() })
 			}
 		}()
-		nodes = append(nodes, lock.RedisNode(client(t, ln.Addr().String())))
+		nodes = append(nodes, goredis.New(client(t, ln.Addr().String())))
 	}
 	ctx := testCtx(t, 10*time.Second)
 	const timeout = 150 * time.Millisecond
@@ -293,7 +294,7 @@ func TestRedlockMixed(t *testing.T) {
 	_, nodes, _ := redlockNodes(t, 2)
 	for i := 0; i < 3; i++ {
 		o := redistest.StartOrdo(t)
-		nodes = append(nodes, lock.RedisNode(client(t, o.Addr)))
+		nodes = append(nodes, goredis.New(client(t, o.Addr)))
 	}
 	ctx := testCtx(t, 20*time.Second)
 	m := lock.NewRedlock(nodes, "mixed", lock.Options{TTL: 5 * time.Second, NodeTimeout: nodeTimeout,
@@ -379,7 +380,7 @@ func TestKeepAlive(t *testing.T) {
 func TestKeepAliveLoss(t *testing.T) {
 	r := redistest.StartRedis(t)
 	c := client(t, r.Addr)
-	node := lock.RedisNode(c)
+	node := goredis.New(c)
 	ctx := testCtx(t, 10*time.Second)
 	o := lock.Options{TTL: 300 * time.Millisecond, NodeTimeout: nodeTimeout / 5, Retries: -1}
 	l, err := lock.New(node, "lost", o).TryLock(ctx)

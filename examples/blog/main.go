@@ -29,6 +29,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ordo-db/ordo"
+	"github.com/ordo-db/ordo/backend"
+	"github.com/ordo-db/ordo/backend/goredis"
 	"github.com/ordo-db/ordo/index"
 )
 
@@ -41,7 +43,7 @@ type Blog struct {
 }
 
 // New declares the collections on b.
-func New(b index.Backend) *Blog {
+func New(b backend.Backend) *Blog {
 	str := func(name string) index.Field { return index.Field{Name: name, Type: index.String} }
 	num := func(name string) index.Field { return index.Field{Name: name, Type: index.Int} }
 	return &Blog{
@@ -158,7 +160,7 @@ func (bl *Blog) Load(ctx context.Context) error {
 }
 
 // Run loads the article's data and prints the answers to its queries.
-func Run(ctx context.Context, b index.Backend, w io.Writer) error {
+func Run(ctx context.Context, b backend.Backend, w io.Writer) error {
 	bl := New(b)
 	if err := bl.Load(ctx); err != nil {
 		return err
@@ -198,7 +200,7 @@ func run(ctx context.Context, addr string) error {
 	if addr != "" {
 		c := redis.NewClient(&redis.Options{Addr: addr})
 		defer c.Close()
-		return Run(ctx, index.NewRedis(c), os.Stdout)
+		return Run(ctx, goredis.New(c), os.Stdout)
 	}
 	dir, err := os.MkdirTemp("", "ordo-blog")
 	if err != nil {
@@ -210,5 +212,5 @@ func run(ctx context.Context, addr string) error {
 		return err
 	}
 	defer db.Close()
-	return Run(ctx, index.NewEmbedded(db), os.Stdout)
+	return Run(ctx, db.Backend(), os.Stdout)
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ordo-db/ordo"
+	"github.com/ordo-db/ordo/backend"
+	"github.com/ordo-db/ordo/backend/goredis"
 	"github.com/ordo-db/ordo/index"
 	"github.com/ordo-db/ordo/internal/redistest"
 )
@@ -17,7 +19,7 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 
 // backends: the embedded database, ordo-server, redis-server (RESP3 and
 // RESP2) and a 3-master Redis Cluster, each emptied first.
-func backends(t *testing.T) map[string]index.Backend {
+func backends(t *testing.T) map[string]backend.Backend {
 	db, err := ordo.Open(t.TempDir(), &ordo.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
@@ -32,19 +34,19 @@ func backends(t *testing.T) map[string]index.Backend {
 		}
 		c.Close()
 	}
-	client := func(addr string, proto int) index.Backend {
+	client := func(addr string, proto int) backend.Backend {
 		c := redis.NewClient(&redis.Options{Addr: addr, Protocol: proto, DisableIdentity: proto == 2})
 		t.Cleanup(func() { c.Close() })
-		return index.NewRedis(c)
+		return goredis.New(c)
 	}
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
 	t.Cleanup(func() { cc.Close() })
-	return map[string]index.Backend{
-		"embedded":      index.NewEmbedded(db),
+	return map[string]backend.Backend{
+		"embedded":      db.Backend(),
 		"ordo-server":   client(o.Addr, 3),
 		"redis-server":  client(r.Addr, 3),
 		"redis-resp2":   client(r.Addr, 2),
-		"redis-cluster": index.NewRedis(cc),
+		"redis-cluster": goredis.New(cc),
 	}
 }
 

@@ -377,7 +377,6 @@ func appendCommand(c *Ctx) {
 	c.W.Int(int64(len(ns)))
 }
 
-
 func strlenCommand(c *Ctx) {
 	s, _, ok := GetString(c, c.Args[1])
 	if ok {

@@ -1,0 +1,101 @@
+package ordo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ordo-db/ordo/backend"
+)
+
+// Backend returns db as a backend.Backend, for the index and lock
+// packages: index.NewCollection(db.Backend(), ...), lock.New(db.Backend(), ...).
+// It uses only the public API (Do, Conn); replies are normalized as
+// backend.Backend documents.
+func (db *DB) Backend() backend.Backend { return embedded{db} }
+
+type embedded struct{ db *DB }
+
+// value converts a reply: error replies are already *backend.Error
+// (ordo.Error is backend.Error).
+func value(r *Reply) (any, error) {
+	v, err := r.Value()
+	if err != nil {
+		return nil, err
+	}
+	return normalize(v), nil
+}
+
+// normalize gives RESP3 shapes (a Conn after HELLO 3) their RESP2 form.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case []any:
+		for i := range x {
+			x[i] = normalize(x[i])
+		}
+	case map[string]any:
+		out := make([]any, 0, 2*len(x))
+		for k, val := range x {
+			out = append(out, k, normalize(val))
+		}
+		return out
+	case bool:
+		if x {
+			return int64(1)
+		}
+		return int64(0)
+	}
+	return v
+}
+
+func (b embedded) Do(ctx context.Context, args ...any) (any, error) {
+	return value(b.db.Do(ctx, args...))
+}
+
+func (b embedded) Pipeline(ctx context.Context, cmds []backend.Cmd) ([]backend.Result, error) {
+	out := make([]backend.Result, len(cmds))
+	c := b.db.Conn()
+	defer c.Close()
+	for i, cmd := range cmds {
+		out[i].Val, out[i].Err = value(c.Do(ctx, cmd...))
+	}
+	return out, nil
+}
+
+func (b embedded) Tx(ctx context.Context, cmds []backend.Cmd) ([]backend.Result, error) {
+	c := b.db.Conn()
+	defer c.Close()
+	if _, err := value(c.Do(ctx, "MULTI")); err != nil {
+		return nil, err
+	}
+	for _, cmd := range cmds {
+		if _, err := value(c.Do(ctx, cmd...)); err != nil {
+			c.Do(ctx, "DISCARD")
+			return nil, err
+		}
+	}
+	v, err := value(c.Do(ctx, "EXEC"))
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, errors.New("ordo: transaction aborted (a watched key changed)")
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("ordo: unexpected EXEC reply %T", v)
+	}
+	out := make([]backend.Result, len(arr))
+	for i, x := range arr {
+		if e, ok := x.(*backend.Error); ok {
+			out[i].Err = e
+			continue
+		}
+		out[i].Val = x
+	}
+	return out, nil
+}
+
+func (b embedded) Eval(ctx context.Context, s *backend.Script, keys []string, args ...any) (any, error) {
+	return s.Run(ctx, b.Do, keys, args...)
+}
