@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ordo-db/ordo/internal/ds/mem"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -37,6 +38,8 @@ import (
 type Engine struct {
 	mu  sync.Mutex
 	dbs []*DB
+
+	acct *mem.Acct // counts what this engine's dicts and sorted sets map off-heap (mapped.go)
 
 	Config *Config
 
@@ -100,11 +103,12 @@ func New(cfg *Config) *Engine {
 		StartTime: time.Now(),
 		closed:    make(chan struct{}),
 		Hooks:     map[string]any{},
+		acct:      mem.NewAcct(processMapped, nil),
 	}
 	n := int(cfg.Int("databases"))
 	e.dbs = make([]*DB, n)
 	for i := range e.dbs {
-		e.dbs[i] = newDB(i)
+		e.dbs[i] = newDB(i, e.acct)
 	}
 	go e.activeExpireLoop()
 	return e

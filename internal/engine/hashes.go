@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"strings"
 	"unsafe"
 
+	"github.com/ordo-db/ordo/internal/ds/dict"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -32,9 +34,9 @@ const (
 // a field or value longer than hash-max-listpack-value is stored, the
 // hash becomes a Dict ("hashtable") and never goes back.
 type Hash struct {
-	lp []byte        // listpack form, while ht == nil
-	n  int           // number of fields in lp
-	ht *Dict[string] // hashtable form
+	lp []byte             // listpack form, while ht == nil
+	n  int                // number of fields in lp
+	ht *dict.Dict[string] // hashtable form
 }
 
 // TypeName implements Typed.
@@ -61,7 +63,7 @@ func (h *Hash) Copy() Typed {
 	if h.ht == nil {
 		return &Hash{lp: append([]byte(nil), h.lp...), n: h.n}
 	}
-	d := NewDict[string]()
+	d := dict.New[string](h.ht.Acct())
 	h.ht.Each(func(k, v string) bool {
 		d.Set(k, v)
 		return true
@@ -181,10 +183,10 @@ func (h *Hash) convert() {
 	if h.ht != nil {
 		return
 	}
-	d := NewDict[string]()
+	d := dict.New[string](looseMapped)
 	h.each(func(f, v string) bool {
-		if len(v) >= dictBigValue {
-			v = cloneString(v) // short values are copied by the Dict
+		if len(v) >= dict.BigValue {
+			v = strings.Clone(v) // short values are copied by the Dict
 		}
 		d.Set(f, v)
 		return true
@@ -212,7 +214,7 @@ func (h *Hash) set(lim hsLimits, field, value []byte) bool {
 	if h.ht != nil {
 		// Short values are copied into the Dict's arena; only long ones
 		// need a string of their own.
-		if len(value) < dictBigValue {
+		if len(value) < dict.BigValue {
 			return h.ht.Set(view(field), view(value))
 		}
 		return h.ht.Set(view(field), string(value))

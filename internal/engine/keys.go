@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"unsafe"
+
+	"github.com/ordo-db/ordo/internal/ds/dict"
 )
 
 // Keyspace commands: DEL, UNLINK, EXISTS, TYPE, the EXPIRE family, TTL
@@ -488,7 +490,7 @@ func parseScanOptions(c *Ctx, start int, withType bool) (scanOptions, bool) {
 // scanDict scans d from cursor as Redis's scanGenericCommand does: bucket
 // after bucket until count elements were gathered (before any MATCH
 // filtering) or count*10 further buckets were visited.
-func scanDict[V any](d *Dict[V], cursor uint64, count int64, fn func(k string, v V)) uint64 {
+func scanDict[V any](d *dict.Dict[V], cursor uint64, count int64, fn func(k string, v V)) uint64 {
 	maxIter := count * 10
 	got := int64(0)
 	for {

@@ -4,8 +4,6 @@ import (
 	"runtime/metrics"
 	"sync/atomic"
 	"time"
-
-	"github.com/ordo-db/ordo/internal/engine/zset"
 )
 
 // usedMemory is sampled in the background: reading the Go runtime's
@@ -30,7 +28,7 @@ func init() {
 
 // UsedMemory is the live heap in bytes, as last sampled, plus what big
 // sorted sets and hash tables map outside the Go heap.
-func UsedMemory() int64 { return usedMemory.Load() + zset.MappedBytes() + DictMappedBytes() }
+func UsedMemory() int64 { return usedMemory.Load() + processMapped.MappedBytes() }
 
 // overMaxMemory reports whether maxmemory is set and exceeded. Ordo's
 // policy is noeviction: writes that may grow memory are refused, reads
