@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/ds/dict"
+	"github.com/ordo-db/ordo/internal/ds/longdouble"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -515,7 +516,7 @@ func hincrbyCommand(c *Ctx) {
 }
 
 func hincrbyfloatCommand(c *Ctx) {
-	incr, ok := parseLongDouble(c.Args[3])
+	incr, ok := longdouble.Parse(c.Args[3])
 	if !ok {
 		c.Error(ErrNotFloat)
 		return
