@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/ds/dict"
+	"github.com/ordo-db/ordo/internal/ds/glob"
 	"github.com/ordo-db/ordo/internal/ds/longdouble"
 	"github.com/ordo-db/ordo/internal/resp"
 )
@@ -706,7 +707,7 @@ func hsDistinctSample(size, count int, source func(all bool) ([][2]string, func(
 
 // match reports whether an element passes the scan's MATCH pattern.
 func (o *scanOptions) match(s string) bool {
-	return o.pattern == nil || Match(o.pattern, hsBytes(s), false)
+	return o.pattern == nil || glob.Match(o.pattern, hsBytes(s), false)
 }
 
 // hsBytes views s as bytes without copying; the result must not be changed.

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/ds/dict"
+	"github.com/ordo-db/ordo/internal/ds/glob"
 )
 
 // Keyspace commands: DEL, UNLINK, EXISTS, TYPE, the EXPIRE family, TTL
@@ -399,7 +400,7 @@ func keysCommand(c *Ctx) {
 	var out []string
 	db := c.DB
 	db.keys.Each(func(k string, _ Value) bool {
-		if (all || Match(pat, bview(k), false)) && !db.expiredNow(k, c.Now) {
+		if (all || glob.Match(pat, bview(k), false)) && !db.expiredNow(k, c.Now) {
 			out = append(out, k)
 		}
 		return true
@@ -524,7 +525,7 @@ func scanCommand(c *Ctx) {
 	}
 	out := found[:0]
 	for _, k := range found {
-		if o.pattern != nil && !Match(o.pattern, bview(k), false) {
+		if o.pattern != nil && !glob.Match(o.pattern, bview(k), false) {
 			continue
 		}
 		v, live := db.lookup(c, k) // deletes the key if it expired

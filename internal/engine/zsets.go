@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ordo-db/ordo/internal/ds/glob"
 	"github.com/ordo-db/ordo/internal/ds/mem"
 	"github.com/ordo-db/ordo/internal/ds/zset"
 	"github.com/ordo-db/ordo/internal/resp"
@@ -1503,7 +1504,7 @@ func zscanCommand(c *Ctx) {
 	}
 	var items [][]byte
 	add := func(m []byte, score float64) {
-		if o.pattern != nil && !Match(o.pattern, m, false) {
+		if o.pattern != nil && !glob.Match(o.pattern, m, false) {
 			return
 		}
 		items = append(items, append([]byte(nil), m...), resp.AppendDouble(nil, score))
