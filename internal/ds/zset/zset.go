@@ -53,6 +53,11 @@
 // length][member]), with linear operations, as Redis's listpack: a
 // five-member index costs one allocation of about 80 bytes.
 //
+// The mappings of a large set are counted in the *mem.Acct given to
+// BuildIndex (copies count in the same one); the package keeps no
+// mutable global state (the hash seed is fixed at start-up) and never
+// starts a garbage collection itself: see offheap.go.
+//
 // A Set is not safe for concurrent use.
 package zset
 
