@@ -16,7 +16,7 @@ type Value struct {
 	o any
 }
 
-type Set struct{ n int }
+type Set struct{ _ int }
 
 // TestDictModel runs random operations on every kind of Dict against a
 // Go map: inserts, overwrites (short, long and object values), deletes,

@@ -11,13 +11,13 @@ import (
 // only struct{ string; any } layouts may be converted to strObj.
 func TestMode(t *testing.T) {
 	type other struct {
-		s string
-		n int64
-		x int64
+		_ string
+		_ int64
+		_ int64
 	}
 	type reversed struct {
-		o any
-		s string
+		_ any
+		_ string
 	}
 	for name, got := range map[string]dictMode{
 		"struct{}": New[struct{}](nil).mode,
