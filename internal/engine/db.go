@@ -2,7 +2,11 @@ package engine
 
 import (
 	"strconv"
+	"strings"
 	"unsafe"
+
+	"github.com/ordo-db/ordo/internal/ds/dict"
+	"github.com/ordo-db/ordo/internal/ds/mem"
 )
 
 // Value is what a key holds. A string value lives in s with o nil, so a
@@ -55,16 +59,16 @@ func (v Value) TypeName() string {
 // DB is one of the numbered databases.
 type DB struct {
 	ID      int
-	keys    *Dict[Value]
-	expires *Dict[int64] // absolute unix ms
+	keys    *dict.Dict[Value]
+	expires *dict.Dict[int64] // absolute unix ms
 	watched map[string][]*Client
 
 	expireCursor uint64
 	used         int64 // bytes of this database's keys and values (memory.go)
 }
 
-func newDB(id int) *DB {
-	return &DB{ID: id, keys: NewDict[Value](), expires: NewDict[int64](), watched: map[string][]*Client{}}
+func newDB(id int, acct *mem.Acct) *DB {
+	return &DB{ID: id, keys: dict.New[Value](acct), expires: dict.New[int64](acct), watched: map[string][]*Client{}}
 }
 
 // Len is the number of keys (including expired ones not yet collected).
@@ -98,7 +102,7 @@ func (db *DB) lookup(c *Ctx, key string) (Value, bool) {
 
 // expireKey deletes an expired key and logs the deletion.
 func (db *DB) expireKey(e *Engine, key string) {
-	k := cloneString(key)
+	k := strings.Clone(key)
 	if old, ok := db.keys.Get(k); ok {
 		db.used -= countedBytes(k, old)
 	}

@@ -34,6 +34,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ordo-db/ordo/internal/ds/mem"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -45,6 +46,8 @@ type Engine struct {
 	mu   sync.Mutex
 	dbs  []*DB
 	cmds *Table
+
+	acct *mem.Acct // counts what this engine's dicts and sorted sets map off-heap (mapped.go)
 
 	Config *Config
 	// Log receives the engine's and its persistence's messages; nil is
@@ -88,6 +91,7 @@ type Engine struct {
 	peakMem         atomic.Int64
 	activeExpireOff atomic.Bool // DEBUG SET-ACTIVE-EXPIRE 0
 	appendBuf       growBuf     // APPEND's growable buffers (strings.go)
+	gcRunning       atomic.Bool // a GC nudge is under way (mapped.go)
 
 	// scriptRun is the running script's state, read without the lock by
 	// LockOrBusy (busy.go); set by internal/script.
@@ -125,14 +129,16 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 		closed:    make(chan struct{}),
 		runID:     newRunID(),
 		appendBuf: growBuf{m: map[uintptr]growEntry{}},
+		acct:      mem.NewAcct(nil, nil),
 	}
+	e.acct = mem.NewAcct(nil, e.nudgeGC)
 	for _, f := range extra {
 		f(e.cmds)
 	}
 	n := int(cfg.Int("databases"))
 	e.dbs = make([]*DB, n)
 	for i := range e.dbs {
-		e.dbs[i] = newDB(i)
+		e.dbs[i] = newDB(i, e.acct)
 	}
 	go e.activeExpireLoop()
 	return e

@@ -4,8 +4,12 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"strings"
 	"unsafe"
 
+	"github.com/ordo-db/ordo/internal/ds/dict"
+	"github.com/ordo-db/ordo/internal/ds/glob"
+	"github.com/ordo-db/ordo/internal/ds/longdouble"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -33,9 +37,9 @@ const (
 // hash becomes a Dict ("hashtable") and never goes back.
 type Hash struct {
 	sized
-	lp []byte        // listpack form, while ht == nil
-	n  int           // number of fields in lp
-	ht *Dict[string] // hashtable form
+	lp []byte             // listpack form, while ht == nil
+	n  int                // number of fields in lp
+	ht *dict.Dict[string] // hashtable form
 }
 
 // TypeName implements Typed.
@@ -62,7 +66,7 @@ func (h *Hash) Copy() Typed {
 	if h.ht == nil {
 		return &Hash{lp: append([]byte(nil), h.lp...), n: h.n}
 	}
-	d := NewDict[string]()
+	d := dict.New[string](h.ht.Acct())
 	h.ht.Each(func(k, v string) bool {
 		d.Set(k, v)
 		return true
@@ -182,10 +186,10 @@ func (h *Hash) convert() {
 	if h.ht != nil {
 		return
 	}
-	d := NewDict[string]()
+	d := dict.New[string](nil)
 	h.each(func(f, v string) bool {
-		if len(v) >= dictBigValue {
-			v = cloneString(v) // short values are copied by the Dict
+		if len(v) >= dict.BigValue {
+			v = strings.Clone(v) // short values are copied by the Dict
 		}
 		d.Set(f, v)
 		return true
@@ -213,7 +217,7 @@ func (h *Hash) set(lim hsLimits, field, value []byte) bool {
 	if h.ht != nil {
 		// Short values are copied into the Dict's arena; only long ones
 		// need a string of their own.
-		if len(value) < dictBigValue {
+		if len(value) < dict.BigValue {
 			return h.ht.Set(view(field), view(value))
 		}
 		return h.ht.Set(view(field), string(value))
@@ -514,7 +518,7 @@ func hincrbyCommand(c *Ctx) {
 }
 
 func hincrbyfloatCommand(c *Ctx) {
-	incr, ok := parseLongDouble(c.Args[3])
+	incr, ok := longdouble.Parse(c.Args[3])
 	if !ok {
 		c.Error(ErrNotFloat)
 		return
@@ -704,7 +708,7 @@ func hsDistinctSample(size, count int, source func(all bool) ([][2]string, func(
 
 // match reports whether an element passes the scan's MATCH pattern.
 func (o *scanOptions) match(s string) bool {
-	return o.pattern == nil || Match(o.pattern, hsBytes(s), false)
+	return o.pattern == nil || glob.Match(o.pattern, hsBytes(s), false)
 }
 
 // hsBytes views s as bytes without copying; the result must not be changed.

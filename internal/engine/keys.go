@@ -5,6 +5,9 @@ import (
 	"math"
 	"strconv"
 	"unsafe"
+
+	"github.com/ordo-db/ordo/internal/ds/dict"
+	"github.com/ordo-db/ordo/internal/ds/glob"
 )
 
 // Keyspace commands: DEL, UNLINK, EXISTS, TYPE, the EXPIRE family, TTL
@@ -397,7 +400,7 @@ func keysCommand(c *Ctx) {
 	var out []string
 	db := c.DB
 	db.keys.Each(func(k string, _ Value) bool {
-		if (all || Match(pat, bview(k), false)) && !db.expiredNow(k, c.Now) {
+		if (all || glob.Match(pat, bview(k), false)) && !db.expiredNow(k, c.Now) {
 			out = append(out, k)
 		}
 		return true
@@ -488,7 +491,7 @@ func parseScanOptions(c *Ctx, start int, withType bool) (scanOptions, bool) {
 // scanDict scans d from cursor as Redis's scanGenericCommand does: bucket
 // after bucket until count elements were gathered (before any MATCH
 // filtering) or count*10 further buckets were visited.
-func scanDict[V any](d *Dict[V], cursor uint64, count int64, fn func(k string, v V)) uint64 {
+func scanDict[V any](d *dict.Dict[V], cursor uint64, count int64, fn func(k string, v V)) uint64 {
 	maxIter := count * 10
 	got := int64(0)
 	for {
@@ -522,7 +525,7 @@ func scanCommand(c *Ctx) {
 	}
 	out := found[:0]
 	for _, k := range found {
-		if o.pattern != nil && !Match(o.pattern, bview(k), false) {
+		if o.pattern != nil && !glob.Match(o.pattern, bview(k), false) {
 			continue
 		}
 		v, live := db.lookup(c, k) // deletes the key if it expired

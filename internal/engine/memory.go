@@ -1,11 +1,5 @@
 package engine
 
-import (
-	"runtime/metrics"
-
-	"github.com/ordo-db/ordo/internal/engine/zset"
-)
-
 // # Memory accounting
 //
 // Each engine counts the memory of its own data, so that maxmemory and
@@ -60,16 +54,6 @@ func (e *Engine) UsedMemory() int64 {
 		n += db.used + db.keys.Overhead() + db.expires.Bytes()
 	}
 	return n
-}
-
-// ProcessMemory is the Go runtime's live heap plus what big sorted sets
-// and hash tables map outside it: the whole process, every engine and the
-// host program together (INFO's used_memory_rss-like figures).
-func ProcessMemory() int64 {
-	var sample [1]metrics.Sample
-	sample[0].Name = "/memory/classes/heap/objects:bytes"
-	metrics.Read(sample[:])
-	return int64(sample[0].Value.Uint64()) + zset.MappedBytes() + DictMappedBytes()
 }
 
 // overMaxMemory reports whether maxmemory is set and exceeded. Ordo's

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ordo-db/ordo/internal/ds/glob"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -465,7 +466,7 @@ func configGetCommand(c *Ctx) {
 		}
 		for _, p := range params {
 			for _, n := range append([]string{p.Name}, p.Aliases...) {
-				if seen[n] || !Match(pat, []byte(n), true) {
+				if seen[n] || !glob.Match(pat, []byte(n), true) {
 					continue
 				}
 				seen[n] = true
@@ -724,7 +725,7 @@ func commandListCommand(c *Ctx) {
 				return false
 			}
 		case c.ArgIs(3, "pattern"):
-			filter = func(cmd *Command) bool { return Match([]byte(arg), []byte(cmd.Name), true) }
+			filter = func(cmd *Command) bool { return glob.Match([]byte(arg), []byte(cmd.Name), true) }
 		default:
 			c.W.Error(ErrSyntax)
 			return

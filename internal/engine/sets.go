@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/ordo-db/ordo/internal/ds/dict"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -21,8 +22,8 @@ import (
 // SINTERSTORE, SUNION, SDIFF and friends start as intsets.
 type Set struct {
 	sized
-	is []int64         // intset form, while ht == nil
-	ht *Dict[struct{}] // hashtable form
+	is []int64              // intset form, while ht == nil
+	ht *dict.Dict[struct{}] // hashtable form
 }
 
 // TypeName implements Typed.
@@ -49,7 +50,7 @@ func (s *Set) Copy() Typed {
 	if s.ht == nil {
 		return &Set{is: slices.Clone(s.is)}
 	}
-	d := NewDict[struct{}]()
+	d := dict.New[struct{}](s.ht.Acct())
 	s.ht.Each(func(k string, _ struct{}) bool {
 		d.Set(k, struct{}{})
 		return true
@@ -146,7 +147,7 @@ func stNewFor(m string) *Set {
 	if _, ok := ParseInt(hsBytes(m)); ok {
 		return &Set{}
 	}
-	return &Set{ht: NewDict[struct{}]()}
+	return &Set{ht: dict.New[struct{}](nil)}
 }
 
 func stMaxIntset(c *Ctx) int64 { return c.E.Config.Int("set-max-intset-entries") }
@@ -155,7 +156,7 @@ func (s *Set) convert() {
 	if s.ht != nil {
 		return
 	}
-	d := NewDict[struct{}]()
+	d := dict.New[struct{}](nil)
 	var buf [24]byte
 	for _, v := range s.is {
 		d.Set(view(strconv.AppendInt(buf[:0], v, 10)), struct{}{})

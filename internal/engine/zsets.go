@@ -6,7 +6,7 @@ package engine
 // ZRANGEBYLEX, ZREVRANGEBYLEX, ZREMRANGEBYRANK/SCORE/LEX, ZPOPMIN,
 // ZPOPMAX, BZPOPMIN, BZPOPMAX, ZMPOP, BZMPOP, ZRANDMEMBER, ZUNION, ZINTER,
 // ZDIFF and their STORE forms, ZINTERCARD, ZSCAN — with Redis 7.0's
-// replies and errors. The structure is internal/engine/zset; this file
+// replies and errors. The structure is internal/ds/zset; this file
 // parses arguments, writes replies and keeps the keyspace rules (empty
 // sets deleted, WATCH, blocked clients, propagation).
 
@@ -15,7 +15,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ordo-db/ordo/internal/engine/zset"
+	"github.com/ordo-db/ordo/internal/ds/glob"
+	"github.com/ordo-db/ordo/internal/ds/mem"
+	"github.com/ordo-db/ordo/internal/ds/zset"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -96,10 +98,13 @@ func (z *ZSet) Range(start int, rev bool, fn func(member []byte, score float64) 
 // Set returns the underlying structure (read-only use by other families).
 func (z *ZSet) Set() *zset.Set { return &z.s }
 
-type zsetLimits struct{ entries, value int }
+type zsetLimits struct {
+	entries, value int
+	acct           *mem.Acct // where an indexed set counts its mappings
+}
 
 func zlimits(c *Ctx) zsetLimits {
-	return zsetLimits{int(c.E.Config.Int("zset-max-listpack-entries")), int(c.E.Config.Int("zset-max-listpack-value"))}
+	return zsetLimits{int(c.E.Config.Int("zset-max-listpack-entries")), int(c.E.Config.Int("zset-max-listpack-value")), c.E.acct}
 }
 
 // newZSet creates a set for sizeHint members of at most maxLen bytes,
@@ -107,7 +112,7 @@ func zlimits(c *Ctx) zsetLimits {
 func newZSet(lim zsetLimits, sizeHint, maxLen int) *ZSet {
 	z := &ZSet{}
 	if sizeHint > lim.entries || maxLen > lim.value {
-		z.s.BuildIndex()
+		z.s.BuildIndex(lim.acct)
 	}
 	return z
 }
@@ -120,7 +125,7 @@ func (z *ZSet) insert(lim zsetLimits, m []byte, score float64) {
 			score = 0 // a listpack stores -0 as the integer 0
 		}
 		if z.s.Len()+1 > lim.entries || len(m) > lim.value {
-			z.s.BuildIndex()
+			z.s.BuildIndex(lim.acct)
 		}
 	}
 	z.s.Insert(m, score)
@@ -1500,7 +1505,7 @@ func zscanCommand(c *Ctx) {
 	}
 	var items [][]byte
 	add := func(m []byte, score float64) {
-		if o.pattern != nil && !Match(o.pattern, m, false) {
+		if o.pattern != nil && !glob.Match(o.pattern, m, false) {
 			return
 		}
 		items = append(items, append([]byte(nil), m...), resp.AppendDouble(nil, score))

@@ -1,9 +1,10 @@
-package engine
+package dict
 
 import (
 	"runtime"
-	"sync/atomic"
 	"unsafe"
+
+	"github.com/ordo-db/ordo/internal/ds/mem"
 )
 
 // Off-heap storage for a Dict's big pointer-free arrays: the entry slab
@@ -14,54 +15,59 @@ import (
 // Dict that becomes unreachable gives its mappings back through a runtime
 // cleanup. Arena chunks stay on the Go heap: the strings handed out view
 // them and must keep them alive.
+//
+// Mappings are counted in the Dict's *mem.Acct with Acct.Map (not
+// MapPending): a Dict unmaps what it replaces at once, and its Clear and
+// slab rebuilds free their mappings eagerly, so only an unreachable Dict
+// waits for a collection.
 
 const dictMmapThreshold = 256 << 10
-
-var dictMapped atomic.Int64
-
-// DictMappedBytes is the memory Dicts hold outside the Go heap.
-func DictMappedBytes() int64 { return dictMapped.Load() }
 
 // dictRegions are a Dict's mappings; a separate object so the cleanup
 // attached to the Dict can free them without referencing it.
 type dictRegions struct {
+	acct *mem.Acct
 	ents []byte
 	tab  [2][]byte
 }
 
 func (r *dictRegions) freeAll() {
-	dictUnmap(r.ents)
-	dictUnmap(r.tab[0])
-	dictUnmap(r.tab[1])
-	*r = dictRegions{}
+	dictUnmap(r.acct, r.ents)
+	dictUnmap(r.acct, r.tab[0])
+	dictUnmap(r.acct, r.tab[1])
+	*r = dictRegions{acct: r.acct}
 }
 
-func dictUnmap(b []byte) {
+func dictUnmap(a *mem.Acct, b []byte) {
 	if b != nil {
-		dictMapped.Add(-int64(len(b)))
-		dictOSUnmap(b)
+		a.Unmap(len(b))
+		mem.UnmapAnon(b)
 	}
 }
 
 // dictAlloc returns a zeroed slice of n T (T must hold no pointers) and
-// the mapping behind it, or nil when it lives on the Go heap.
-func dictAlloc[T any](n int) ([]T, []byte) {
+// the mapping behind it, or nil when it lives on the Go heap. The mapping
+// is counted in a.
+func dictAlloc[T any](a *mem.Acct, n int) ([]T, []byte) {
 	var zero T
 	size := n * int(unsafe.Sizeof(zero))
 	if size < dictMmapThreshold {
 		return make([]T, n), nil
 	}
-	mem := dictOSMap(size)
-	if mem == nil {
+	m := mem.MapAnon(size)
+	if m == nil {
 		return make([]T, n), nil
 	}
-	dictMapped.Add(int64(len(mem)))
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(mem))), n), mem
+	a.Map(len(m))
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(m))), n), m
 }
+
+// alloc32 allocates a bucket table of n buckets.
+func (d *Dict[V]) alloc32(n int) ([]uint32, []byte) { return dictAlloc[uint32](d.acct, n) }
 
 func (d *Dict[V]) regs() *dictRegions {
 	if d.rg == nil {
-		d.rg = &dictRegions{}
+		d.rg = &dictRegions{acct: d.acct}
 		runtime.AddCleanup(d, func(r *dictRegions) { r.freeAll() }, d.rg)
 	}
 	return d.rg
@@ -69,13 +75,13 @@ func (d *Dict[V]) regs() *dictRegions {
 
 // setTable installs tb (mapped in mem, or nil) as table t, unmapping the
 // table it replaces.
-func (d *Dict[V]) setTable(t int, tb []uint32, mem []byte) {
+func (d *Dict[V]) setTable(t int, tb []uint32, m []byte) {
 	if d.rg != nil {
-		dictUnmap(d.rg.tab[t])
+		dictUnmap(d.acct, d.rg.tab[t])
 		d.rg.tab[t] = nil
 	}
-	if mem != nil {
-		d.regs().tab[t] = mem
+	if m != nil {
+		d.regs().tab[t] = m
 	}
 	d.tables[t] = tb
 }
@@ -96,14 +102,14 @@ func (d *Dict[V]) growEnts() {
 	if n >= 4096 {
 		c = n + n/4
 	}
-	ents, mem := dictAlloc[dent](max(c, 8))
+	ents, m := dictAlloc[dent](d.acct, max(c, 8))
 	copy(ents, d.ents)
 	if d.rg != nil {
-		dictUnmap(d.rg.ents)
+		dictUnmap(d.acct, d.rg.ents)
 		d.rg.ents = nil
 	}
-	if mem != nil {
-		d.regs().ents = mem
+	if m != nil {
+		d.regs().ents = m
 	}
 	d.ents = ents[:n]
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/ordo-db/ordo/internal/ds/mem"
 )
 
 var benchSizes = []int{1_000, 100_000, 1_000_000}
@@ -19,7 +21,7 @@ func benchSet(n int) *Set {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	s := New()
-	s.BuildIndex()
+	s.BuildIndex(mem.NewAcct(nil, nil))
 	for i := 0; i < n; i++ {
 		s.Add([]byte("user:"+strconv.Itoa(i)), float64(rng.IntN(1_000_000)))
 	}
@@ -139,7 +141,7 @@ func lexSet(n int) *Set {
 		return s
 	}
 	s := New()
-	s.BuildIndex()
+	s.BuildIndex(mem.NewAcct(nil, nil))
 	for i := 0; i < n; i++ {
 		s.Add([]byte("m:"+strconv.Itoa(i)), 0)
 	}

@@ -53,6 +53,11 @@
 // length][member]), with linear operations, as Redis's listpack: a
 // five-member index costs one allocation of about 80 bytes.
 //
+// The mappings of a large set are counted in the *mem.Acct given to
+// BuildIndex (copies count in the same one); the package keeps no
+// mutable global state (the hash seed is fixed at start-up) and never
+// starts a garbage collection itself: see offheap.go.
+//
 // A Set is not safe for concurrent use.
 package zset
 
@@ -64,6 +69,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"sort"
+
+	"github.com/ordo-db/ordo/internal/ds/mem"
 )
 
 const (
@@ -152,15 +159,16 @@ type tree struct {
 	tags    []uint8  // top hash byte per slot: most probes never touch the slab
 	idxUsed int
 
-	rg *regions // mappings behind ents/arena/idx, if any (offheap.go)
+	rg   *regions  // mappings behind ents/arena/idx, if any (offheap.go)
+	acct *mem.Acct // where mappings are counted (nil: not counted)
 }
 
 var seed = maphash.MakeSeed()
 
 func hashOf(m []byte) uint64 { return maphash.Bytes(seed, m) }
 
-// New returns an empty set.
-func newTree() *tree { return &tree{} }
+// newTree returns an empty tree whose mappings are counted in a.
+func newTree(a *mem.Acct) *tree { return &tree{acct: a} }
 
 // Len is the number of members.
 func (s *tree) Len() int { return s.n }
@@ -223,10 +231,10 @@ func (s *tree) release(id uint32) {
 // without garbage, then rebuilds the index. O(n), amortized over the
 // deletions that made it necessary.
 func (s *tree) compact() {
-	ents, entsMem := allocSlice[entry](growCap(s.n, s.n))
+	ents, entsMem := allocSlice[entry](s.acct, growCap(s.n, s.n))
 	ents = ents[:0]
 	live := len(s.arena) - s.garbage
-	arena, arenaMem := allocSlice[byte](growCap(live, live))
+	arena, arenaMem := allocSlice[byte](s.acct, growCap(live, live))
 	arena = arena[:0]
 	for l := s.firstLeaf(); l != nil; l = l.next {
 		for i, id := range l.ids {
@@ -290,8 +298,8 @@ func (s *tree) rehash(size int) {
 			size = 16
 		}
 	}
-	s.setIdx(allocSlice[uint32](size))
-	s.setTags(allocSlice[uint8](size))
+	s.setIdx(allocSlice[uint32](s.acct, size))
+	s.setTags(allocSlice[uint8](s.acct, size))
 	s.idxUsed = 0
 	mask := uint64(size - 1)
 	for l := s.firstLeaf(); l != nil; l = l.next {
@@ -563,10 +571,10 @@ func (s *tree) Scan(cursor uint64, fn func(m []byte, score float64)) uint64 {
 
 // Copy returns a deep copy.
 func (s *tree) Copy() *tree {
-	c := newTree()
-	ents, entsMem := allocSlice[entry](s.n)
+	c := newTree(s.acct)
+	ents, entsMem := allocSlice[entry](s.acct, s.n)
 	c.setEnts(ents[:0], entsMem)
-	arena, arenaMem := allocSlice[byte](len(s.arena) - s.garbage)
+	arena, arenaMem := allocSlice[byte](s.acct, len(s.arena)-s.garbage)
 	c.setArena(arena[:0], arenaMem)
 	var cur *leaf
 	s.Range(0, false, func(m []byte, score float64) bool {

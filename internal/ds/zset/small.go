@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+
+	"github.com/ordo-db/ordo/internal/ds/mem"
 )
 
 // Set is a sorted set: the small packed form (lp) until BuildIndex, the
@@ -31,12 +33,15 @@ func (s *Set) Len() int {
 func (s *Set) Indexed() bool { return s.b != nil }
 
 // BuildIndex converts the set to its large form (O(1) lookups, O(log n)
-// ranks). Sets never convert back on their own.
-func (s *Set) BuildIndex() {
+// ranks). Sets never convert back on their own. The arrays of the large
+// form, once big, are mapped outside the Go heap and counted in a (nil:
+// not counted); copies of the set count in the same Acct. Nothing
+// happens if the set is already in its large form.
+func (s *Set) BuildIndex(a *mem.Acct) {
 	if s.b != nil {
 		return
 	}
-	t := newTree()
+	t := newTree(a)
 	t.BuildIndex()
 	for o := 0; o < len(s.lp); {
 		m, score, next := lpEntry(s.lp, o)

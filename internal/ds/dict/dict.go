@@ -1,12 +1,44 @@
-package engine
+// Package dict is Redis's dict in Go: a generic string-keyed hash table
+// (Dict[V]) that the engine uses for the keyspace, the expires, and the
+// large forms of hashes and sets.
+//
+// # Guarantees
+//
+//   - Get, Has, Set, Delete are O(1) on average, with incremental
+//     rehashing (one bucket moved per operation) so no single call pays
+//     for a whole resize; Random is O(1) on average plus a chain walk.
+//   - Scan is Redis's reverse-binary cursor scan: every element present
+//     for the whole scan is returned at least once, across growth and
+//     shrinking between calls (some may be returned more than once).
+//   - Keys and values handed out are immutable Go strings, safe to keep
+//     after the Dict changes (see the layout below).
+//   - Big tables are mapped outside the Go heap and counted in the
+//     *mem.Acct given to New; the package has no global mutable state
+//     other than the hash seed, fixed at start-up.
+//
+// # Values
+//
+// V may be any type. Three kinds are stored specially: struct{} (a set:
+// no value at all), string (kept in the record when short), and any
+// struct type whose layout is exactly struct{ string; any } (the engine's
+// Value: a string, kept in the record when short and the interface nil,
+// or an object). Other types live in a slice indexed by entry.
+//
+// # Not safe
+//
+// A Dict is not safe for concurrent use; callers serialize access (the
+// engine lock). Each, Scan and Random callbacks must not change the Dict.
+package dict
 
 import (
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
 	"math/rand/v2"
-	"strings"
+	"reflect"
 	"unsafe"
+
+	"github.com/ordo-db/ordo/internal/ds/mem"
 )
 
 // Dict is Redis's dict in Go: a chained hash table with power-of-two
@@ -31,8 +63,8 @@ import (
 //     values), are packed into records in arena chunks of up to 64 KiB:
 //     [entry id: 4 bytes][key length: uvarint][key][value tag: uvarint][value];
 //   - values that are objects (the keyspace's *Hash, *Set ...) or long
-//     strings (>= dictBigValue bytes, so APPEND keeps growing its buffer
-//     in place) sit in a side slice of Value, the tag holding their index;
+//     strings (>= BigValue bytes, so APPEND keeps growing its buffer
+//     in place) sit in a side slice (strObj), the tag holding their index;
 //     values of other types (the expires' int64) in a slice by entry id.
 //
 // Arena chunks are append-only: a byte, once written, never changes, and
@@ -64,7 +96,7 @@ type Dict[V any] struct {
 	free uint32 // id+1 of the first free entry, 0 if none
 	vals []V    // dictAny: values by entry id
 
-	side      []Value // objects and long strings (dictString, dictValue)
+	side      []strObj // objects and long strings (dictString, dictValue)
 	sideFree  []uint32
 	sideBytes int64 // bytes of the long strings in side
 
@@ -75,7 +107,25 @@ type Dict[V any] struct {
 	nextSize  int      // size of the next active chunk
 	arena     int64    // total capacity of the chunks
 
-	rg *dictRegions // mappings behind ents and tables, if any (dict_offheap.go)
+	rg   *dictRegions // mappings behind ents and tables, if any (offheap.go)
+	acct *mem.Acct    // where mappings are counted (nil: not counted)
+}
+
+// strObj is the layout of a value in dictValue mode: the engine's Value
+// (a string, or an object with an empty string).
+type strObj struct {
+	s string
+	o any
+}
+
+// isStrObj reports whether V has exactly strObj's layout, so that a *V
+// may be converted to a *strObj.
+func isStrObj[V any]() bool {
+	t := reflect.TypeFor[V]()
+	return t.Kind() == reflect.Struct && t.NumField() == 2 &&
+		t.Field(0).Type.Kind() == reflect.String && t.Field(0).Offset == 0 &&
+		t.Field(1).Type == reflect.TypeFor[any]() && t.Field(1).Offset == unsafe.Offsetof(strObj{}.o) &&
+		t.Size() == unsafe.Sizeof(strObj{})
 }
 
 type dictMode uint8
@@ -100,7 +150,7 @@ const (
 	dictChunkMin   = 256
 	dictChunkMax   = 64 << 10
 	dictOwnChunk   = dictChunkMax / 4 // records at least this big get a chunk of their own
-	dictBigValue   = 256              // string values at least this long are kept out of the arena
+	BigValue       = 256              // string values at least this long are kept out of the arena, as passed
 	dictEntryBytes = int64(unsafe.Sizeof(dent{}))
 )
 
@@ -110,12 +160,17 @@ func dictHash(key string) uint64 { return maphash.String(dictSeed, key) }
 
 const dictInitialSize = 4
 
-// NewDict returns an empty Dict.
-func NewDict[V any]() *Dict[V] {
-	d := &Dict[V]{}
+// New returns an empty Dict whose big tables, once mapped outside the
+// Go heap, are counted in a (nil: not counted).
+func New[V any](a *mem.Acct) *Dict[V] {
+	d := &Dict[V]{acct: a}
 	d.init()
 	return d
 }
+
+// Acct returns the Acct the Dict counts its mappings in (for a copy that
+// should count in the same one).
+func (d *Dict[V]) Acct() *mem.Acct { return d.acct }
 
 func (d *Dict[V]) init() {
 	d.rehash, d.cur = -1, -1
@@ -125,10 +180,11 @@ func (d *Dict[V]) init() {
 		d.mode = dictSet
 	case string:
 		d.mode = dictString
-	case Value:
-		d.mode = dictValue
 	default:
 		d.mode = dictAny
+		if isStrObj[V]() {
+			d.mode = dictValue
+		}
 	}
 }
 
@@ -150,7 +206,7 @@ func (d *Dict[V]) Bytes() int64 {
 	var zero V
 	n := int64(d.Buckets())*4 + int64(cap(d.ents))*dictEntryBytes + d.arena
 	n += int64(cap(d.vals)) * int64(unsafe.Sizeof(zero))
-	n += int64(cap(d.side))*int64(unsafe.Sizeof(Value{})) + d.sideBytes
+	n += int64(cap(d.side))*int64(unsafe.Sizeof(strObj{})) + d.sideBytes
 	return n + int64(cap(d.chunks))*24
 }
 
@@ -205,9 +261,9 @@ func (d *Dict[V]) value(id uint32, tag uint64, val string) (v V) {
 		*(*string)(unsafe.Pointer(&v)) = val
 	case dictValue:
 		if tag&1 != 0 {
-			*(*Value)(unsafe.Pointer(&v)) = d.side[tag>>1]
+			*(*strObj)(unsafe.Pointer(&v)) = d.side[tag>>1]
 		} else {
-			*(*Value)(unsafe.Pointer(&v)) = Value{s: val}
+			*(*strObj)(unsafe.Pointer(&v)) = strObj{s: val}
 		}
 	}
 	return v
@@ -216,7 +272,7 @@ func (d *Dict[V]) value(id uint32, tag uint64, val string) (v V) {
 // encode turns val into a tag and an inline string, taking a side slot
 // for objects and long strings.
 func (d *Dict[V]) encode(id uint32, val V) (tag uint64, inline string) {
-	var sv Value
+	var sv strObj
 	switch d.mode {
 	case dictAny:
 		d.vals[id] = val
@@ -226,9 +282,9 @@ func (d *Dict[V]) encode(id uint32, val V) (tag uint64, inline string) {
 	case dictString:
 		sv.s = *(*string)(unsafe.Pointer(&val))
 	case dictValue:
-		sv = *(*Value)(unsafe.Pointer(&val))
+		sv = *(*strObj)(unsafe.Pointer(&val))
 	}
-	if sv.o == nil && len(sv.s) < dictBigValue {
+	if sv.o == nil && len(sv.s) < BigValue {
 		return uint64(len(sv.s)) << 1, sv.s
 	}
 	var i uint32
@@ -254,7 +310,7 @@ func (d *Dict[V]) release(id uint32, tag uint64) {
 		if tag&1 != 0 {
 			i := uint32(tag >> 1)
 			d.sideBytes -= int64(len(d.side[i].s))
-			d.side[i] = Value{}
+			d.side[i] = strObj{}
 			d.sideFree = append(d.sideFree, i)
 		}
 	}
@@ -451,12 +507,12 @@ func (d *Dict[V]) resize(size int) {
 	if d.isRehashing() || size == len(d.tables[0]) {
 		return
 	}
-	tb, mem := dictAlloc[uint32](size)
+	tb, m := d.alloc32(size)
 	if d.tables[0] == nil {
-		d.setTable(0, tb, mem)
+		d.setTable(0, tb, m)
 		return
 	}
-	d.setTable(1, tb, mem)
+	d.setTable(1, tb, m)
 	d.rehash = 0
 }
 
@@ -497,14 +553,14 @@ func (d *Dict[V]) rebuild() {
 	old := *d
 	var oldMaps dictRegions
 	if d.rg != nil {
-		oldMaps, *d.rg = *d.rg, dictRegions{}
+		oldMaps, *d.rg = *d.rg, dictRegions{acct: d.acct}
 	}
-	*d = Dict[V]{rg: old.rg}
+	*d = Dict[V]{rg: old.rg, acct: old.acct}
 	d.init()
 	d.resize(old.Len())
-	ents, mem := dictAlloc[dent](max(old.Len(), 8))
-	if mem != nil {
-		d.regs().ents = mem
+	ents, m := dictAlloc[dent](d.acct, max(old.Len(), 8))
+	if m != nil {
+		d.regs().ents = m
 	}
 	d.ents = ents[:0]
 	old.Each(func(k string, v V) bool {
@@ -641,7 +697,7 @@ func (d *Dict[V]) Clear() {
 	if rg != nil {
 		rg.freeAll()
 	}
-	*d = Dict[V]{rg: rg}
+	*d = Dict[V]{rg: rg, acct: d.acct}
 	d.init()
 }
 
@@ -736,5 +792,3 @@ func (d *Dict[V]) Random() (key string, val V, ok bool) {
 	key, val = d.entry(e - 1)
 	return key, val, true
 }
-
-func cloneString(s string) string { return strings.Clone(s) }

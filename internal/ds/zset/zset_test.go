@@ -8,6 +8,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/ordo-db/ordo/internal/ds/mem"
 )
 
 // model is the simple reference: a sorted slice.
@@ -139,7 +141,7 @@ func TestModel(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(cfg.members)))
 			s := New()
 			if cfg.index {
-				s.BuildIndex()
+				s.BuildIndex(nil)
 			}
 			md := &model{idx: map[string]float64{}}
 			name := func() string {
@@ -200,7 +202,7 @@ func TestModel(t *testing.T) {
 						s = s.Copy()
 					}
 					if !s.Indexed() && rng.IntN(50) == 0 {
-						s.BuildIndex()
+						s.BuildIndex(nil)
 					} else if s.Indexed() && !cfg.index && rng.IntN(50) == 0 {
 						s.DropIndex()
 					}
@@ -232,7 +234,7 @@ func TestModel(t *testing.T) {
 // calls.
 func TestScanDuringResize(t *testing.T) {
 	s := New()
-	s.BuildIndex()
+	s.BuildIndex(nil)
 	for i := 0; i < 5000; i++ {
 		s.Add([]byte(fmt.Sprintf("keep%d", i)), float64(i))
 	}
@@ -265,7 +267,7 @@ func TestScanDuringResize(t *testing.T) {
 
 func TestAscendingLoadDensity(t *testing.T) {
 	s := New()
-	s.BuildIndex()
+	s.BuildIndex(nil)
 	for i := 0; i < 100000; i++ {
 		s.Add([]byte(fmt.Sprintf("k%08d", i)), float64(i))
 	}
@@ -286,10 +288,12 @@ func TestAscendingLoadDensity(t *testing.T) {
 // TestOffHeapReleased checks that big sets map their arrays outside the
 // heap and give them back when they become unreachable.
 func TestOffHeapReleased(t *testing.T) {
+	acct := mem.NewAcct(nil, nil)
+	MappedBytes := acct.MappedBytes
 	before := MappedBytes()
 	func() {
 		s := New()
-		s.BuildIndex()
+		s.BuildIndex(acct)
 		for i := 0; i < 100000; i++ {
 			s.Add([]byte(fmt.Sprintf("member:%d", i)), float64(i))
 		}

@@ -1,11 +1,22 @@
-package engine
+package dict
 
 import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ordo-db/ordo/internal/ds/mem"
 )
+
+// Value has the layout of the engine's Value (a string, or an object),
+// which the Dict stores in its dictValue mode.
+type Value struct {
+	s string
+	o any
+}
+
+type Set struct{ _ int }
 
 // TestDictModel runs random operations on every kind of Dict against a
 // Go map: inserts, overwrites (short, long and object values), deletes,
@@ -16,7 +27,7 @@ func TestDictModel(t *testing.T) {
 	val := func() string {
 		switch rng.IntN(10) {
 		case 0:
-			return strings.Repeat("L", dictBigValue+rng.IntN(300))
+			return strings.Repeat("L", BigValue+rng.IntN(300))
 		case 1:
 			return ""
 		case 2:
@@ -24,10 +35,10 @@ func TestDictModel(t *testing.T) {
 		}
 		return "v" + strconv.Itoa(rng.IntN(1e6))
 	}
-	d := NewDict[Value]()
-	ds := NewDict[string]()
-	dt := NewDict[struct{}]()
-	di := NewDict[int64]()
+	d := New[Value](nil)
+	ds := New[string](nil)
+	dt := New[struct{}](nil)
+	di := New[int64](nil)
 	model := map[string]Value{}
 	type kept struct{ s, want string }
 	var keep []kept
@@ -143,7 +154,7 @@ func TestDictModel(t *testing.T) {
 func TestDictScanResize(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := 0; round < 20; round++ {
-		d := NewDict[struct{}]()
+		d := New[struct{}](nil)
 		for i := 0; i < 500; i++ {
 			d.Set("stable:"+strconv.Itoa(i), struct{}{})
 		}
@@ -178,8 +189,10 @@ func TestDictScanResize(t *testing.T) {
 // TestDictOffHeap grows a Dict past the size where its slab and tables
 // are mapped outside the Go heap, shrinks it (slab rebuild) and clears it.
 func TestDictOffHeap(t *testing.T) {
+	acct := mem.NewAcct(nil, nil)
+	DictMappedBytes := acct.MappedBytes
 	before := DictMappedBytes()
-	d := NewDict[Value]()
+	d := New[Value](acct)
 	const n = 100000
 	for i := 0; i < n; i++ {
 		d.Set("key:"+strconv.Itoa(i), Value{s: "value:" + strconv.Itoa(i)})

@@ -1,4 +1,18 @@
-package engine
+// Package glob is Redis's glob matcher (util.c's stringmatchlen), used by
+// KEYS, SCAN/HSCAN/SSCAN/ZSCAN MATCH, CONFIG GET and COMMAND LIST FILTERBY
+// PATTERN.
+//
+// # Guarantees
+//
+//   - Byte-wise matching of * ? [abc] [a-z] (reversed ranges allowed)
+//     [^...] and \ escapes, with Redis's treatment of malformed patterns:
+//     an unterminated [ set ends at the end of the pattern, a trailing \
+//     matches a literal backslash. nocase folds ASCII letters only.
+//   - Recursion is bounded as in Redis: past 1000 nested stars the match
+//     fails rather than exhausting the stack. Worst-case time is
+//     exponential in the number of stars, as in Redis.
+//   - Pure functions: safe for concurrent use, no allocation.
+package glob
 
 // Match reports whether s matches the glob pattern as Redis's
 // stringmatchlen does (KEYS, SCAN MATCH, CONFIG GET): * ? [abc] [^a-z]

@@ -2,8 +2,9 @@ package zset
 
 import (
 	"runtime"
-	"sync/atomic"
 	"unsafe"
+
+	"github.com/ordo-db/ordo/internal/ds/mem"
 )
 
 // Off-heap storage for the big pointer-free arrays (slab, arena, index).
@@ -16,73 +17,53 @@ import (
 // mapping at once, and a set that becomes unreachable gives its mappings
 // back through a runtime cleanup. Small sets stay on the Go heap (a
 // mapping per tiny set would waste pages and mapping slots).
+//
+// Mappings are counted in the *mem.Acct the set was given (BuildIndex),
+// as pending ones (mem.Acct.MapPending): a dead set's mappings are freed
+// by its cleanup only after a GC, and a workload that keeps replacing big
+// sets (ZUNIONSTORE into a temporary key, DEL) would otherwise hold dead
+// mappings until heap growth alone triggers a cycle. Whether to start a
+// collection is the Acct owner's decision; this package never does.
 
 const mmapThreshold = 256 << 10
-
-var (
-	mappedBytes   atomic.Int64
-	mappedSinceGC atomic.Int64
-	gcRunning     atomic.Bool
-)
-
-// noteMapped starts a collection in the background once much memory was
-// mapped since the last one: mappings are freed by cleanups that run only
-// after a GC, and mapped bytes do not count towards the heap goal, so a
-// workload that keeps replacing big sets (ZUNIONSTORE into a temporary
-// key, DEL) would otherwise hold dead mappings until heap growth alone
-// triggers a cycle.
-func noteMapped(n int) {
-	since := mappedSinceGC.Add(int64(n))
-	if since < 64<<20 || since < mappedBytes.Load()/2 || !gcRunning.CompareAndSwap(false, true) {
-		return
-	}
-	mappedSinceGC.Store(0)
-	go func() {
-		runtime.GC()
-		gcRunning.Store(false)
-	}()
-}
-
-// MappedBytes is the memory sorted sets hold outside the Go heap (for
-// INFO memory and maxmemory).
-func MappedBytes() int64 { return mappedBytes.Load() }
 
 // regions are a set's mappings; a separate object so the cleanup
 // attached to the tree can free them without referencing the tree.
 type regions struct {
+	acct                   *mem.Acct
 	ents, arena, idx, tags []byte
 }
 
 func (r *regions) freeAll() {
-	unmap(r.ents)
-	unmap(r.arena)
-	unmap(r.idx)
-	unmap(r.tags)
-	*r = regions{}
+	unmap(r.acct, r.ents)
+	unmap(r.acct, r.arena)
+	unmap(r.acct, r.idx)
+	unmap(r.acct, r.tags)
+	*r = regions{acct: r.acct}
 }
 
-func unmap(b []byte) {
+func unmap(a *mem.Acct, b []byte) {
 	if b != nil {
-		mappedBytes.Add(-int64(len(b)))
-		osUnmap(b)
+		a.Unmap(len(b))
+		mem.UnmapAnon(b)
 	}
 }
 
 // allocSlice returns a zeroed slice of n T (T must hold no pointers) and
 // the mapping behind it, or nil when it lives on the Go heap.
-func allocSlice[T any](n int) ([]T, []byte) {
+// The mapping is counted in a.
+func allocSlice[T any](a *mem.Acct, n int) ([]T, []byte) {
 	var zero T
 	size := n * int(unsafe.Sizeof(zero))
 	if size < mmapThreshold {
 		return make([]T, n), nil
 	}
-	mem := osMap(size)
-	if mem == nil {
+	m := mem.MapAnon(size)
+	if m == nil {
 		return make([]T, n), nil
 	}
-	mappedBytes.Add(int64(len(mem)))
-	noteMapped(len(mem))
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(mem))), n), mem
+	a.MapPending(len(m))
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(m))), n), m
 }
 
 func growCap(old, need int) int {
@@ -96,52 +77,52 @@ func growCap(old, need int) int {
 // regs returns the set's regions, attaching the cleanup on first use.
 func (s *tree) regs() *regions {
 	if s.rg == nil {
-		s.rg = &regions{}
+		s.rg = &regions{acct: s.acct}
 		runtime.AddCleanup(s, func(r *regions) { r.freeAll() }, s.rg)
 	}
 	return s.rg
 }
 
-func (s *tree) setEnts(ents []entry, mem []byte) {
+func (s *tree) setEnts(ents []entry, m []byte) {
 	if s.rg != nil {
-		unmap(s.rg.ents)
+		unmap(s.acct, s.rg.ents)
 		s.rg.ents = nil
 	}
-	if mem != nil {
-		s.regs().ents = mem
+	if m != nil {
+		s.regs().ents = m
 	}
 	s.ents = ents
 }
 
-func (s *tree) setArena(arena []byte, mem []byte) {
+func (s *tree) setArena(arena []byte, m []byte) {
 	if s.rg != nil {
-		unmap(s.rg.arena)
+		unmap(s.acct, s.rg.arena)
 		s.rg.arena = nil
 	}
-	if mem != nil {
-		s.regs().arena = mem
+	if m != nil {
+		s.regs().arena = m
 	}
 	s.arena = arena
 }
 
-func (s *tree) setIdx(idx []uint32, mem []byte) {
+func (s *tree) setIdx(idx []uint32, m []byte) {
 	if s.rg != nil {
-		unmap(s.rg.idx)
+		unmap(s.acct, s.rg.idx)
 		s.rg.idx = nil
 	}
-	if mem != nil {
-		s.regs().idx = mem
+	if m != nil {
+		s.regs().idx = m
 	}
 	s.idx = idx
 }
 
-func (s *tree) setTags(tags []uint8, mem []byte) {
+func (s *tree) setTags(tags []uint8, m []byte) {
 	if s.rg != nil {
-		unmap(s.rg.tags)
+		unmap(s.acct, s.rg.tags)
 		s.rg.tags = nil
 	}
-	if mem != nil {
-		s.regs().tags = mem
+	if m != nil {
+		s.regs().tags = m
 	}
 	s.tags = tags
 }
@@ -149,9 +130,9 @@ func (s *tree) setTags(tags []uint8, mem []byte) {
 func (s *tree) appendEnt(e entry) uint32 {
 	n := len(s.ents)
 	if n == cap(s.ents) {
-		ents, mem := allocSlice[entry](growCap(n, n+1))
+		ents, m := allocSlice[entry](s.acct, growCap(n, n+1))
 		copy(ents, s.ents)
-		s.setEnts(ents[:n], mem)
+		s.setEnts(ents[:n], m)
 	}
 	s.ents = s.ents[:n+1]
 	s.ents[n] = e
@@ -161,9 +142,9 @@ func (s *tree) appendEnt(e entry) uint32 {
 func (s *tree) appendArena(m []byte) {
 	n := len(s.arena)
 	if n+len(m) > cap(s.arena) {
-		arena, mem := allocSlice[byte](growCap(cap(s.arena), n+len(m)))
+		arena, am := allocSlice[byte](s.acct, growCap(cap(s.arena), n+len(m)))
 		copy(arena, s.arena)
-		s.setArena(arena[:n], mem)
+		s.setArena(arena[:n], am)
 	}
 	s.arena = append(s.arena, m...)
 }
