@@ -176,7 +176,7 @@ func startOrdo(o Options, tmp string, extra ...string) (*server, error) {
 func launch(name, bin string, args []string, port int, dir string, env ...string) (*server, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	setPdeathsig(cmd)
 	logf, _ := os.Create(filepath.Join(dir, name+".log"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
