@@ -5,7 +5,7 @@
 //	ordo gen --cmd TEMPLATE [--zadd 'key score member'] [FILE|-]
 //
 // bench measures ordo-server against redis-server side by side and writes
-// bench/RESULTS.md and bench/ratios.png.
+// bench/RESULTS.md and bench/ratios.svg.
 package main
 
 import (
@@ -40,7 +40,7 @@ func main() {
 		fs.IntVar(&o.Keyspace, "r", 1000000, "random keyspace size")
 		fs.IntVar(&o.Repeat, "repeat", 3, "measurements per row and server (median reported)")
 		fs.IntVar(&o.Elements, "elements", 1000000, "elements for memory, load and restart rows")
-		fs.StringVar(&o.Out, "out", "bench", "directory for RESULTS.md and ratios.png")
+		fs.StringVar(&o.Out, "out", "bench", "directory for RESULTS.md and ratios.svg")
 		fs.StringVar(&o.OrdoBin, "ordo-server", "", "ordo-server binary (default: build ./cmd/ordo-server)")
 		fs.IntVar(&o.OrdoProcs, "ordo-procs", 0, "GOMAXPROCS of ordo-server (default: all cores but one, left to redis-benchmark)")
 		fs.Parse(os.Args[2:])
