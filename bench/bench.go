@@ -38,7 +38,7 @@ type Options struct {
 	Repeat   int    // measurements per row and server (median reported)
 	Elements int    // elements loaded for the memory and load rows
 	Rows     string // regexp selecting rows by name ("" = all)
-	Out      string // directory for RESULTS.md and ratios.png
+	Out      string // directory for RESULTS.md and ratios.svg
 	OrdoBin  string // ordo-server binary ("" = build ./cmd/ordo-server)
 	// OrdoProcs is GOMAXPROCS for ordo-server: 0 means all cores but one,
 	// left to redis-benchmark, which runs on the same machine (Redis's
@@ -110,7 +110,7 @@ func (o *Options) defaults() {
 	}
 }
 
-// Run measures every selected row and writes RESULTS.md and ratios.png.
+// Run measures every selected row and writes RESULTS.md and ratios.svg.
 func Run(o Options) ([]Result, error) {
 	o.defaults()
 	sel, err := regexp.Compile(o.Rows)
@@ -148,7 +148,7 @@ func Run(o Options) ([]Result, error) {
 	if err := writeReport(o, results, time.Since(start)); err != nil {
 		return results, err
 	}
-	return results, writeChart(filepath.Join(o.Out, "ratios.png"), results)
+	return results, writeChart(filepath.Join(o.Out, "ratios.svg"), results)
 }
 
 func startRedis(o Options, tmp string, extra ...string) (*server, error) {
@@ -176,7 +176,7 @@ func startOrdo(o Options, tmp string, extra ...string) (*server, error) {
 func launch(name, bin string, args []string, port int, dir string, env ...string) (*server, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	setPdeathsig(cmd)
 	logf, _ := os.Create(filepath.Join(dir, name+".log"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
@@ -713,7 +713,7 @@ func writeReport(o Options, rs []Result, took time.Duration) error {
 	fmt.Fprintf(&b, "- Settings: redis-benchmark -c %d -n %d -r %d; %d elements for memory/load/restart rows; each figure is the median of %d runs, the servers alternating (Redis, Ordo, Redis, Ordo ...). Both servers run without persistence except in the restart row. The load generator runs on the same machine: ordo-server gets GOMAXPROCS=%d (all cores but one, as Redis's single main thread leaves the rest to the client; `-ordo-procs` changes it).\n\n",
 		o.Clients, o.N, o.Keyspace, o.Elements, o.Repeat, o.OrdoProcs)
 	fmt.Fprintf(&b, "Ratio = Ordo / Redis. For throughput higher is better; for memory and time lower is better. ✔ marks rows where Ordo is ahead or equal.\n\n")
-	fmt.Fprintf(&b, "![ratios](ratios.png)\n\n")
+	fmt.Fprintf(&b, "![ratios](ratios.svg)\n\n")
 	group := ""
 	for _, r := range rs {
 		if r.Group != group {

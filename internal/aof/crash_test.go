@@ -57,7 +57,7 @@ func startServer(t *testing.T, bin, dir string, extra ...string) *server {
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	redistest.SetPdeathsig(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,9 @@ import (
 // Load applies a config file (path may be "" for none) and then the flags
 // (arguments after the optional file, e.g. ["--port", "6380"]) to cfg.
 func Load(cfg *engine.Config, args []string) error {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "--") {
+	// As in redis-server, a first argument that does not start with '-'
+	// is the file ("-help" is a mistaken option, not a file name).
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		f, err := os.Open(args[0])
 		if err != nil {
 			return fmt.Errorf("config: %w", err)

@@ -163,3 +163,14 @@ func TestSetManyRollback(t *testing.T) {
 		t.Errorf("unknown name after a bad value: %v", err)
 	}
 }
+
+// As in redis-server, only a first argument without a leading '-' is a
+// config file: "-x" is reported as an option, not opened.
+func TestLoadDashIsNotAFile(t *testing.T) {
+	for _, arg := range []string{"-x", "-help"} {
+		err := Load(engine.NewConfig(), []string{arg})
+		if err == nil || strings.Contains(err.Error(), "open") || !strings.Contains(err.Error(), "unexpected argument") {
+			t.Errorf("Load(%q) = %v, want an unexpected-argument error", arg, err)
+		}
+	}
+}

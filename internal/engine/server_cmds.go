@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/ordo-db/ordo/internal/ds/glob"
 	"github.com/ordo-db/ordo/internal/resp"
+	"github.com/ordo-db/ordo/internal/sysinfo"
 )
 
 // Server and introspection commands: CONFIG, COMMAND, CLIENT, INFO, TIME,
@@ -1298,19 +1298,16 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("repl_backlog_histlen", 0)
 	}
 	if section("CPU") {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		var ch syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ch)
-		tv := func(t syscall.Timeval) string {
-			return fmt.Sprintf("%d.%06d", t.Sec, t.Usec)
+		cpu := sysinfo.CPUTimes()
+		tv := func(d time.Duration) string {
+			return fmt.Sprintf("%d.%06d", d/time.Second, d%time.Second/time.Microsecond)
 		}
-		kv("used_cpu_sys", tv(ru.Stime))
-		kv("used_cpu_user", tv(ru.Utime))
-		kv("used_cpu_sys_children", tv(ch.Stime))
-		kv("used_cpu_user_children", tv(ch.Utime))
-		kv("used_cpu_sys_main_thread", tv(ru.Stime))
-		kv("used_cpu_user_main_thread", tv(ru.Utime))
+		kv("used_cpu_sys", tv(cpu.SelfSys))
+		kv("used_cpu_user", tv(cpu.SelfUser))
+		kv("used_cpu_sys_children", tv(cpu.ChildSys))
+		kv("used_cpu_user_children", tv(cpu.ChildUser))
+		kv("used_cpu_sys_main_thread", tv(cpu.SelfSys))
+		kv("used_cpu_user_main_thread", tv(cpu.SelfUser))
 	}
 	section("Modules")
 	section("Commandstats")
@@ -1397,31 +1394,11 @@ func (e *Engine) peakMemory(used int64) int64 {
 	}
 }
 
-func osString() string {
-	var u syscall.Utsname
-	if err := syscall.Uname(&u); err != nil {
-		return runtime.GOOS + " " + runtime.GOARCH
-	}
-	str := func(a [65]int8) string {
-		var b []byte
-		for _, c := range a {
-			if c == 0 {
-				break
-			}
-			b = append(b, byte(c))
-		}
-		return string(b)
-	}
-	return str(u.Sysname) + " " + str(u.Release) + " " + str(u.Machine)
-}
+// osString and totalSystemMemory are INFO's os and total_system_memory;
+// the per-platform probes live in internal/sysinfo.
+func osString() string { return sysinfo.OS() }
 
-func totalSystemMemory() int64 {
-	var si syscall.Sysinfo_t
-	if err := syscall.Sysinfo(&si); err != nil {
-		return 0
-	}
-	return int64(si.Totalram) * int64(si.Unit)
-}
+func totalSystemMemory() int64 { return sysinfo.TotalMemory() }
 
 // bytesToHuman formats n as Redis's bytesToHuman does.
 func bytesToHuman(n int64) string {
@@ -1512,7 +1489,7 @@ func sdsHeader(n int) int64 {
 		return 3
 	case n < 1<<16:
 		return 5
-	case n < 1<<32:
+	case int64(n) < 1<<32:
 		return 9
 	}
 	return 17

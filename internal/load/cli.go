@@ -30,6 +30,42 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// helpRequested reports whether args ask for usage, reading them as
+// parseInterspersed would: --help or -help as a flag, -h where no flag -h
+// exists, or a bare -h as the last argument where -h is a flag that
+// takes a value (ordo load's -h HOST, as in redis-cli: "-h 127.0.0.1"
+// stays the host). It stops at an unknown flag and lets Parse report it.
+func helpRequested(fs *flag.FlagSet, args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return false
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue // a positional argument; flags may follow
+		}
+		name := strings.TrimPrefix(a[1:], "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		f := fs.Lookup(name)
+		if name == "help" || (name == "h" && f == nil) {
+			return true
+		}
+		if f == nil {
+			return false
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 == len(args) {
+			return name == "h"
+		}
+		i++ // the flag's value
+	}
+	return false
+}
+
 // LoadMain is `ordo load [-h host] [-p port] [-a password] [FILE|-]`. It
 // returns the exit status: 0 when every command succeeded, 1 otherwise.
 // Progress is drawn on stderr when stdout is a terminal (or with
@@ -46,11 +82,17 @@ func LoadMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	progress := fs.Bool("progress", false, "draw progress even when stdout is not a terminal")
 	quiet := fs.Bool("q", false, "no progress")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: ordo load [-h host] [-p port] [-a password] [-n db] [FILE|-]
+		fmt.Fprintln(fs.Output(), `usage: ordo load [-h host] [-p port] [-a password] [-n db] [FILE|-]
 
 Streams commands (RESP, or text lines like "SET Key0 Value0") from FILE or
-stdin to a RESP server without waiting for each reply, as redis-cli --pipe.`)
+stdin to a RESP server without waiting for each reply, as redis-cli --pipe.
+-h is the host, as in redis-cli; a bare -h, or --help, prints this.`)
 		fs.PrintDefaults()
+	}
+	if helpRequested(fs, args) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return 0
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -133,13 +175,18 @@ func GenMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.NoHeader, "no-header", false, "CSV has no header row (fields are {0}, {1}, ...)")
 	fs.StringVar(&o.Missing, "missing", "error", "record without a field a template uses: error, skip, or empty")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: ordo gen --cmd TEMPLATE [--cmd ...] [--zadd 'key score member'] [FILE|-]
+		fmt.Fprintln(fs.Output(), `usage: ordo gen --cmd TEMPLATE [--cmd ...] [--zadd 'key score member'] [FILE|-]
 
 Turns CSV (first row: field names) or JSON-lines records into RESP
 commands on stdout, one set of commands per record, for 'ordo load':
 
   ordo gen --cmd 'HSET user:{id} name {name} age {age}' --zadd 'users:by_age {age} {id}' users.csv | ordo load`)
 		fs.PrintDefaults()
+	}
+	if helpRequested(fs, args) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return 0
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -171,7 +170,7 @@ func startClusterNode(path, dir string) (*Redis, int, error) {
 			"--cluster-config-file", filepath.Join(dir, "nodes.conf"),
 			"--cluster-node-timeout", "5000", "--cluster-require-full-coverage", "yes"}
 		cmd := exec.Command(path, args...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		SetPdeathsig(cmd)
 		if err := cmd.Start(); err != nil {
 			return nil, 0, err
 		}

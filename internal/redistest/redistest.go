@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -99,7 +98,7 @@ func startRedis(t testing.TB, extra ...string) *Redis {
 			"--logfile", ""}, extra...)
 		cmd := exec.Command(path, args...)
 		// The child dies with the test binary, even if the binary crashes.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		SetPdeathsig(cmd)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

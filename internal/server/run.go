@@ -14,18 +14,38 @@ import (
 	"github.com/ordo-db/ordo/internal/engine"
 )
 
+// Usage is ordo-server --help's text.
+const Usage = `Usage: ordo-server [/path/to/ordo.conf] [--option value ...]
+       ordo-server -v or --version
+       ordo-server -h or --help
+
+Options are redis-server's, as flags or as directives in the config file
+(flags override the file): --port 6379 --bind 127.0.0.1 --dir ./data
+--requirepass pw --appendonly yes|no --appendfsync always|everysec|no
+--maxmemory 1gb --databases 16 ...
+
+Examples:
+       ordo-server (run the server with the default settings)
+       ordo-server /etc/ordo/6379.conf
+       ordo-server --port 7777
+       ordo-server /etc/ordo/6379.conf --loglevel verbose
+`
+
 // Main runs ordo-server with redis-server-style arguments until SIGTERM,
 // SIGINT or SHUTDOWN.
 func Main(args []string) error {
-	if len(args) == 1 && (args[0] == "-v" || args[0] == "--version") {
-		fmt.Printf("Ordo server v=%s (compatible with Redis %s)\n", Version, engine.RedisVersion)
-		return nil
-	}
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Println("Usage: ordo-server [/path/to/ordo.conf] [--option value ...]\n" +
-			"Options are redis-server's: --port 6379 --bind 127.0.0.1 --dir ./data --requirepass pw\n" +
-			"--appendonly yes|no --appendfsync always|everysec|no --maxmemory 1gb --databases 16 ...")
-		return nil
+	// As redis-server, only the first argument can ask for the version
+	// or the usage; unlike it (exit 1, on stderr), usage goes to stdout
+	// with status 0.
+	if len(args) > 0 {
+		switch args[0] {
+		case "-v", "--version":
+			fmt.Printf("Ordo server v=%s (compatible with Redis %s)\n", Version, engine.RedisVersion)
+			return nil
+		case "-h", "-help", "--help":
+			fmt.Print(Usage)
+			return nil
+		}
 	}
 	cfg := engine.NewConfig()
 	if err := config.Load(cfg, args); err != nil {
