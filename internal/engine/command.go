@@ -249,7 +249,8 @@ type Table struct {
 var families = []func(*Table){
 	registerConn, registerKeys, registerStrings, registerHashes, registerSets,
 	registerLists, registerSortedSets, registerGeo, registerJSON,
-	registerTransactions, registerPersistence, registerServer,
+	registerTransactions, registerPersistence, registerConfig, registerCommand,
+	registerClient, registerInfo, registerDebug, registerServer,
 }
 
 func newTable() *Table {
