@@ -22,6 +22,16 @@
 //   - Values stored in the keyspace never alias request buffers.
 //   - Every change to the dataset goes through the Propagate hook (the AOF)
 //     as commands whose replay yields the same data (effects, not requests).
+//   - Every change to a key is reported once to the KeyObservers, inside the
+//     command's atomic step (notify.go).
+//   - Nothing is process-global: each Engine has its own command table
+//     (built in New from the families list and the maker's extras, such as
+//     internal/script's), configuration, expiry loop, memory accounting,
+//     run id and statistics. Only immutable tables (Redis's command
+//     metadata, configuration parameter definitions) are shared.
+//   - The engine never sees a socket and never imports the layers above
+//     it (server, embedded DB, persistence, scripting): they reach it
+//     through typed hooks (Persister, SyncHook, Propagate, KeyObserver).
 package engine
 
 import (
@@ -81,7 +91,7 @@ type Engine struct {
 	readySet  map[blockKey]bool
 
 	Stats      Stats
-	errorStats map[string]int64 // INFO errorstats, under the lock (server_cmds.go)
+	errorStats map[string]int64 // INFO errorstats, under the lock (cmd_server.go)
 	StartTime  time.Time
 	dirty      int64 // changes since the last save
 	closed     chan struct{}
@@ -90,7 +100,7 @@ type Engine struct {
 	runID           string
 	peakMem         atomic.Int64
 	activeExpireOff atomic.Bool // DEBUG SET-ACTIVE-EXPIRE 0
-	appendBuf       growBuf     // APPEND's growable buffers (strings.go)
+	appendBuf       growBuf     // APPEND's growable buffers (cmd_string.go)
 	gcRunning       atomic.Bool // a GC nudge is under way (mapped.go)
 
 	// scriptRun is the running script's state, read without the lock by
@@ -342,7 +352,7 @@ func (c *Ctx) Error(msg string) { c.W.Error(msg) }
 func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	start := len(w.Buf)
 	wt := e.call(cl, args, w)
-	e.afterCall(cl, w, start) // error statistics, CLIENT REPLY (server_cmds.go)
+	e.afterCall(cl, w, start) // error statistics, CLIENT REPLY (cmd_server.go)
 	return wt
 }
 
