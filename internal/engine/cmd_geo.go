@@ -4,12 +4,14 @@ package engine
 // GEOSEARCH, GEOSEARCHSTORE, GEORADIUS, GEORADIUSBYMEMBER and their _RO
 // forms, ported from Redis 7.0's geo.c. A position is stored as the
 // sorted-set score of its member: a 52-bit interleaved geohash (see
-// geohash.go), so a search reads the score ranges of 9 geohash areas and
-// keeps the points whose distance passes the shape test.
+// internal/ds/geohash), so a search reads the score ranges of 9 geohash
+// areas and keeps the points whose distance passes the shape test.
 
 import (
 	"sort"
 	"strconv"
+
+	"github.com/ordo-db/ordo/internal/ds/geohash"
 )
 
 // GEO error replies, exactly as Redis 7.0 writes them.
@@ -55,7 +57,7 @@ func geoLonLatArg(c *Ctx, i int) (lon, lat float64, ok bool) {
 		c.Error(ErrNotFloat)
 		return
 	}
-	if lon < geoLongMin || lon > geoLongMax || lat < geoLatMin || lat > geoLatMax {
+	if lon < geohash.LongMin || lon > geohash.LongMax || lat < geohash.LatMin || lat > geohash.LatMax {
 		c.Error(ErrGeoLonLatPrefix + cFormatF6(lon) + "," + cFormatF6(lat))
 		return 0, 0, false
 	}
@@ -127,7 +129,7 @@ func geoMemberPos(z *ZSet, member []byte) (lon, lat float64, ok bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	return decodeGeohash(score)
+	return geohash.DecodeScore(score)
 }
 
 // appendGeoDistance is "%.4f" (distances).
@@ -221,8 +223,8 @@ done:
 		if !ok {
 			return
 		}
-		h, _ := geohashEncodeWGS84(lon, lat, geoStepMax)
-		bits := geohashAlign52Bits(h)
+		h, _ := geohash.EncodeWGS84(lon, lat, geohash.StepMax)
+		bits := h.Align52Bits()
 		args = append(args, strconv.AppendUint(nil, bits, 10), c.Args[longidx+3*i+2])
 	}
 	c.Args = args
@@ -278,13 +280,13 @@ func geodistCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	lon1, lat1, ok1 := decodeGeohash(s1)
-	lon2, lat2, ok2 := decodeGeohash(s2)
+	lon1, lat1, ok1 := geohash.DecodeScore(s1)
+	lon2, lat2, ok2 := geohash.DecodeScore(s2)
 	if !ok1 || !ok2 {
 		c.W.Null()
 		return
 	}
-	writeGeoDistance(c, geohashGetDistance(lon1, lat1, lon2, lat2)/toMeter)
+	writeGeoDistance(c, geohash.Distance(lon1, lat1, lon2, lat2)/toMeter)
 }
 
 const geoAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
@@ -305,18 +307,18 @@ func geohashCommand(c *Ctx) {
 			c.W.Null()
 			continue
 		}
-		lon, lat, ok := decodeGeohash(score)
+		lon, lat, ok := geohash.DecodeScore(score)
 		if !ok {
 			c.W.Null()
 			continue
 		}
 		// Re-encode with the standard latitude range -90..90.
-		h, _ := geohashEncode(geoHashRange{-180, 180}, geoHashRange{-90, 90}, lon, lat, 26)
+		h, _ := geohash.Encode(geohash.Range{Min: -180, Max: 180}, geohash.Range{Min: -90, Max: 90}, lon, lat, 26)
 		var buf [11]byte
 		for i := 0; i < 11; i++ {
 			idx := 0
 			if i < 10 {
-				idx = int((h.bits >> (52 - (uint(i)+1)*5)) & 0x1f)
+				idx = int((h.Bits >> (52 - (uint(i)+1)*5)) & 0x1f)
 			}
 			buf[i] = geoAlphabet[idx]
 		}
@@ -347,19 +349,19 @@ type geoPoint struct {
 
 // geoAppendIfWithinShape decodes score and keeps the point if the shape
 // contains it.
-func geoAppendIfWithinShape(ga []geoPoint, s *geoShape, score float64, member []byte) ([]geoPoint, bool) {
-	lon, lat, ok := decodeGeohash(score)
+func geoAppendIfWithinShape(ga []geoPoint, s *geohash.Shape, score float64, member []byte) ([]geoPoint, bool) {
+	lon, lat, ok := geohash.DecodeScore(score)
 	if !ok {
 		return ga, false
 	}
 	var dist float64
-	if s.box {
-		if dist, ok = geohashGetDistanceIfInRectangle(s.width*s.conversion, s.height*s.conversion, s.lon, s.lat, lon, lat); !ok {
+	if s.Box {
+		if dist, ok = geohash.DistanceIfInRectangle(s.Width*s.Conversion, s.Height*s.Conversion, s.Lon, s.Lat, lon, lat); !ok {
 			return ga, false
 		}
 	} else {
-		dist = geohashGetDistance(s.lon, s.lat, lon, lat)
-		if dist > s.radius*s.conversion {
+		dist = geohash.Distance(s.Lon, s.Lat, lon, lat)
+		if dist > s.Radius*s.Conversion {
 			return ga, false
 		}
 	}
@@ -368,7 +370,7 @@ func geoAppendIfWithinShape(ga []geoPoint, s *geoShape, score float64, member []
 
 // geoPointsInRange appends the points of z with min <= score < max that
 // lie in the shape, stopping once limit (>0) points are gathered.
-func geoPointsInRange(z *ZSet, min, max float64, s *geoShape, ga []geoPoint, limit int) []geoPoint {
+func geoPointsInRange(z *ZSet, min, max float64, s *geohash.Shape, ga []geoPoint, limit int) []geoPoint {
 	start := z.s.CountBelowScore(min, false)
 	if start >= z.s.Len() {
 		return ga
@@ -384,16 +386,16 @@ func geoPointsInRange(z *ZSet, min, max float64, s *geoShape, ga []geoPoint, lim
 }
 
 // geoMembersOfAllNeighbors searches the centre area and its 8 neighbours.
-func geoMembersOfAllNeighbors(z *ZSet, n *geoHashRadius, s *geoShape, limit int) []geoPoint {
-	neighbors := [9]geoHashBits{
-		n.hash,
-		n.neighbors.north, n.neighbors.south, n.neighbors.east, n.neighbors.west,
-		n.neighbors.northEast, n.neighbors.northWest, n.neighbors.southEast, n.neighbors.southWest,
+func geoMembersOfAllNeighbors(z *ZSet, n *geohash.Radius, s *geohash.Shape, limit int) []geoPoint {
+	neighbors := [9]geohash.Hash{
+		n.Hash,
+		n.Neighbors.North, n.Neighbors.South, n.Neighbors.East, n.Neighbors.West,
+		n.Neighbors.NorthEast, n.Neighbors.NorthWest, n.Neighbors.SouthEast, n.Neighbors.SouthWest,
 	}
 	var ga []geoPoint
 	lastProcessed := 0
 	for i := range neighbors {
-		if neighbors[i].isZero() {
+		if neighbors[i].IsZero() {
 			continue
 		}
 		// A huge radius can make adjacent neighbours the same area.
@@ -403,10 +405,10 @@ func geoMembersOfAllNeighbors(z *ZSet, n *geoHashRadius, s *geoShape, limit int)
 		if len(ga) > 0 && limit > 0 && len(ga) >= limit {
 			break
 		}
-		min := geohashAlign52Bits(neighbors[i])
+		min := neighbors[i].Align52Bits()
 		h := neighbors[i]
-		h.bits++
-		max := geohashAlign52Bits(h)
+		h.Bits++
+		max := h.Align52Bits()
 		ga = geoPointsInRange(z, float64(min), float64(max), s, ga, limit)
 		lastProcessed = i
 	}
@@ -422,15 +424,15 @@ func georadiusGeneric(c *Ctx, srcKeyIndex int, flags int) {
 		return
 	}
 
-	var shape geoShape
+	var shape geohash.Shape
 	var baseArgs int
 	switch {
 	case flags&geoRadiusCoords != 0:
 		baseArgs = 6
-		if shape.lon, shape.lat, ok = geoLonLatArg(c, 2); !ok {
+		if shape.Lon, shape.Lat, ok = geoLonLatArg(c, 2); !ok {
 			return
 		}
-		if shape.radius, shape.conversion, ok = geoDistanceArg(c, baseArgs-2); !ok {
+		if shape.Radius, shape.Conversion, ok = geoDistanceArg(c, baseArgs-2); !ok {
 			return
 		}
 	case flags&geoRadiusMember != 0 && z == nil:
@@ -438,11 +440,11 @@ func georadiusGeneric(c *Ctx, srcKeyIndex int, flags int) {
 		baseArgs = 5
 	case flags&geoRadiusMember != 0:
 		baseArgs = 5
-		if shape.lon, shape.lat, ok = geoMemberPos(z, c.Args[2]); !ok {
+		if shape.Lon, shape.Lat, ok = geoMemberPos(z, c.Args[2]); !ok {
 			c.Error(ErrGeoMember)
 			return
 		}
-		if shape.radius, shape.conversion, ok = geoDistanceArg(c, baseArgs-2); !ok {
+		if shape.Radius, shape.Conversion, ok = geoDistanceArg(c, baseArgs-2); !ok {
 			return
 		}
 	default: // geoSearch
@@ -499,30 +501,30 @@ func georadiusGeneric(c *Ctx, srcKeyIndex int, flags int) {
 				i++
 				continue
 			}
-			if shape.lon, shape.lat, ok = geoMemberPos(z, c.Args[j+1]); !ok {
+			if shape.Lon, shape.Lat, ok = geoMemberPos(z, c.Args[j+1]); !ok {
 				c.Error(ErrGeoMember)
 				return
 			}
 			frommember = true
 			i++
 		case c.ArgIs(j, "fromlonlat") && i+2 < remaining && flags&geoSearch != 0 && !frommember:
-			if shape.lon, shape.lat, ok = geoLonLatArg(c, j+1); !ok {
+			if shape.Lon, shape.Lat, ok = geoLonLatArg(c, j+1); !ok {
 				return
 			}
 			fromloc = true
 			i += 2
 		case c.ArgIs(j, "byradius") && i+2 < remaining && flags&geoSearch != 0 && !bybox:
-			if shape.radius, shape.conversion, ok = geoDistanceArg(c, j+1); !ok {
+			if shape.Radius, shape.Conversion, ok = geoDistanceArg(c, j+1); !ok {
 				return
 			}
-			shape.box = false
+			shape.Box = false
 			byradius = true
 			i += 2
 		case c.ArgIs(j, "bybox") && i+3 < remaining && flags&geoSearch != 0 && !byradius:
-			if shape.width, shape.height, shape.conversion, ok = geoBoxArg(c, j+1); !ok {
+			if shape.Width, shape.Height, shape.Conversion, ok = geoBoxArg(c, j+1); !ok {
 				return
 			}
-			shape.box = true
+			shape.Box = true
 			bybox = true
 			i += 3
 		default:
@@ -570,7 +572,7 @@ func georadiusGeneric(c *Ctx, srcKeyIndex int, flags int) {
 		sortOrder = geoSortAsc
 	}
 
-	areas := geohashCalculateAreasByShape(&shape)
+	areas := geohash.AreasByShape(&shape)
 	limit := 0
 	if anyFlag {
 		limit = int(min(count, int64(z.s.Len())+1))
@@ -606,7 +608,7 @@ func georadiusGeneric(c *Ctx, srcKeyIndex int, flags int) {
 		c.W.Array(returned)
 		for i := 0; i < returned; i++ {
 			gp := &ga[i]
-			gp.dist /= shape.conversion
+			gp.dist /= shape.Conversion
 			if optionLength > 0 {
 				c.W.Array(optionLength + 1)
 			}
@@ -640,7 +642,7 @@ func georadiusGeneric(c *Ctx, srcKeyIndex int, flags int) {
 	dst := newZSet(zlimits(c), returned, maxLen)
 	for i := 0; i < returned; i++ {
 		gp := &ga[i]
-		gp.dist /= shape.conversion
+		gp.dist /= shape.Conversion
 		score := gp.score
 		if storedist {
 			score = gp.dist

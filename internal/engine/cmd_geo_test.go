@@ -368,7 +368,7 @@ func TestGeoInTransaction(t *testing.T) {
 // geoCheckDistances compares a STOREDIST result: the same members in the
 // same order, and distances equal to the last bit or, where glibc's sin,
 // cos or asin are not correctly rounded (about 0.1% of arguments, see
-// geohash.go), within a few ulps.
+// internal/ds/geohash), within a few ulps.
 func geoCheckDistances(t *testing.T, d *redistest.Diff, key string) {
 	t.Helper()
 	want, _, _ := resp.ParseReply(d.Redis.DoRaw("ZRANGE", key, "0", "-1", "WITHSCORES"))

@@ -9,6 +9,9 @@ package engine
 
 import (
 	"strconv"
+
+	"github.com/ordo-db/ordo/internal/ds/jsonpath"
+	"github.com/ordo-db/ordo/internal/ds/jsonval"
 )
 
 // Error replies of the JSON commands (RedisJSON's exact texts).
@@ -45,16 +48,16 @@ type JSON struct {
 func (j *JSON) TypeName() string   { return "ReJSON-RL" }
 func (j *JSON) Encoding() string   { return "raw" }
 func (j *JSON) Len() int           { return 1 }
-func (j *JSON) Copy() Typed        { return &JSON{root: jClone(j.root)} }
-func (j *JSON) MemoryUsage() int64 { return 16 + jSize(j.root) }
+func (j *JSON) Copy() Typed        { return &JSON{root: jsonval.Clone(j.root)} }
+func (j *JSON) MemoryUsage() int64 { return 16 + jsonval.Size(j.root) }
 
 // Rewrite recreates the document with one JSON.SET at the root.
 func (j *JSON) Rewrite(key string, emit func(args [][]byte)) {
-	emit([][]byte{[]byte("JSON.SET"), []byte(key), []byte("$"), appendJSON(nil, j.root, nil)})
+	emit([][]byte{[]byte("JSON.SET"), []byte(key), []byte("$"), jsonval.Append(nil, j.root, nil)})
 }
 
 // String is the compact JSON text of the document.
-func (j *JSON) String() string { return jsonText(j.root) }
+func (j *JSON) String() string { return jsonval.Text(j.root) }
 
 func registerJSON(t *Table) {
 	js := func(name string, h Handler, arity int, flags []string, cat string, last int) {
@@ -117,20 +120,20 @@ func jsonChanged(c *Ctx) {
 }
 
 // optPath returns the path argument at i, or the legacy root ".".
-func optPath(c *Ctx, i int) *jPath {
+func optPath(c *Ctx, i int) *jsonpath.Path {
 	if i < len(c.Args) {
-		return newJPath(string(c.Args[i]))
+		return jsonpath.New(string(c.Args[i]))
 	}
-	return newJPath(".")
+	return jsonpath.New(".")
 }
 
 // matches evaluates p on doc, replying with p's compilation error.
-func matches(c *Ctx, p *jPath, doc any, withPaths bool) ([]jMatch, bool) {
-	if p.err != "" {
-		c.W.Error(p.err)
+func matches(c *Ctx, p *jsonpath.Path, doc any, withPaths bool) ([]jsonpath.Match, bool) {
+	if p.Err != "" {
+		c.W.Error(p.Err)
 		return nil, false
 	}
-	return jpEval(p.segs, doc, withPaths), true
+	return jsonpath.Eval(p.Segs, doc, withPaths), true
 }
 
 // ---- JSON.SET key path value [NX|XX] ----
@@ -162,18 +165,18 @@ func jsonSetCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	val, err := parseJSON(c.Args[3])
+	val, err := jsonval.Parse(c.Args[3])
 	if err != nil {
 		c.W.Error(err.Error())
 		return
 	}
-	p := newJPath(string(c.Args[2]))
+	p := jsonpath.New(string(c.Args[2]))
 	if doc == nil {
 		if cond == 'x' {
 			c.W.Null()
 			return
 		}
-		if !p.isRoot() {
+		if !p.IsRoot() {
 			c.W.Error(ErrJSONNewAtRoot)
 			return
 		}
@@ -182,7 +185,7 @@ func jsonSetCommand(c *Ctx) {
 		c.W.OK()
 		return
 	}
-	if p.isRoot() {
+	if p.IsRoot() {
 		if cond == 'n' {
 			c.W.Null()
 			return
@@ -192,24 +195,24 @@ func jsonSetCommand(c *Ctx) {
 		c.W.OK()
 		return
 	}
-	if p.err != "" {
-		c.W.Error(p.err)
+	if p.Err != "" {
+		c.W.Error(p.Err)
 		return
 	}
 	if cond != 'n' {
-		ms := jpEval(p.segs, doc.root, true)
+		ms := jsonpath.Eval(p.Segs, doc.root, true)
 		if len(ms) > 0 {
-			paths := make([][]jStep, len(ms))
+			paths := make([][]jsonpath.Step, len(ms))
 			for i, m := range ms {
-				paths[i] = m.path
+				paths[i] = m.Path
 			}
 			updated := false
-			for i, path := range prepareUpdatePaths(paths) {
+			for i, path := range jsonpath.PrepareUpdatePaths(paths) {
 				v := val
 				if i > 0 {
-					v = jClone(val)
+					v = jsonval.Clone(val)
 				}
-				if jReplace(&doc.root, path, v) {
+				if jsonpath.Replace(&doc.root, path, v) {
 					updated = true
 				}
 			}
@@ -223,28 +226,28 @@ func jsonSetCommand(c *Ctx) {
 	}
 	// Create a member: the path must be static and end with a key whose
 	// parent exists (RedisJSON's find_add_paths).
-	if !p.isStatic() {
+	if !p.IsStatic() {
 		c.W.Error(ErrJSONStaticPath)
 		return
 	}
-	if len(p.segs) == 0 {
+	if len(p.Segs) == 0 {
 		c.W.Error(ErrJSONPathEnd)
 		return
 	}
-	last := p.segs[len(p.segs)-1]
-	if last.kind == segIdx {
-		if len(jpEval(p.segs, doc.root, false)) == 0 {
+	last := p.Segs[len(p.Segs)-1]
+	if last.Kind == jsonpath.SegIdx {
+		if len(jsonpath.Eval(p.Segs, doc.root, false)) == 0 {
 			c.W.Error(ErrJSONArrIndex)
 			return
 		}
 		c.W.Null()
 		return
 	}
-	key := last.keys[0]
+	key := last.Keys[0]
 	added := false
-	for _, m := range jpEval(p.segs[:len(p.segs)-1], doc.root, false) {
-		if o, ok := m.v.(*jObj); ok && o.find(key) < 0 {
-			o.set(key, val)
+	for _, m := range jsonpath.Eval(p.Segs[:len(p.Segs)-1], doc.root, false) {
+		if o, ok := m.V.(*jsonval.Object); ok && o.Find(key) < 0 {
+			o.Set(key, val)
 			added = true
 		}
 	}
@@ -263,19 +266,19 @@ func jsonSetDone(c *Ctx, changed bool) {
 // ---- JSON.GET key [INDENT s] [NEWLINE s] [SPACE s] [path ...] ----
 
 func jsonGetCommand(c *Ctx) {
-	var f jFormat
-	var paths []*jPath
+	var f jsonval.Format
+	var paths []*jsonpath.Path
 	for i := 2; i < len(c.Args); i++ {
 		a := c.Args[i]
 		if len(a) <= 8 {
 			var dst *string
 			switch {
 			case EqualFold(a, "indent"):
-				dst = &f.indent
+				dst = &f.Indent
 			case EqualFold(a, "newline"):
-				dst = &f.newline
+				dst = &f.Newline
 			case EqualFold(a, "space"):
-				dst = &f.space
+				dst = &f.Space
 			case EqualFold(a, "noescape"):
 				continue
 			case EqualFold(a, "format"):
@@ -300,10 +303,10 @@ func jsonGetCommand(c *Ctx) {
 				continue
 			}
 		}
-		paths = append(paths, newJPath(string(a)))
+		paths = append(paths, jsonpath.New(string(a)))
 	}
 	if len(paths) == 0 {
-		paths = append(paths, newJPath("."))
+		paths = append(paths, jsonpath.New("."))
 	}
 	doc, ok := jsonKey(c)
 	if !ok {
@@ -315,7 +318,7 @@ func jsonGetCommand(c *Ctx) {
 	}
 	legacy := true
 	for _, p := range paths {
-		legacy = legacy && p.legacy
+		legacy = legacy && p.Legacy
 	}
 	if len(paths) == 1 {
 		p := paths[0]
@@ -325,51 +328,51 @@ func jsonGetCommand(c *Ctx) {
 		}
 		if legacy {
 			if len(ms) == 0 {
-				c.W.Error(errJSONPathMissing(p.fixed))
+				c.W.Error(errJSONPathMissing(p.Fixed))
 				return
 			}
-			c.W.Bulk(appendJSON(nil, ms[0].v, &f))
+			c.W.Bulk(jsonval.Append(nil, ms[0].V, &f))
 			return
 		}
-		c.W.Bulk(appendJSON(nil, matchValues(ms), &f))
+		c.W.Bulk(jsonval.Append(nil, matchValues(ms), &f))
 		return
 	}
 	// Several paths: an object from each path to its value (legacy) or
 	// its list of matches; paths that do not compile are left out.
-	out := &jMulti{}
+	out := &jsonval.Multi{}
 	for _, p := range paths {
-		if p.err != "" {
+		if p.Err != "" {
 			continue
 		}
-		ms := jpEval(p.segs, doc.root, false)
+		ms := jsonpath.Eval(p.Segs, doc.root, false)
 		var v any
 		if legacy {
 			if len(ms) == 0 {
-				c.W.Error(errJSONPathMissing(p.orig))
+				c.W.Error(errJSONPathMissing(p.Orig))
 				return
 			}
-			v = ms[0].v
+			v = ms[0].V
 		} else {
 			v = matchValues(ms)
 		}
 		dup := false
-		for i, k := range out.keys {
-			if k == p.orig {
-				out.vals[i], dup = v, true
+		for i, k := range out.Keys {
+			if k == p.Orig {
+				out.Vals[i], dup = v, true
 			}
 		}
 		if !dup {
-			out.keys = append(out.keys, p.orig)
-			out.vals = append(out.vals, v)
+			out.Keys = append(out.Keys, p.Orig)
+			out.Vals = append(out.Vals, v)
 		}
 	}
-	c.W.Bulk(appendJSON(nil, out, &f))
+	c.W.Bulk(jsonval.Append(nil, out, &f))
 }
 
-func matchValues(ms []jMatch) []any {
+func matchValues(ms []jsonpath.Match) []any {
 	vs := make([]any, len(ms))
 	for i, m := range ms {
-		vs[i] = m.v
+		vs[i] = m.V
 	}
 	return vs
 }
@@ -377,26 +380,26 @@ func matchValues(ms []jMatch) []any {
 // ---- JSON.MGET key [key ...] path ----
 
 func jsonMGetCommand(c *Ctx) {
-	p := newJPath(string(c.Args[len(c.Args)-1]))
+	p := jsonpath.New(string(c.Args[len(c.Args)-1]))
 	keys := c.Args[1 : len(c.Args)-1]
 	c.W.Array(len(keys))
 	for _, k := range keys {
 		v, found := c.Lookup(k)
 		doc, isJSON := v.Obj().(*JSON)
-		if !found || !isJSON || p.err != "" {
+		if !found || !isJSON || p.Err != "" {
 			c.W.Null()
 			continue
 		}
-		ms := jpEval(p.segs, doc.root, false)
-		if p.legacy {
+		ms := jsonpath.Eval(p.Segs, doc.root, false)
+		if p.Legacy {
 			if len(ms) == 0 {
 				c.W.Null()
 				continue
 			}
-			c.W.Bulk(appendJSON(nil, ms[0].v, nil))
+			c.W.Bulk(jsonval.Append(nil, ms[0].V, nil))
 			continue
 		}
-		c.W.Bulk(appendJSON(nil, matchValues(ms), nil))
+		c.W.Bulk(jsonval.Append(nil, matchValues(ms), nil))
 	}
 }
 
@@ -416,7 +419,7 @@ func jsonDelCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	if p.isRoot() {
+	if p.IsRoot() {
 		c.Delete(c.Args[1])
 		c.Dirty(1)
 		c.W.Int(1)
@@ -426,13 +429,13 @@ func jsonDelCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	paths := make([][]jStep, len(ms))
+	paths := make([][]jsonpath.Step, len(ms))
 	for i, m := range ms {
-		paths[i] = m.path
+		paths[i] = m.Path
 	}
 	n := 0
-	for _, path := range prepareUpdatePaths(paths) {
-		if jRemove(doc.root, path) {
+	for _, path := range jsonpath.PrepareUpdatePaths(paths) {
+		if jsonpath.Remove(doc.root, path) {
 			n++
 		}
 	}
@@ -458,31 +461,31 @@ func jsonTypeCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	if p.legacy {
-		if p.err != "" {
+	if p.Legacy {
+		if p.Err != "" {
 			c.W.Null()
 			return
 		}
-		ms := jpEval(p.segs, doc.root, false)
+		ms := jsonpath.Eval(p.Segs, doc.root, false)
 		if len(ms) == 0 {
 			c.W.Null()
 			return
 		}
-		c.W.BulkString(jTypeName(ms[0].v))
+		c.W.BulkString(jsonval.TypeName(ms[0].V))
 		return
 	}
-	if p.err != "" {
+	if p.Err != "" {
 		if resp3 { // the array header is out: keep the reply well formed
 			c.W.Null()
 			return
 		}
-		c.W.Error(p.err)
+		c.W.Error(p.Err)
 		return
 	}
-	ms := jpEval(p.segs, doc.root, false)
+	ms := jsonpath.Eval(p.Segs, doc.root, false)
 	c.W.Array(len(ms))
 	for _, m := range ms {
-		c.W.BulkString(jTypeName(m.v))
+		c.W.BulkString(jsonval.TypeName(m.V))
 	}
 }
 
@@ -492,7 +495,7 @@ func jsonTypeCommand(c *Ctx) {
 // of one kind: it replies with the error and returns ok=false when the key
 // is missing (RedisJSON's nonexistent_key), of another type, or the path
 // does not compile. It returns every match (JSONPath) with its location.
-func jsonWriteTargets(c *Ctx, p *jPath) (*JSON, []jMatch, bool) {
+func jsonWriteTargets(c *Ctx, p *jsonpath.Path) (*JSON, []jsonpath.Match, bool) {
 	doc, ok := jsonKey(c)
 	if !ok {
 		return nil, nil, false
@@ -508,7 +511,7 @@ func jsonWriteTargets(c *Ctx, p *jPath) (*JSON, []jMatch, bool) {
 // ---- JSON.NUMINCRBY / JSON.NUMMULTBY key path number ----
 
 func jsonNumOp(c *Ctx, op byte) {
-	p := newJPath(string(c.Args[2]))
+	p := jsonpath.New(string(c.Args[2]))
 	doc, ms, ok := jsonWriteTargets(c, p)
 	if !ok {
 		return
@@ -520,15 +523,15 @@ func jsonNumOp(c *Ctx, op byte) {
 		}
 		return false
 	}
-	if p.legacy && c.W.Proto < 3 {
-		var nums []jMatch
+	if p.Legacy && c.W.Proto < 3 {
+		var nums []jsonpath.Match
 		for _, m := range ms {
-			if isNum(m.v) {
+			if isNum(m.V) {
 				nums = append(nums, m)
 			}
 		}
 		if len(nums) == 0 {
-			c.W.Error(errJSONPathOr(p.fixed, "does not contains a number"))
+			c.W.Error(errJSONPathOr(p.Fixed, "does not contains a number"))
 			return
 		}
 		ms = nums
@@ -537,12 +540,12 @@ func jsonNumOp(c *Ctx, op byte) {
 	results := make([]any, len(ms))
 	changed := false
 	for i, m := range ms {
-		if !isNum(m.v) {
+		if !isNum(m.V) {
 			results[i] = nil
 			continue
 		}
 		if incr == nil {
-			v, err := parseJSON(c.Args[3])
+			v, err := jsonval.Parse(c.Args[3])
 			if err != nil {
 				c.W.Error(err.Error())
 				return
@@ -553,7 +556,7 @@ func jsonNumOp(c *Ctx, op byte) {
 			}
 			incr = v
 		}
-		r, ok := jsonArith(m.v, incr, op)
+		r, ok := jsonArith(m.V, incr, op)
 		if !ok {
 			if changed { // earlier matches stay changed, as in RedisJSON
 				jsonChanged(c)
@@ -561,11 +564,11 @@ func jsonNumOp(c *Ctx, op byte) {
 			c.W.Error(ErrJSONNotNumber)
 			return
 		}
-		jReplace(&doc.root, m.path, r)
+		jsonpath.Replace(&doc.root, m.Path, r)
 		results[i] = r
 		changed = true
 		// Log the effect: the new value at its concrete location.
-		c.Propagate([]byte("JSON.SET"), c.Args[1], []byte(jPathString(m.path)), appendJSON(nil, r, nil))
+		c.Propagate([]byte("JSON.SET"), c.Args[1], []byte(jsonpath.PathString(m.Path)), jsonval.Append(nil, r, nil))
 	}
 	if changed {
 		jsonChanged(c)
@@ -586,11 +589,11 @@ func jsonNumOp(c *Ctx, op byte) {
 		}
 		return
 	}
-	if p.legacy {
-		c.W.Bulk(appendJSON(nil, results[len(results)-1], nil))
+	if p.Legacy {
+		c.W.Bulk(jsonval.Append(nil, results[len(results)-1], nil))
 		return
 	}
-	c.W.Bulk(appendJSON(nil, results, nil))
+	c.W.Bulk(jsonval.Append(nil, results, nil))
 }
 
 // jsonArith is ivalue_manager's do_num_op: two i64 operands give a
@@ -605,8 +608,8 @@ func jsonArith(cur, by any, op byte) (any, bool) {
 			return a * b, true
 		}
 	}
-	fa, _ := jNum(cur)
-	fb, _ := jNum(by)
+	fa, _ := jsonval.Num(cur)
+	fb, _ := jsonval.Num(by)
 	r := fa + fb
 	if op == '*' {
 		r = fa * fb
@@ -624,23 +627,23 @@ func jsonStrAppendCommand(c *Ctx) {
 		c.wrongArity()
 		return
 	}
-	p, arg := newJPath("."), c.Args[2]
+	p, arg := jsonpath.New("."), c.Args[2]
 	if len(c.Args) == 4 {
-		p, arg = newJPath(string(c.Args[2])), c.Args[3]
+		p, arg = jsonpath.New(string(c.Args[2])), c.Args[3]
 	}
 	doc, ms, ok := jsonWriteTargets(c, p)
 	if !ok {
 		return
 	}
-	if p.legacy {
-		var strs []jMatch
+	if p.Legacy {
+		var strs []jsonpath.Match
 		for _, m := range ms {
-			if _, ok := m.v.(string); ok {
+			if _, ok := m.V.(string); ok {
 				strs = append(strs, m)
 			}
 		}
 		if len(strs) == 0 {
-			c.W.Error(errJSONPathOr(p.fixed, "not a string"))
+			c.W.Error(errJSONPathOr(p.Fixed, "not a string"))
 			return
 		}
 		ms = strs
@@ -648,13 +651,13 @@ func jsonStrAppendCommand(c *Ctx) {
 	var suffix *string
 	results := make([]any, len(ms))
 	for i, m := range ms {
-		s, isStr := m.v.(string)
+		s, isStr := m.V.(string)
 		if !isStr {
 			results[i] = nil
 			continue
 		}
 		if suffix == nil {
-			v, err := parseJSON(arg)
+			v, err := jsonval.Parse(arg)
 			if err != nil {
 				c.W.Error(err.Error())
 				return
@@ -667,13 +670,13 @@ func jsonStrAppendCommand(c *Ctx) {
 			suffix = &x
 		}
 		ns := s + *suffix
-		jReplace(&doc.root, m.path, ns)
+		jsonpath.Replace(&doc.root, m.Path, ns)
 		results[i] = int64(len(ns))
 	}
 	if suffix != nil {
 		jsonChanged(c)
 	}
-	if p.legacy {
+	if p.Legacy {
 		c.W.Int(results[len(results)-1].(int64))
 		return
 	}
@@ -697,7 +700,7 @@ func jsonStrLenCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	if p.legacy {
+	if p.Legacy {
 		if doc == nil {
 			c.W.Null()
 			return
@@ -707,12 +710,12 @@ func jsonStrLenCommand(c *Ctx) {
 			return
 		}
 		if len(ms) == 0 {
-			c.W.Error(errJSONPathMissing(p.fixed))
+			c.W.Error(errJSONPathMissing(p.Fixed))
 			return
 		}
-		s, isStr := ms[0].v.(string)
+		s, isStr := ms[0].V.(string)
 		if !isStr {
-			c.W.Error(errJSONExpected("string", jTypeName(ms[0].v)))
+			c.W.Error(errJSONExpected("string", jsonval.TypeName(ms[0].V)))
 			return
 		}
 		c.W.Int(int64(len(s)))
@@ -728,7 +731,7 @@ func jsonStrLenCommand(c *Ctx) {
 	}
 	rs := make([]any, len(ms))
 	for i, m := range ms {
-		if s, ok := m.v.(string); ok {
+		if s, ok := m.V.(string); ok {
 			rs[i] = int64(len(s))
 		}
 	}
@@ -742,7 +745,7 @@ func jsonStrLenCommand(c *Ctx) {
 func parseJSONArgs(c *Ctx, i int) ([]any, bool) {
 	vals := make([]any, 0, len(c.Args)-i)
 	for ; i < len(c.Args); i++ {
-		v, err := parseJSON(c.Args[i])
+		v, err := jsonval.Parse(c.Args[i])
 		if err != nil {
 			c.W.Error(err.Error())
 			return nil, false
@@ -755,13 +758,13 @@ func parseJSONArgs(c *Ctx, i int) ([]any, bool) {
 // arrayTargets narrows the matches to arrays: for a legacy path, at least
 // one must be an array (else the "does not exist or not an array" error,
 // naming the path as errPath); for JSONPath, non-arrays stay as nil slots.
-func arrayTargets(c *Ctx, p *jPath, ms []jMatch, errPath string) ([]jMatch, bool) {
-	if !p.legacy {
+func arrayTargets(c *Ctx, p *jsonpath.Path, ms []jsonpath.Match, errPath string) ([]jsonpath.Match, bool) {
+	if !p.Legacy {
 		return ms, true
 	}
-	var arrs []jMatch
+	var arrs []jsonpath.Match
 	for _, m := range ms {
-		if _, ok := m.v.(*jArr); ok {
+		if _, ok := m.V.(*jsonval.Array); ok {
 			arrs = append(arrs, m)
 		}
 	}
@@ -773,7 +776,7 @@ func arrayTargets(c *Ctx, p *jPath, ms []jMatch, errPath string) ([]jMatch, bool
 }
 
 func jsonArrAppendCommand(c *Ctx) {
-	p := newJPath(string(c.Args[2]))
+	p := jsonpath.New(string(c.Args[2]))
 	vals, ok := parseJSONArgs(c, 3)
 	if !ok {
 		return
@@ -782,26 +785,26 @@ func jsonArrAppendCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	if ms, ok = arrayTargets(c, p, ms, p.orig); !ok {
+	if ms, ok = arrayTargets(c, p, ms, p.Orig); !ok {
 		return
 	}
 	rs := make([]any, len(ms))
 	changed := false
 	for i, m := range ms {
-		a, isArr := m.v.(*jArr)
+		a, isArr := m.V.(*jsonval.Array)
 		if !isArr {
 			continue
 		}
 		for _, v := range vals {
-			a.a = append(a.a, jClone(v))
+			a.Elems = append(a.Elems, jsonval.Clone(v))
 		}
-		rs[i] = int64(len(a.a))
+		rs[i] = int64(len(a.Elems))
 		changed = true
 	}
 	if changed {
 		jsonChanged(c)
 	}
-	if p.legacy {
+	if p.Legacy {
 		c.W.Int(rs[len(rs)-1].(int64))
 		return
 	}
@@ -809,7 +812,7 @@ func jsonArrAppendCommand(c *Ctx) {
 }
 
 func jsonArrInsertCommand(c *Ctx) {
-	p := newJPath(string(c.Args[2]))
+	p := jsonpath.New(string(c.Args[2]))
 	index, ok := ParseInt(c.Args[3])
 	if !ok {
 		c.W.Error(ErrJSONParseInt)
@@ -823,17 +826,17 @@ func jsonArrInsertCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	if ms, ok = arrayTargets(c, p, ms, p.fixed); !ok {
+	if ms, ok = arrayTargets(c, p, ms, p.Fixed); !ok {
 		return
 	}
 	rs := make([]any, len(ms))
 	changed := false
 	for i, m := range ms {
-		a, isArr := m.v.(*jArr)
+		a, isArr := m.V.(*jsonval.Array)
 		if !isArr {
 			continue
 		}
-		n := int64(len(a.a))
+		n := int64(len(a.Elems))
 		at := index
 		if at < 0 {
 			at += n
@@ -847,16 +850,16 @@ func jsonArrInsertCommand(c *Ctx) {
 		}
 		ins := make([]any, len(vals))
 		for j, v := range vals {
-			ins[j] = jClone(v)
+			ins[j] = jsonval.Clone(v)
 		}
-		a.a = append(a.a[:at], append(ins, a.a[at:]...)...)
-		rs[i] = int64(len(a.a))
+		a.Elems = append(a.Elems[:at], append(ins, a.Elems[at:]...)...)
+		rs[i] = int64(len(a.Elems))
 		changed = true
 	}
 	if changed {
 		jsonChanged(c)
 	}
-	if p.legacy {
+	if p.Legacy {
 		c.W.Int(rs[len(rs)-1].(int64))
 		return
 	}
@@ -870,7 +873,7 @@ func jsonArrLenCommand(c *Ctx) {
 		return
 	}
 	if doc == nil {
-		if p.legacy {
+		if p.Legacy {
 			c.W.Null()
 		} else {
 			c.W.Error(ErrJSONNoKey)
@@ -881,23 +884,23 @@ func jsonArrLenCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	if p.legacy {
+	if p.Legacy {
 		if len(ms) == 0 {
-			c.W.Error(errJSONPathOr(p.orig, "not an array"))
+			c.W.Error(errJSONPathOr(p.Orig, "not an array"))
 			return
 		}
-		a, isArr := ms[0].v.(*jArr)
+		a, isArr := ms[0].V.(*jsonval.Array)
 		if !isArr {
-			c.W.Error(errJSONPathOr(p.orig, "not an array"))
+			c.W.Error(errJSONPathOr(p.Orig, "not an array"))
 			return
 		}
-		c.W.Int(int64(len(a.a)))
+		c.W.Int(int64(len(a.Elems)))
 		return
 	}
 	rs := make([]any, len(ms))
 	for i, m := range ms {
-		if a, ok := m.v.(*jArr); ok {
-			rs[i] = int64(len(a.a))
+		if a, ok := m.V.(*jsonval.Array); ok {
+			rs[i] = int64(len(a.Elems))
 		}
 	}
 	writeIntsOrNulls(c, rs)
@@ -917,31 +920,31 @@ func jsonArrPopCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	if ms, ok = arrayTargets(c, p, ms, p.fixed); !ok {
+	if ms, ok = arrayTargets(c, p, ms, p.Fixed); !ok {
 		return
 	}
 	rs := make([][]byte, len(ms))
 	changed := false
 	for i, m := range ms {
-		a, isArr := m.v.(*jArr)
-		if !isArr || len(a.a) == 0 {
+		a, isArr := m.V.(*jsonval.Array)
+		if !isArr || len(a.Elems) == 0 {
 			continue
 		}
-		n := int64(len(a.a))
+		n := int64(len(a.Elems))
 		at := index
 		if at < 0 {
 			at = max(0, n+at)
 		} else {
 			at = min(at, n-1)
 		}
-		rs[i] = appendJSON(nil, a.a[at], nil)
-		a.a = append(a.a[:at], a.a[at+1:]...)
+		rs[i] = jsonval.Append(nil, a.Elems[at], nil)
+		a.Elems = append(a.Elems[:at], a.Elems[at+1:]...)
 		changed = true
 	}
 	if changed {
 		jsonChanged(c)
 	}
-	if p.legacy {
+	if p.Legacy {
 		if r := rs[len(rs)-1]; r != nil {
 			c.W.Bulk(r)
 		} else {
@@ -961,7 +964,7 @@ func jsonArrPopCommand(c *Ctx) {
 
 // JSON.ARRTRIM key path start stop (RedisJSON's arr_trim).
 func jsonArrTrimCommand(c *Ctx) {
-	p := newJPath(string(c.Args[2]))
+	p := jsonpath.New(string(c.Args[2]))
 	start, ok1 := ParseInt(c.Args[3])
 	stop, ok2 := ParseInt(c.Args[4])
 	if !ok1 || !ok2 {
@@ -972,7 +975,7 @@ func jsonArrTrimCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	if ms, ok = arrayTargets(c, p, ms, p.fixed); !ok {
+	if ms, ok = arrayTargets(c, p, ms, p.Fixed); !ok {
 		return
 	}
 	rs := make([]any, len(ms))
@@ -984,28 +987,28 @@ func jsonArrTrimCommand(c *Ctx) {
 		return min(i, n-1)
 	}
 	for i, m := range ms {
-		a, isArr := m.v.(*jArr)
+		a, isArr := m.V.(*jsonval.Array)
 		if !isArr {
 			continue
 		}
-		n := int64(len(a.a))
+		n := int64(len(a.Elems))
 		e := norm(stop, n)
 		s := e + 1
 		if start < 0 || start < n {
 			s = norm(start, n)
 		}
 		if s > e || n == 0 {
-			a.a = a.a[:0]
+			a.Elems = a.Elems[:0]
 		} else {
-			a.a = append(a.a[:0], a.a[s:e+1]...)
+			a.Elems = append(a.Elems[:0], a.Elems[s:e+1]...)
 		}
-		rs[i] = int64(len(a.a))
+		rs[i] = int64(len(a.Elems))
 		changed = true
 	}
 	if changed {
 		jsonChanged(c)
 	}
-	if p.legacy {
+	if p.Legacy {
 		c.W.Int(rs[len(rs)-1].(int64))
 		return
 	}
@@ -1018,7 +1021,7 @@ func jsonArrIndexCommand(c *Ctx) {
 		c.wrongArity()
 		return
 	}
-	p := newJPath(string(c.Args[2]))
+	p := jsonpath.New(string(c.Args[2]))
 	var start, stop int64
 	var ok bool
 	if len(c.Args) > 4 {
@@ -1037,13 +1040,13 @@ func jsonArrIndexCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	needle, err := parseJSON(c.Args[3])
+	needle, err := jsonval.Parse(c.Args[3])
 	if err != nil {
 		c.W.Error(err.Error())
 		return
 	}
 	if doc == nil {
-		c.W.Error(errJSONPathMissing(p.orig))
+		c.W.Error(errJSONPathMissing(p.Orig))
 		return
 	}
 	ms, ok := matches(c, p, doc.root, false)
@@ -1051,11 +1054,11 @@ func jsonArrIndexCommand(c *Ctx) {
 		return
 	}
 	find := func(v any) (int64, bool) {
-		a, isArr := v.(*jArr)
+		a, isArr := v.(*jsonval.Array)
 		if !isArr {
 			return 0, false
 		}
-		n := int64(len(a.a))
+		n := int64(len(a.Elems))
 		if n == 0 {
 			return -1, true
 		}
@@ -1075,20 +1078,20 @@ func jsonArrIndexCommand(c *Ctx) {
 			e = min(e, n)
 		}
 		for i := s; i < e; i++ {
-			if jEqual(a.a[i], needle) {
+			if jEqual(a.Elems[i], needle) {
 				return i, true
 			}
 		}
 		return -1, true
 	}
-	if p.legacy {
+	if p.Legacy {
 		if len(ms) == 0 {
-			c.W.Error(errJSONPathMissing(p.fixed))
+			c.W.Error(errJSONPathMissing(p.Fixed))
 			return
 		}
-		i, isArr := find(ms[0].v)
+		i, isArr := find(ms[0].V)
 		if !isArr {
-			c.W.Error(errJSONExpected("array", jTypeName(ms[0].v)))
+			c.W.Error(errJSONExpected("array", jsonval.TypeName(ms[0].V)))
 			return
 		}
 		c.W.Int(i)
@@ -1096,7 +1099,7 @@ func jsonArrIndexCommand(c *Ctx) {
 	}
 	c.W.Array(len(ms))
 	for _, m := range ms {
-		if i, isArr := find(m.v); isArr {
+		if i, isArr := find(m.V); isArr {
 			c.W.Int(i)
 		} else {
 			c.W.Null()
@@ -1107,32 +1110,32 @@ func jsonArrIndexCommand(c *Ctx) {
 // jEqual compares two JSON values (numbers by value across int/float).
 func jEqual(a, b any) bool {
 	switch x := a.(type) {
-	case *jArr:
-		y, ok := b.(*jArr)
-		if !ok || len(x.a) != len(y.a) {
+	case *jsonval.Array:
+		y, ok := b.(*jsonval.Array)
+		if !ok || len(x.Elems) != len(y.Elems) {
 			return false
 		}
-		for i := range x.a {
-			if !jEqual(x.a[i], y.a[i]) {
+		for i := range x.Elems {
+			if !jEqual(x.Elems[i], y.Elems[i]) {
 				return false
 			}
 		}
 		return true
-	case *jObj:
-		y, ok := b.(*jObj)
-		if !ok || len(x.keys) != len(y.keys) {
+	case *jsonval.Object:
+		y, ok := b.(*jsonval.Object)
+		if !ok || x.Len() != y.Len() {
 			return false
 		}
-		for i, k := range x.keys {
-			v, ok := y.get(k)
-			if !ok || !jEqual(x.vals[i], v) {
+		for i, k := range x.Keys() {
+			v, ok := y.Get(k)
+			if !ok || !jEqual(x.Values()[i], v) {
 				return false
 			}
 		}
 		return true
 	}
-	if fa, ok := jNum(a); ok {
-		fb, ok := jNum(b)
+	if fa, ok := jsonval.Num(a); ok {
+		fb, ok := jsonval.Num(b)
 		return ok && fa == fb
 	}
 	return a == b
@@ -1146,25 +1149,25 @@ func jsonObjKeysCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	writeKeys := func(o *jObj) {
-		c.W.Array(len(o.keys))
-		for _, k := range o.keys {
+	writeKeys := func(o *jsonval.Object) {
+		c.W.Array(o.Len())
+		for _, k := range o.Keys() {
 			c.W.BulkString(k)
 		}
 	}
-	if p.legacy {
-		if doc == nil || p.err != "" {
+	if p.Legacy {
+		if doc == nil || p.Err != "" {
 			c.W.Null()
 			return
 		}
-		ms := jpEval(p.segs, doc.root, false)
+		ms := jsonpath.Eval(p.Segs, doc.root, false)
 		if len(ms) == 0 {
 			c.W.Null()
 			return
 		}
-		o, isObj := ms[0].v.(*jObj)
+		o, isObj := ms[0].V.(*jsonval.Object)
 		if !isObj {
-			c.W.Error(errJSONPathOr(p.fixed, "not an object"))
+			c.W.Error(errJSONPathOr(p.Fixed, "not an object"))
 			return
 		}
 		writeKeys(o)
@@ -1180,7 +1183,7 @@ func jsonObjKeysCommand(c *Ctx) {
 	}
 	c.W.Array(len(ms))
 	for _, m := range ms {
-		if o, isObj := m.v.(*jObj); isObj {
+		if o, isObj := m.V.(*jsonval.Object); isObj {
 			writeKeys(o)
 		} else {
 			c.W.NullArray()
@@ -1194,7 +1197,7 @@ func jsonObjLenCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	if p.legacy {
+	if p.Legacy {
 		if doc == nil {
 			c.W.Null()
 			return
@@ -1207,16 +1210,16 @@ func jsonObjLenCommand(c *Ctx) {
 			c.W.Null()
 			return
 		}
-		o, isObj := ms[0].v.(*jObj)
+		o, isObj := ms[0].V.(*jsonval.Object)
 		if !isObj {
-			c.W.Error(errJSONExpected("object", jTypeName(ms[0].v)))
+			c.W.Error(errJSONExpected("object", jsonval.TypeName(ms[0].V)))
 			return
 		}
-		c.W.Int(int64(len(o.keys)))
+		c.W.Int(int64(o.Len()))
 		return
 	}
 	if doc == nil {
-		c.W.Error(errJSONPathOr(p.fixed, "not an object"))
+		c.W.Error(errJSONPathOr(p.Fixed, "not an object"))
 		return
 	}
 	ms, ok := matches(c, p, doc.root, false)
@@ -1225,8 +1228,8 @@ func jsonObjLenCommand(c *Ctx) {
 	}
 	rs := make([]any, len(ms))
 	for i, m := range ms {
-		if o, ok := m.v.(*jObj); ok {
-			rs[i] = int64(len(o.keys))
+		if o, ok := m.V.(*jsonval.Object); ok {
+			rs[i] = int64(o.Len())
 		}
 	}
 	writeIntsOrNulls(c, rs)
@@ -1242,20 +1245,20 @@ func jsonClearCommand(c *Ctx) {
 	}
 	n := 0
 	for _, m := range ms {
-		switch x := m.v.(type) {
-		case *jArr:
-			if len(x.a) > 0 {
-				x.a = nil
+		switch x := m.V.(type) {
+		case *jsonval.Array:
+			if len(x.Elems) > 0 {
+				x.Elems = nil
 				n++
 			}
-		case *jObj:
-			if len(x.keys) > 0 {
-				x.clear()
+		case *jsonval.Object:
+			if x.Len() > 0 {
+				x.Clear()
 				n++
 			}
 		case int64, uint64, float64:
-			if f, _ := jNum(x); f != 0 {
-				jReplace(&doc.root, m.path, int64(0))
+			if f, _ := jsonval.Num(x); f != 0 {
+				jsonpath.Replace(&doc.root, m.Path, int64(0))
 				n++
 			}
 		}
@@ -1271,21 +1274,21 @@ func jsonToggleCommand(c *Ctx) {
 		c.wrongArity()
 		return
 	}
-	p := newJPath(string(c.Args[2]))
+	p := jsonpath.New(string(c.Args[2]))
 	doc, ms, ok := jsonWriteTargets(c, p)
 	if !ok {
 		return
 	}
-	if p.legacy {
+	if p.Legacy {
 		var last, any_ bool
 		for _, m := range ms {
-			if b, ok := m.v.(bool); ok {
-				jReplace(&doc.root, m.path, !b)
+			if b, ok := m.V.(bool); ok {
+				jsonpath.Replace(&doc.root, m.Path, !b)
 				last, any_ = !b, true
 			}
 		}
 		if !any_ {
-			c.W.Error(errJSONPathOr(p.fixed, "not a bool"))
+			c.W.Error(errJSONPathOr(p.Fixed, "not a bool"))
 			return
 		}
 		jsonChanged(c)
@@ -1295,12 +1298,12 @@ func jsonToggleCommand(c *Ctx) {
 	changed := false
 	c.W.Array(len(ms))
 	for _, m := range ms {
-		b, isBool := m.v.(bool)
+		b, isBool := m.V.(bool)
 		if !isBool {
 			c.W.Null()
 			continue
 		}
-		jReplace(&doc.root, m.path, !b)
+		jsonpath.Replace(&doc.root, m.Path, !b)
 		changed = true
 		c.W.Bool(!b)
 	}

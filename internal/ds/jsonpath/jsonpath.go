@@ -1,6 +1,4 @@
-package engine
-
-// JSON paths as RedisJSON 2.x reads them (its json_path crate): a path
+// Package jsonpath is JSON paths as RedisJSON 2.x reads them (its json_path crate): a path
 // starting with "$" followed by nothing, "." or "[" is JSONPath; anything
 // else is a legacy path, turned into JSONPath by prefixing "$" (".a") or
 // "$." ("a"), with "." meaning the root. Legacy commands use the first
@@ -14,77 +12,103 @@ package engine
 //	bracket = range | number ("," number)* | string ("," string)* | "*" | "?" filter
 //	filter  = inner (("&&" | "||") inner)*;  inner = term op term | term | "(" filter ")"
 //	term    = "@" path? | "$" path? | decimal | 'string' | "string" | true | false | null
+//
+// # Guarantees
+//
+//   - New never panics: a path that does not compile keeps RedisJSON's
+//     error reply in Err ("Error occurred on position N, ...").
+//   - Eval returns matches in json_path's order and does not modify the
+//     document; Replace and Remove change exactly the location named,
+//     and PrepareUpdatePaths orders several locations so that changing
+//     them one after the other leaves the others valid.
+//   - No package state: a compiled Path is immutable and may be shared
+//     by goroutines.
+//
+// # Not safe
+//
+// Documents are jsonval trees without locking: Eval must not run while
+// another goroutine modifies the document, and Replace or Remove only
+// while nobody else reads it. A Match's V is the document's own node, not
+// a copy. Filter regular expressions (=~) are compiled at evaluation, so
+// Eval's cost on them depends on the pattern.
+package jsonpath
 
 import (
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ordo-db/ordo/internal/ds/jsonval"
 )
 
-type jSegKind uint8
+// SegKind is what a segment selects.
+type SegKind uint8
 
 const (
-	segKey    jSegKind = iota // .name (literal)
-	segKeys                   // ["a","b"]
-	segIdx                    // [0,-1]
-	segRange                  // [start:end:step]
-	segAll                    // .* or [*]
-	segScan                   // .. (applies the rest at every depth)
-	segFilter                 // [?(...)]
+	SegKey    SegKind = iota // .name (literal)
+	SegKeys                  // ["a","b"]
+	SegIdx                   // [0,-1]
+	SegRange                 // [start:end:step]
+	SegAll                   // .* or [*]
+	SegScan                  // .. (applies the rest at every depth)
+	SegFilter                // [?(...)]
 )
 
-type jSeg struct {
-	kind   jSegKind
-	keys   []string
+// Seg is one compiled segment of a path; Keys are the names of SegKey
+// and SegKeys segments.
+type Seg struct {
+	Kind   SegKind
+	Keys   []string
 	idx    []int64
 	rng    [3]int64 // start, end, step
 	rngHas [2]bool  // start given, end given
 	filter *jFilter
 }
 
-// jPath is a parsed path argument.
-type jPath struct {
-	orig   string // as the user typed it
-	fixed  string // the JSONPath it stands for
-	legacy bool
-	segs   []jSeg
-	err    string // compilation error, if any
+// Path is a parsed path argument.
+type Path struct {
+	Orig   string // as the user typed it
+	Fixed  string // the JSONPath it stands for
+	Legacy bool   // not "$...": commands answer the first match only
+	Segs   []Seg
+	Err    string // compilation error reply, if any
 }
 
-func (p *jPath) isRoot() bool { return p.fixed == "$" }
+// IsRoot reports whether the path is the whole document.
+func (p *Path) IsRoot() bool { return p.Fixed == "$" }
 
-// newJPath classifies and compiles a path argument (RedisJSON's Path::new
-// followed by compile); a compilation error is kept in err.
-func newJPath(s string) *jPath {
-	p := &jPath{orig: s, fixed: s}
+// New classifies and compiles a path argument (RedisJSON's Path::new
+// followed by compile); a compilation error is kept in Err.
+func New(s string) *Path {
+	p := &Path{Orig: s, Fixed: s}
 	if !(strings.HasPrefix(s, "$") && (len(s) < 2 || s[1] == '.' || s[1] == '[')) {
-		p.legacy = true
+		p.Legacy = true
 		switch {
 		case s == ".":
-			p.fixed = "$"
+			p.Fixed = "$"
 		case strings.HasPrefix(s, "."):
-			p.fixed = "$" + s
+			p.Fixed = "$" + s
 		default:
-			p.fixed = "$." + s
+			p.Fixed = "$." + s
 		}
 	}
-	segs, err := compileJPath(p.fixed)
-	p.segs, p.err = segs, err
+	segs, err := compile(p.Fixed)
+	p.Segs, p.Err = segs, err
 	return p
 }
 
-// isStatic reports whether the path names at most one location (keys and
+// IsStatic reports whether the path names at most one location (keys and
 // single indexes only), as JSON.SET requires to create a member.
-func (p *jPath) isStatic() bool {
-	for _, s := range p.segs {
-		switch s.kind {
-		case segKey:
-		case segKeys:
-			if len(s.keys) > 1 {
+func (p *Path) IsStatic() bool {
+	for _, s := range p.Segs {
+		switch s.Kind {
+		case SegKey:
+		case SegKeys:
+			if len(s.Keys) > 1 {
 				return false
 			}
-		case segIdx:
+		case SegIdx:
 			if len(s.idx) > 1 {
 				return false
 			}
@@ -107,10 +131,10 @@ type jpErr struct {
 	want string
 }
 
-// compileJPath parses a "$..." path. The error text follows json_path's
+// compile parses a "$..." path. The error text follows json_path's
 // format ("Error occurred on position N, ..."); the list of expected
 // tokens is Ordo's own wording.
-func compileJPath(s string) (segs []jSeg, errText string) {
+func compile(s string) (segs []Seg, errText string) {
 	p := &jpParser{s: s}
 	defer func() {
 		if r := recover(); r != nil {
@@ -180,23 +204,23 @@ func (p *jpParser) literal() (string, bool) {
 
 // segments parses elements up to the end or to a token that cannot start
 // one (inside filters). first allows a leading bare literal or "*".
-func (p *jpParser) segments(first bool) []jSeg {
-	var segs []jSeg
+func (p *jpParser) segments(first bool) []Seg {
+	var segs []Seg
 	if first {
 		if lit, ok := p.literal(); ok {
-			segs = append(segs, jSeg{kind: segKey, keys: []string{lit}})
+			segs = append(segs, Seg{Kind: SegKey, Keys: []string{lit}})
 		} else if p.eat("*") {
-			segs = append(segs, jSeg{kind: segAll})
+			segs = append(segs, Seg{Kind: SegAll})
 		}
 	}
 	for {
 		switch {
 		case p.eat(".."):
-			segs = append(segs, jSeg{kind: segScan})
+			segs = append(segs, Seg{Kind: SegScan})
 			if lit, ok := p.literal(); ok {
-				segs = append(segs, jSeg{kind: segKey, keys: []string{lit}})
+				segs = append(segs, Seg{Kind: SegKey, Keys: []string{lit}})
 			} else if p.eat("*") {
-				segs = append(segs, jSeg{kind: segAll})
+				segs = append(segs, Seg{Kind: SegAll})
 			} else if p.eat("[") {
 				segs = append(segs, p.bracket())
 			} else {
@@ -204,9 +228,9 @@ func (p *jpParser) segments(first bool) []jSeg {
 			}
 		case p.eat("."):
 			if lit, ok := p.literal(); ok {
-				segs = append(segs, jSeg{kind: segKey, keys: []string{lit}})
+				segs = append(segs, Seg{Kind: SegKey, Keys: []string{lit}})
 			} else if p.eat("*") {
-				segs = append(segs, jSeg{kind: segAll})
+				segs = append(segs, Seg{Kind: SegAll})
 			} else if p.eat("[") {
 				segs = append(segs, p.bracket())
 			} else {
@@ -284,21 +308,21 @@ func (p *jpParser) quoted() (string, bool) {
 	}
 }
 
-func (p *jpParser) bracket() jSeg {
-	var seg jSeg
+func (p *jpParser) bracket() Seg {
+	var seg Seg
 	switch {
 	case p.eat("*"):
-		seg = jSeg{kind: segAll}
+		seg = Seg{Kind: SegAll}
 	case p.eat("?"):
-		seg = jSeg{kind: segFilter, filter: p.filter()}
+		seg = Seg{Kind: SegFilter, filter: p.filter()}
 	case p.peek("'") || p.peek("\""):
-		seg.kind = segKeys
+		seg.Kind = SegKeys
 		for {
 			s, ok := p.quoted()
 			if !ok {
 				p.fail("'<string>'")
 			}
-			seg.keys = append(seg.keys, s)
+			seg.Keys = append(seg.Keys, s)
 			if !p.eat(",") {
 				break
 			}
@@ -306,7 +330,7 @@ func (p *jpParser) bracket() jSeg {
 	default:
 		start, hasStart := p.number()
 		if p.eat(":") {
-			seg = jSeg{kind: segRange, rng: [3]int64{start, 0, 1}, rngHas: [2]bool{hasStart, false}}
+			seg = Seg{Kind: SegRange, rng: [3]int64{start, 0, 1}, rngHas: [2]bool{hasStart, false}}
 			if end, ok := p.number(); ok {
 				seg.rng[1], seg.rngHas[1] = end, true
 			}
@@ -319,7 +343,7 @@ func (p *jpParser) bracket() jSeg {
 			if !hasStart {
 				p.fail("'[?(filter_expression)]', '*', '<string>[,<string>,...]', '<number>[,<number>,...]', ['start:end:steps']")
 			}
-			seg = jSeg{kind: segIdx, idx: []int64{start}}
+			seg = Seg{Kind: SegIdx, idx: []int64{start}}
 			for p.eat(",") {
 				n, ok := p.number()
 				if !ok {
@@ -350,7 +374,7 @@ type jFilterItem struct {
 
 type jTerm struct {
 	kind  byte // '@', '$', 'n' number, 's' string, 'b' bool, 'z' null
-	segs  []jSeg
+	segs  []Seg
 	num   any // int64 or float64
 	str   string
 	bool_ bool
@@ -425,81 +449,82 @@ func (p *jpParser) term() *jTerm {
 
 // ---- evaluation ----
 
-// jStep is one step of a concrete location: an object key or array index.
-type jStep struct {
+// Step is one step of a concrete location: an object key or array index.
+type Step struct {
 	key   string
 	index int
 	isIdx bool
 }
 
-type jMatch struct {
-	v    any
-	path []jStep
+// Match is a value Eval found and, if asked for, where.
+type Match struct {
+	V    any
+	Path []Step
 }
 
 type jEval struct {
 	root  any
-	out   []jMatch
+	out   []Match
 	paths bool
 }
 
-// jpEval returns the matches of segs in root, in json_path's order
+// Eval returns the matches of segs in root, in json_path's order
 // (document order, a node before its descendants for "..").
-func jpEval(segs []jSeg, root any, withPaths bool) []jMatch {
+func Eval(segs []Seg, root any, withPaths bool) []Match {
 	e := &jEval{root: root, paths: withPaths}
 	e.walk(segs, root, nil)
 	return e.out
 }
 
-func (e *jEval) child(path []jStep, s jStep) []jStep {
+func (e *jEval) child(path []Step, s Step) []Step {
 	if !e.paths {
 		return nil
 	}
-	np := make([]jStep, len(path)+1)
+	np := make([]Step, len(path)+1)
 	copy(np, path)
 	np[len(path)] = s
 	return np
 }
 
-func (e *jEval) walk(segs []jSeg, v any, path []jStep) {
+func (e *jEval) walk(segs []Seg, v any, path []Step) {
 	if len(segs) == 0 {
-		e.out = append(e.out, jMatch{v: v, path: path})
+		e.out = append(e.out, Match{V: v, Path: path})
 		return
 	}
 	s, rest := &segs[0], segs[1:]
-	switch s.kind {
-	case segKey, segKeys:
-		if o, ok := v.(*jObj); ok {
-			for _, k := range s.keys {
-				if x, ok := o.get(k); ok {
-					e.walk(rest, x, e.child(path, jStep{key: k}))
+	switch s.Kind {
+	case SegKey, SegKeys:
+		if o, ok := v.(*jsonval.Object); ok {
+			for _, k := range s.Keys {
+				if x, ok := o.Get(k); ok {
+					e.walk(rest, x, e.child(path, Step{key: k}))
 				}
 			}
 		}
-	case segAll:
+	case SegAll:
 		switch x := v.(type) {
-		case *jObj:
-			for i, k := range x.keys {
-				e.walk(rest, x.vals[i], e.child(path, jStep{key: k}))
+		case *jsonval.Object:
+			for i, k := range x.Keys() {
+				e.walk(rest, x.Values()[i], e.child(path, Step{key: k}))
 			}
-		case *jArr:
-			for i, el := range x.a {
-				e.walk(rest, el, e.child(path, jStep{index: i, isIdx: true}))
+		case *jsonval.Array:
+			for i, el := range x.Elems {
+				e.walk(rest, el, e.child(path, Step{index: i, isIdx: true}))
 			}
 		}
-	case segIdx:
-		if a, ok := v.(*jArr); ok {
-			n := int64(len(a.a))
+	case SegIdx:
+		if a, ok := v.(*jsonval.Array); ok {
+			n := int64(len(a.Elems))
 			for _, i := range s.idx {
 				j := absIndex(i, n)
 				if j < n {
-					e.walk(rest, a.a[j], e.child(path, jStep{index: int(j), isIdx: true}))
+					e.walk(rest, a.Elems[j], e.child(path, Step{index: int(j), isIdx: true}))
 				}
 			}
 		}
-	case segRange:
-		if a, ok := v.(*jArr); ok {
-			n := int64(len(a.a))
+	case SegRange:
+		if a, ok := v.(*jsonval.Array); ok {
+			n := int64(len(a.Elems))
 			start, end := int64(0), n
 			if s.rngHas[0] {
 				start = absIndex(s.rng[0], n)
@@ -508,24 +533,24 @@ func (e *jEval) walk(segs []jSeg, v any, path []jStep) {
 				end = absIndex(s.rng[1], n)
 			}
 			for i := start; i < end; i += s.rng[2] {
-				e.walk(rest, a.a[i], e.child(path, jStep{index: int(i), isIdx: true}))
+				e.walk(rest, a.Elems[i], e.child(path, Step{index: int(i), isIdx: true}))
 			}
 		}
-	case segScan:
+	case SegScan:
 		e.walk(rest, v, path)
 		e.scan(rest, v, path)
-	case segFilter:
+	case SegFilter:
 		switch x := v.(type) {
-		case *jArr:
-			for i, el := range x.a {
+		case *jsonval.Array:
+			for i, el := range x.Elems {
 				if e.test(s.filter, el) {
-					e.walk(rest, el, e.child(path, jStep{index: i, isIdx: true}))
+					e.walk(rest, el, e.child(path, Step{index: i, isIdx: true}))
 				}
 			}
-		case *jObj:
-			for i, el := range x.vals {
+		case *jsonval.Object:
+			for i, el := range x.Values() {
 				if e.test(s.filter, el) {
-					e.walk(rest, el, e.child(path, jStep{key: x.keys[i]}))
+					e.walk(rest, el, e.child(path, Step{key: x.Keys()[i]}))
 				}
 			}
 		default:
@@ -537,17 +562,17 @@ func (e *jEval) walk(segs []jSeg, v any, path []jStep) {
 }
 
 // scan applies segs below v at every depth (json_path's calc_full_scan).
-func (e *jEval) scan(segs []jSeg, v any, path []jStep) {
+func (e *jEval) scan(segs []Seg, v any, path []Step) {
 	switch x := v.(type) {
-	case *jObj:
-		for i, k := range x.keys {
-			p := e.child(path, jStep{key: k})
-			e.walk(segs, x.vals[i], p)
-			e.scan(segs, x.vals[i], p)
+	case *jsonval.Object:
+		for i, k := range x.Keys() {
+			p := e.child(path, Step{key: k})
+			e.walk(segs, x.Values()[i], p)
+			e.scan(segs, x.Values()[i], p)
 		}
-	case *jArr:
-		for i, el := range x.a {
-			p := e.child(path, jStep{index: i, isIdx: true})
+	case *jsonval.Array:
+		for i, el := range x.Elems {
+			p := e.child(path, Step{index: i, isIdx: true})
 			e.walk(segs, el, p)
 			e.scan(segs, el, p)
 		}
@@ -593,11 +618,11 @@ func (e *jEval) termVal(t *jTerm, cur any) jTermVal {
 		if t.kind == '$' {
 			base = e.root
 		}
-		m := jpEval(t.segs, base, false)
+		m := Eval(t.segs, base, false)
 		if len(m) != 1 {
 			return jTermVal{}
 		}
-		return jTermVal{v: m[0].v, ok: true}
+		return jTermVal{v: m[0].V, ok: true}
 	case 'n':
 		return jTermVal{v: t.num, ok: true}
 	case 's':
@@ -650,8 +675,8 @@ func jCompare(a, b jTermVal) (int, bool) {
 	if !a.ok || !b.ok {
 		return 0, false
 	}
-	if fa, ok := jNum(a.v); ok {
-		fb, ok := jNum(b.v)
+	if fa, ok := jsonval.Num(a.v); ok {
+		fb, ok := jsonval.Num(b.v)
 		if !ok {
 			return 0, false
 		}
@@ -704,40 +729,28 @@ func cmp3[T int | int64](a, b T) int {
 	return 0
 }
 
-func jNum(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
-}
-
 // ---- locations ----
 
-// jResolve follows a concrete path from root; ok is false if it no
+// resolve follows a concrete path from root; ok is false if it no
 // longer leads anywhere.
-func jResolve(root any, path []jStep) (any, bool) {
+func resolve(root any, path []Step) (any, bool) {
 	v := root
 	for _, s := range path {
 		switch x := v.(type) {
-		case *jObj:
+		case *jsonval.Object:
 			if s.isIdx {
 				return nil, false
 			}
-			n, ok := x.get(s.key)
+			n, ok := x.Get(s.key)
 			if !ok {
 				return nil, false
 			}
 			v = n
-		case *jArr:
-			if !s.isIdx || s.index >= len(x.a) {
+		case *jsonval.Array:
+			if !s.isIdx || s.index >= len(x.Elems) {
 				return nil, false
 			}
-			v = x.a[s.index]
+			v = x.Elems[s.index]
 		default:
 			return nil, false
 		}
@@ -745,63 +758,63 @@ func jResolve(root any, path []jStep) (any, bool) {
 	return v, true
 }
 
-// jReplace sets the value at path (which must exist); the root is
+// Replace sets the value at path (which must exist); the root is
 // replaced through *root.
-func jReplace(root *any, path []jStep, nv any) bool {
+func Replace(root *any, path []Step, nv any) bool {
 	if len(path) == 0 {
 		*root = nv
 		return true
 	}
-	parent, ok := jResolve(*root, path[:len(path)-1])
+	parent, ok := resolve(*root, path[:len(path)-1])
 	if !ok {
 		return false
 	}
 	last := path[len(path)-1]
 	switch x := parent.(type) {
-	case *jObj:
-		if last.isIdx || x.find(last.key) < 0 {
+	case *jsonval.Object:
+		if last.isIdx || x.Find(last.key) < 0 {
 			return false
 		}
-		x.set(last.key, nv)
+		x.Set(last.key, nv)
 		return true
-	case *jArr:
-		if !last.isIdx || last.index >= len(x.a) {
+	case *jsonval.Array:
+		if !last.isIdx || last.index >= len(x.Elems) {
 			return false
 		}
-		x.a[last.index] = nv
+		x.Elems[last.index] = nv
 		return true
 	}
 	return false
 }
 
-// jRemove deletes the member or element at path.
-func jRemove(root any, path []jStep) bool {
+// Remove deletes the member or element at path.
+func Remove(root any, path []Step) bool {
 	if len(path) == 0 {
 		return false
 	}
-	parent, ok := jResolve(root, path[:len(path)-1])
+	parent, ok := resolve(root, path[:len(path)-1])
 	if !ok {
 		return false
 	}
 	last := path[len(path)-1]
 	switch x := parent.(type) {
-	case *jObj:
-		return !last.isIdx && x.remove(last.key)
-	case *jArr:
-		if !last.isIdx || last.index >= len(x.a) {
+	case *jsonval.Object:
+		return !last.isIdx && x.Remove(last.key)
+	case *jsonval.Array:
+		if !last.isIdx || last.index >= len(x.Elems) {
 			return false
 		}
-		x.a = append(x.a[:last.index], x.a[last.index+1:]...)
+		x.Elems = append(x.Elems[:last.index], x.Elems[last.index+1:]...)
 		return true
 	}
 	return false
 }
 
-// prepareUpdatePaths orders paths as RedisJSON's
+// PrepareUpdatePaths orders paths as RedisJSON's
 // prepare_paths_for_updating does (higher array indexes first, longer
 // paths first) and drops paths under another path of the set, so that
 // deleting or replacing several matches does not disturb the others.
-func prepareUpdatePaths(paths [][]jStep) [][]jStep {
+func PrepareUpdatePaths(paths [][]Step) [][]Step {
 	if len(paths) < 2 {
 		return paths
 	}
@@ -832,7 +845,7 @@ func prepareUpdatePaths(paths [][]jStep) [][]jStep {
 	for i, p := range paths {
 		nested := false
 		for j, q := range paths {
-			if i != j && len(q) < len(p) && jPathHasPrefix(p, q) {
+			if i != j && len(q) < len(p) && hasPrefix(p, q) {
 				nested = true
 				break
 			}
@@ -844,7 +857,7 @@ func prepareUpdatePaths(paths [][]jStep) [][]jStep {
 	return out
 }
 
-func jPathHasPrefix(p, q []jStep) bool {
+func hasPrefix(p, q []Step) bool {
 	for i := range q {
 		if p[i] != q[i] {
 			return false
@@ -853,9 +866,9 @@ func jPathHasPrefix(p, q []jStep) bool {
 	return true
 }
 
-// jPathString renders a concrete location as a JSONPath that selects
+// PathString renders a concrete location as a JSONPath that selects
 // exactly it ($["a"][0]), for propagation.
-func jPathString(path []jStep) string {
+func PathString(path []Step) string {
 	b := []byte{'$'}
 	for _, s := range path {
 		b = append(b, '[')

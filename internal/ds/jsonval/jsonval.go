@@ -1,13 +1,33 @@
-package engine
-
-// JSON documents: the value tree, a parser that accepts what RedisJSON's
-// (serde_json-based) parser accepts, and a serializer that prints what
-// RedisJSON prints. Commands are in json.go, paths in json_path.go.
+// Package jsonval is the JSON value model of Ordo's JSON.* commands: a
+// value tree, a parser that accepts what RedisJSON's (serde_json-based)
+// parser accepts with its error messages, and a formatter that prints
+// what RedisJSON prints. Paths over these values are in
+// internal/ds/jsonpath; the commands are in the engine's cmd_json.go.
 //
-// A node is one of: nil (null), bool, int64, uint64 (only integers above
-// MaxInt64, as serde_json keeps them), float64, string, *jArr, *jObj.
+// A value is one of: nil (null), bool, int64, uint64 (only integers above
+// MaxInt64, as serde_json keeps them), float64, string, *Array, *Object.
 // Integers and floats stay distinct, as in RedisJSON (ijson keeps "1" and
 // "1.0" apart): "1.0" prints as 1.0, "1e2" as 100.0.
+//
+// # Guarantees
+//
+//   - Parse accepts what serde_json accepts (RFC 8259 JSON texts nested
+//     at most MaxDepth deep) and never panics; its errors read as
+//     RedisJSON's ("expected value at line 1 column 1").
+//   - Append of a parsed value parses back to an Equal value; floats
+//     print in serde_json's shortest round-trip form.
+//   - Object keeps members in insertion order and finds keys in constant
+//     time once large.
+//   - No package state: functions are safe for concurrent use on
+//     distinct values, and on shared values that nobody modifies.
+//
+// # Not safe
+//
+// Values are mutable trees without locking: concurrent modification of
+// one tree, or reading it while another goroutine modifies it, is a
+// data race. Clone before sharing. Values must be acyclic (an Array that
+// contains itself makes Append, Clone, Size and Equal recurse forever).
+package jsonval
 
 import (
 	"math"
@@ -16,18 +36,32 @@ import (
 	"unicode/utf8"
 )
 
-type jArr struct{ a []any }
+// Array is a JSON array; Elems may be modified in place.
+type Array struct{ Elems []any }
 
-// jObj keeps members in insertion order; idx is built for big objects.
-type jObj struct {
+// Object is a JSON object: members in insertion order, with a key index
+// built for big objects. Modify it through its methods only.
+type Object struct {
 	keys []string
 	vals []any
 	idx  map[string]int
 }
 
-const jObjIndexAt = 16
+const objIndexAt = 16
 
-func (o *jObj) find(k string) int {
+// Len is the number of members.
+func (o *Object) Len() int { return len(o.keys) }
+
+// Keys are the member names in order. The slice is o's own: read it, do
+// not modify it, and do not keep it across changes to o.
+func (o *Object) Keys() []string { return o.keys }
+
+// Values are the member values in the order of Keys, under the same
+// rules (to replace a value, use Set).
+func (o *Object) Values() []any { return o.vals }
+
+// Find is the position of key k in Keys, or -1.
+func (o *Object) Find(k string) int {
 	if o.idx != nil {
 		if i, ok := o.idx[k]; ok {
 			return i
@@ -42,16 +76,17 @@ func (o *jObj) find(k string) int {
 	return -1
 }
 
-func (o *jObj) get(k string) (any, bool) {
-	if i := o.find(k); i >= 0 {
+// Get is k's value.
+func (o *Object) Get(k string) (any, bool) {
+	if i := o.Find(k); i >= 0 {
 		return o.vals[i], true
 	}
 	return nil, false
 }
 
-// set replaces k's value or appends k.
-func (o *jObj) set(k string, v any) {
-	if i := o.find(k); i >= 0 {
+// Set replaces k's value or appends k.
+func (o *Object) Set(k string, v any) {
+	if i := o.Find(k); i >= 0 {
 		o.vals[i] = v
 		return
 	}
@@ -59,7 +94,7 @@ func (o *jObj) set(k string, v any) {
 	o.vals = append(o.vals, v)
 	if o.idx != nil {
 		o.idx[k] = len(o.keys) - 1
-	} else if len(o.keys) > jObjIndexAt {
+	} else if len(o.keys) > objIndexAt {
 		o.idx = make(map[string]int, len(o.keys))
 		for i, x := range o.keys {
 			o.idx[x] = i
@@ -67,8 +102,9 @@ func (o *jObj) set(k string, v any) {
 	}
 }
 
-func (o *jObj) remove(k string) bool {
-	i := o.find(k)
+// Remove deletes member k, reporting whether it was there.
+func (o *Object) Remove(k string) bool {
+	i := o.Find(k)
 	if i < 0 {
 		return false
 	}
@@ -83,21 +119,22 @@ func (o *jObj) remove(k string) bool {
 	return true
 }
 
-func (o *jObj) clear() { o.keys, o.vals, o.idx = nil, nil, nil }
+// Clear removes all members.
+func (o *Object) Clear() { o.keys, o.vals, o.idx = nil, nil, nil }
 
-// jClone deep-copies a node.
-func jClone(v any) any {
+// Clone deep-copies a node.
+func Clone(v any) any {
 	switch x := v.(type) {
-	case *jArr:
-		a := make([]any, len(x.a))
-		for i, e := range x.a {
-			a[i] = jClone(e)
+	case *Array:
+		a := make([]any, len(x.Elems))
+		for i, e := range x.Elems {
+			a[i] = Clone(e)
 		}
-		return &jArr{a: a}
-	case *jObj:
-		o := &jObj{keys: append([]string(nil), x.keys...), vals: make([]any, len(x.vals))}
+		return &Array{Elems: a}
+	case *Object:
+		o := &Object{keys: append([]string(nil), x.keys...), vals: make([]any, len(x.vals))}
 		for i, e := range x.vals {
-			o.vals[i] = jClone(e)
+			o.vals[i] = Clone(e)
 		}
 		if x.idx != nil {
 			o.idx = make(map[string]int, len(x.idx))
@@ -110,8 +147,8 @@ func jClone(v any) any {
 	return v
 }
 
-// jTypeName is JSON.TYPE's name for a node.
-func jTypeName(v any) string {
+// TypeName is JSON.TYPE's name for a node.
+func TypeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -123,29 +160,29 @@ func jTypeName(v any) string {
 		return "number"
 	case string:
 		return "string"
-	case *jArr:
+	case *Array:
 		return "array"
-	case *jObj:
+	case *Object:
 		return "object"
 	}
 	return "null"
 }
 
-// jSize estimates the bytes a node occupies (MEMORY USAGE).
-func jSize(v any) int64 {
+// Size estimates the bytes a node occupies (MEMORY USAGE).
+func Size(v any) int64 {
 	switch x := v.(type) {
 	case string:
 		return 16 + int64(len(x))
-	case *jArr:
-		n := int64(24 + 16*cap(x.a))
-		for _, e := range x.a {
-			n += jSize(e)
+	case *Array:
+		n := int64(24 + 16*cap(x.Elems))
+		for _, e := range x.Elems {
+			n += Size(e)
 		}
 		return n
-	case *jObj:
+	case *Object:
 		n := int64(56 + 32*cap(x.keys))
 		for i, e := range x.vals {
-			n += int64(len(x.keys[i])) + jSize(e)
+			n += int64(len(x.keys[i])) + Size(e)
 		}
 		if x.idx != nil {
 			n += int64(48 * len(x.idx))
@@ -159,23 +196,26 @@ func jSize(v any) int64 {
 
 // ---- parsing (serde_json's grammar and error messages) ----
 
-type jParser struct {
+type parser struct {
 	s     []byte
 	pos   int
 	depth int
 }
 
-// jsonParseError mimics serde_json's "<msg> at line L column C".
-type jsonParseError struct{ msg string }
+// ParseError is a parse failure; its text mimics serde_json's "<msg> at line L column C".
+type ParseError struct{ Msg string }
 
-func (e *jsonParseError) Error() string { return e.msg }
+func (e *ParseError) Error() string { return e.Msg }
 
-const jMaxDepth = 128 // serde_json's recursion limit
+// MaxDepth is how deeply arrays and objects may nest (serde_json's
+// recursion limit).
+const MaxDepth = 128
 
-// parseJSON parses a complete JSON text. The error text is what
+// Parse parses a complete JSON text (leading and trailing whitespace
+// allowed). The error text is what
 // RedisJSON replies (serde_json's message, with no error code).
-func parseJSON(s []byte) (any, error) {
-	p := &jParser{s: s}
+func Parse(s []byte) (any, error) {
+	p := &parser{s: s}
 	p.ws()
 	v, err := p.value()
 	if err != nil {
@@ -190,7 +230,7 @@ func parseJSON(s []byte) (any, error) {
 
 // errAt reports msg at byte offset off (1-based column of the character
 // at off-1, as serde_json counts: column of the last character read).
-func (p *jParser) errAt(msg string, off int) error {
+func (p *parser) errAt(msg string, off int) error {
 	if off > len(p.s) {
 		off = len(p.s)
 	}
@@ -203,14 +243,14 @@ func (p *jParser) errAt(msg string, off int) error {
 			col++
 		}
 	}
-	return &jsonParseError{msg + " at line " + strconv.Itoa(line) + " column " + strconv.Itoa(col)}
+	return &ParseError{Msg: msg + " at line " + strconv.Itoa(line) + " column " + strconv.Itoa(col)}
 }
 
-func (p *jParser) eof(what string) error {
+func (p *parser) eof(what string) error {
 	return p.errAt("EOF while parsing "+what, len(p.s))
 }
 
-func (p *jParser) ws() {
+func (p *parser) ws() {
 	for p.pos < len(p.s) {
 		switch p.s[p.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -221,7 +261,7 @@ func (p *jParser) ws() {
 	}
 }
 
-func (p *jParser) value() (any, error) {
+func (p *parser) value() (any, error) {
 	if p.pos >= len(p.s) {
 		return nil, p.eof("a value")
 	}
@@ -245,7 +285,7 @@ func (p *jParser) value() (any, error) {
 	return nil, p.errAt("expected value", p.pos+1)
 }
 
-func (p *jParser) ident(word string, v any) (any, error) {
+func (p *parser) ident(word string, v any) (any, error) {
 	for i := 0; i < len(word); i++ {
 		if p.pos >= len(p.s) {
 			return nil, p.eof("a value")
@@ -258,7 +298,7 @@ func (p *jParser) ident(word string, v any) (any, error) {
 	return v, nil
 }
 
-func (p *jParser) number() (any, error) {
+func (p *parser) number() (any, error) {
 	start := p.pos
 	if p.s[p.pos] == '-' {
 		p.pos++
@@ -327,7 +367,7 @@ func (p *jParser) number() (any, error) {
 }
 
 // str parses a string body (the opening quote consumed).
-func (p *jParser) str() (string, error) {
+func (p *parser) str() (string, error) {
 	var b []byte
 	start := p.pos
 	for {
@@ -404,7 +444,7 @@ func (p *jParser) str() (string, error) {
 	}
 }
 
-func (p *jParser) hex4() (int, error) {
+func (p *parser) hex4() (int, error) {
 	r := 0
 	for i := 0; i < 4; i++ {
 		if p.pos >= len(p.s) {
@@ -428,13 +468,13 @@ func (p *jParser) hex4() (int, error) {
 	return r, nil
 }
 
-func (p *jParser) array() (any, error) {
+func (p *parser) array() (any, error) {
 	p.depth++
-	if p.depth > jMaxDepth {
+	if p.depth > MaxDepth {
 		return nil, p.errAt("recursion limit exceeded", p.pos+1)
 	}
 	p.pos++ // '['
-	arr := &jArr{}
+	arr := &Array{}
 	p.ws()
 	if p.pos >= len(p.s) {
 		return nil, p.eof("a list")
@@ -449,7 +489,7 @@ func (p *jParser) array() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		arr.a = append(arr.a, v)
+		arr.Elems = append(arr.Elems, v)
 		p.ws()
 		if p.pos >= len(p.s) {
 			return nil, p.eof("a list")
@@ -471,13 +511,13 @@ func (p *jParser) array() (any, error) {
 	}
 }
 
-func (p *jParser) object() (any, error) {
+func (p *parser) object() (any, error) {
 	p.depth++
-	if p.depth > jMaxDepth {
+	if p.depth > MaxDepth {
 		return nil, p.errAt("recursion limit exceeded", p.pos+1)
 	}
 	p.pos++ // '{'
-	obj := &jObj{}
+	obj := &Object{}
 	p.ws()
 	if p.pos >= len(p.s) {
 		return nil, p.eof("an object")
@@ -512,7 +552,7 @@ func (p *jParser) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj.set(k, v) // a duplicate key keeps its first position, last value
+		obj.Set(k, v) // a duplicate key keeps its first position, last value
 		p.ws()
 		if p.pos >= len(p.s) {
 			return nil, p.eof("an object")
@@ -536,34 +576,35 @@ func (p *jParser) object() (any, error) {
 
 // ---- serializing (serde_json's compact output, RedisJSON's formatter) ----
 
-// jFormat holds JSON.GET's INDENT, NEWLINE and SPACE strings.
-type jFormat struct {
-	indent, newline, space string
+// Format holds JSON.GET's INDENT, NEWLINE and SPACE strings; a nil or
+// empty Format prints compactly.
+type Format struct {
+	Indent, Newline, Space string
 }
 
-func (f *jFormat) plain() bool {
-	return f == nil || (f.indent == "" && f.newline == "" && f.space == "")
+func (f *Format) plain() bool {
+	return f == nil || (f.Indent == "" && f.Newline == "" && f.Space == "")
 }
 
-// appendJSON serializes v. With formatting, a non-empty container puts
+// Append serializes v. With formatting, a non-empty container puts
 // each member on a new line (NEWLINE then INDENT per level) and closes on
 // a new line; SPACE follows each ':' (RedisJSON's RedisJsonFormatter).
-func appendJSON(b []byte, v any, f *jFormat) []byte {
+func Append(b []byte, v any, f *Format) []byte {
 	if f.plain() {
-		return appendJSONLevel(b, v, nil, 0)
+		return appendLevel(b, v, nil, 0)
 	}
-	return appendJSONLevel(b, v, f, 0)
+	return appendLevel(b, v, f, 0)
 }
 
-func appendNewline(b []byte, f *jFormat, level int) []byte {
-	b = append(b, f.newline...)
+func appendNewline(b []byte, f *Format, level int) []byte {
+	b = append(b, f.Newline...)
 	for i := 0; i < level; i++ {
-		b = append(b, f.indent...)
+		b = append(b, f.Indent...)
 	}
 	return b
 }
 
-func appendJSONLevel(b []byte, v any, f *jFormat, level int) []byte {
+func appendLevel(b []byte, v any, f *Format, level int) []byte {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...)
@@ -577,25 +618,25 @@ func appendJSONLevel(b []byte, v any, f *jFormat, level int) []byte {
 	case uint64:
 		return strconv.AppendUint(b, x, 10)
 	case float64:
-		return appendJSONFloat(b, x)
+		return appendFloat(b, x)
 	case string:
-		return appendJSONString(b, x)
-	case *jArr:
+		return appendString(b, x)
+	case *Array:
 		b = append(b, '[')
-		for i, e := range x.a {
+		for i, e := range x.Elems {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			if f != nil {
 				b = appendNewline(b, f, level+1)
 			}
-			b = appendJSONLevel(b, e, f, level+1)
+			b = appendLevel(b, e, f, level+1)
 		}
-		if f != nil && len(x.a) > 0 {
+		if f != nil && len(x.Elems) > 0 {
 			b = appendNewline(b, f, level)
 		}
 		return append(b, ']')
-	case *jObj:
+	case *Object:
 		b = append(b, '{')
 		for i, k := range x.keys {
 			if i > 0 {
@@ -604,35 +645,36 @@ func appendJSONLevel(b []byte, v any, f *jFormat, level int) []byte {
 			if f != nil {
 				b = appendNewline(b, f, level+1)
 			}
-			b = appendJSONString(b, k)
+			b = appendString(b, k)
 			b = append(b, ':')
 			if f != nil {
-				b = append(b, f.space...)
+				b = append(b, f.Space...)
 			}
-			b = appendJSONLevel(b, x.vals[i], f, level+1)
+			b = appendLevel(b, x.vals[i], f, level+1)
 		}
 		if f != nil && len(x.keys) > 0 {
 			b = appendNewline(b, f, level)
 		}
 		return append(b, '}')
 	case []any: // a list of matches, serialized as an array
-		return appendJSONLevel(b, &jArr{a: x}, f, level)
-	case *jMulti:
-		return appendJSONLevel(b, &jObj{keys: x.keys, vals: x.vals}, f, level)
+		return appendLevel(b, &Array{Elems: x}, f, level)
+	case *Multi:
+		return appendLevel(b, &Object{keys: x.Keys, vals: x.Vals}, f, level)
 	}
 	return b
 }
 
-// jMulti is JSON.GET's reply object for several paths.
-type jMulti struct {
-	keys []string
-	vals []any
+// Multi is JSON.GET's reply object for several paths: it prints as an
+// object with Keys and Vals in order, without an index.
+type Multi struct {
+	Keys []string
+	Vals []any
 }
 
-// appendJSONString escapes as serde_json does: '"', '\\' and control
+// appendString escapes as serde_json does: '"', '\\' and control
 // characters only (\b \f \n \r \t, others as \u00XX); '/' and non-ASCII
 // are kept as they are.
-func appendJSONString(b []byte, s string) []byte {
+func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
@@ -666,12 +708,12 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendJSONFloat prints a finite float as serde_json does (the ryu
+// appendFloat prints a finite float as serde_json does (the ryu
 // crate's format_finite): shortest round-trip digits; plain notation with
 // a ".0" for integral values when the decimal point falls within 16
 // digits, "0.000ddd" down to 1e-5, scientific otherwise ("1e16", "1e-7",
 // "1.6350000000001313e308").
-func appendJSONFloat(b []byte, f float64) []byte {
+func appendFloat(b []byte, f float64) []byte {
 	if f == 0 {
 		if math.Signbit(f) {
 			return append(b, "-0.0"...)
@@ -721,4 +763,51 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	}
 }
 
-func jsonText(v any) string { return string(appendJSON(nil, v, nil)) }
+// Text is v printed compactly.
+func Text(v any) string { return string(Append(nil, v, nil)) }
+
+// Num is the value of a number (int64, uint64 or float64) as a float64;
+// ok is false for other values.
+func Num(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// Equal reports whether a and b are the same value: the same kinds
+// (int64 1 and float64 1.0 differ), equal numbers and strings, arrays
+// with Equal elements and objects with the same keys in the same order
+// and Equal values.
+func Equal(a, b any) bool {
+	switch x := a.(type) {
+	case *Array:
+		y, ok := b.(*Array)
+		if !ok || len(x.Elems) != len(y.Elems) {
+			return false
+		}
+		for i := range x.Elems {
+			if !Equal(x.Elems[i], y.Elems[i]) {
+				return false
+			}
+		}
+		return true
+	case *Object:
+		y, ok := b.(*Object)
+		if !ok || len(x.keys) != len(y.keys) {
+			return false
+		}
+		for i, k := range x.keys {
+			if y.keys[i] != k || !Equal(x.vals[i], y.vals[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
