@@ -6,10 +6,10 @@ package engine
 // 7.0's replies, errors and argument-checking order (t_list.c).
 
 import (
-	"encoding/binary"
 	"strconv"
 	"unsafe"
 
+	"github.com/ordo-db/ordo/internal/ds/quicklist"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -47,225 +47,16 @@ func mpopCount(c *Ctx, i int) (int64, bool) {
 }
 
 // ---- the List type ----
-//
-// A List is a deque of strings packed into chunks, as Redis's quicklist
-// packs them into listpacks. A chunk is one []byte holding its elements
-// in order, each as uvarint(len), the bytes, and len again as a reversed
-// uvarint so that the chunk can be walked backwards: 2 bytes of overhead
-// for an element shorter than 128 bytes, and one heap object per chunk
-// (the garbage collector never sees the elements). A chunk keeps room at
-// its front as well as its back, so pushing or popping at either end of a
-// chunk moves nothing; it remembers the last position it looked up, so
-// walking a chunk in either direction costs one step per element.
-//
-// Up to listSmallMax elements a list is one chunk. Above that it is a
-// deque of chunks of exactly listChunkSize elements (the first and the
-// last may hold fewer), reached through a directory with free room at
-// both ends: push and pop at either end are O(1) (only the directory,
-// one pointer per chunk, is ever reallocated), and element i is in chunk
-// (off+i)/listChunkSize, found in O(1), then at most listChunkSize/2
-// steps inside it.
 
-const (
-	listChunkShift = 7
-	listChunkSize  = 1 << listChunkShift
-	listChunkMask  = listChunkSize - 1
-	listSmallMax   = listChunkSize     // a small list holds at most this many
-	listShrinkAt   = listChunkSize / 4 // a big list this short becomes small again
-	listRewriteMax = 64                // elements per RPUSH in Rewrite (Redis's AOF_REWRITE_ITEMS_PER_CMD)
-)
+// listRewriteMax is the number of elements per RPUSH in Rewrite (Redis's
+// AOF_REWRITE_ITEMS_PER_CMD).
+const listRewriteMax = 64
 
-type listChunk struct {
-	b    []byte // entries in b[head:]
-	head int
-	n    int // entries
-	ck   int // cursor: entry ck starts at b[co] (0 <= ck <= n)
-	co   int
-}
-
-func uvarintLen(x int) int {
-	n := 1
-	for x >= 0x80 {
-		x >>= 7
-		n++
-	}
-	return n
-}
-
-func entrySize(n int) int { return 2*uvarintLen(n) + n }
-
-// writeEntry encodes v at b[0:entrySize(len(v))].
-func writeEntry(b []byte, v string) {
-	w := binary.PutUvarint(b, uint64(len(v)))
-	copy(b[w:], v)
-	e := w + len(v)
-	for i := 0; i < w; i++ {
-		b[e+i] = b[w-1-i]
-	}
-}
-
-// entryAt returns the size of the entry at off and the offset and length of its bytes.
-func (ch *listChunk) entryAt(off int) (size, start, n int) {
-	x, w := binary.Uvarint(ch.b[off:])
-	return 2*w + int(x), off + w, int(x)
-}
-
-// entryBefore returns the size of the entry ending at end.
-func (ch *listChunk) entryBefore(end int) int {
-	var x uint64
-	var shift uint
-	w := 0
-	for {
-		c := ch.b[end-1-w]
-		w++
-		x |= uint64(c&0x7f) << shift
-		shift += 7
-		if c < 0x80 {
-			break
-		}
-	}
-	return 2*w + int(x)
-}
-
-// seek returns the offset of entry k (0 <= k <= n), walking from the
-// nearest of the front, the cursor and the back, and moves the cursor there.
-func (ch *listChunk) seek(k int) int {
-	pos, off, cost := 0, ch.head, k
-	if d := max(k-ch.ck, ch.ck-k); d < cost {
-		pos, off, cost = ch.ck, ch.co, d
-	}
-	if ch.n-k < cost {
-		pos, off = ch.n, len(ch.b)
-	}
-	for pos < k {
-		s, _, _ := ch.entryAt(off)
-		off += s
-		pos++
-	}
-	for pos > k {
-		off -= ch.entryBefore(off)
-		pos--
-	}
-	ch.ck, ch.co = k, off
-	return off
-}
-
-func (ch *listChunk) get(k int) []byte {
-	_, start, n := ch.entryAt(ch.seek(k))
-	return ch.b[start : start+n : start+n]
-}
-
-// room makes size free bytes at off (shifting what follows) and returns
-// the possibly moved offset; at the front it uses the head room.
-func (ch *listChunk) room(off, size int) int {
-	if off == ch.head && ch.head >= size {
-		ch.head -= size
-		return ch.head
-	}
-	if off == ch.head && off < len(ch.b) {
-		// front of a non-empty chunk without head room: reallocate with some
-		live := len(ch.b) - ch.head
-		front := live/8 + size + 8
-		nb := make([]byte, front+live)
-		copy(nb[front:], ch.b[ch.head:])
-		ch.b, ch.head = nb, front-size
-		return ch.head
-	}
-	if cap(ch.b)-len(ch.b) < size {
-		nb := make([]byte, len(ch.b), len(ch.b)+(len(ch.b)-ch.head)/8+size+8)
-		copy(nb, ch.b)
-		ch.b = nb
-	}
-	ch.b = ch.b[:len(ch.b)+size]
-	copy(ch.b[off+size:], ch.b[off:])
-	return off
-}
-
-// insert puts v (which must not alias the chunk) before entry k.
-func (ch *listChunk) insert(k int, v string) {
-	off := ch.seek(k)
-	size := entrySize(len(v))
-	off = ch.room(off, size)
-	writeEntry(ch.b[off:], v)
-	ch.n++
-	ch.ck, ch.co = k, off
-}
-
-// remove deletes entry k.
-func (ch *listChunk) remove(k int) {
-	off := ch.seek(k)
-	size, _, _ := ch.entryAt(off)
-	switch {
-	case off == ch.head:
-		ch.head += size
-	default:
-		copy(ch.b[off:], ch.b[off+size:])
-		ch.b = ch.b[:len(ch.b)-size]
-	}
-	ch.n--
-	ch.ck, ch.co = k, off
-	if k == 0 {
-		ch.co = ch.head
-	}
-	ch.tidy()
-}
-
-// set replaces entry k with v (which must not alias the chunk).
-func (ch *listChunk) set(k int, v string) {
-	off := ch.seek(k)
-	old, _, _ := ch.entryAt(off)
-	size := entrySize(len(v))
-	switch {
-	case size > old:
-		off = ch.room(off, size-old)
-	case size < old:
-		copy(ch.b[off+size:], ch.b[off+old:])
-		ch.b = ch.b[:len(ch.b)-(old-size)]
-	}
-	writeEntry(ch.b[off:], v)
-	ch.ck, ch.co = k, off
-	ch.tidy()
-}
-
-// tidy gives back room when the chunk uses less than half of its bytes.
-func (ch *listChunk) tidy() {
-	live := len(ch.b) - ch.head
-	if cap(ch.b) > 2*live+64 {
-		ch.compact(live / 8)
-	}
-}
-
-// compact reallocates the chunk with extra bytes of room at the back.
-func (ch *listChunk) compact(extra int) {
-	live := len(ch.b) - ch.head
-	var nb []byte
-	if live+extra > 0 {
-		nb = make([]byte, live, live+extra)
-		copy(nb, ch.b[ch.head:])
-	}
-	ch.co -= ch.head
-	ch.b, ch.head = nb, 0
-}
-
-func (ch *listChunk) clone() *listChunk {
-	cp := *ch
-	cp.b = append([]byte(nil), ch.b[ch.head:]...)
-	cp.head, cp.co = 0, ch.co-ch.head
-	return &cp
-}
-
-func (ch *listChunk) memory() int64 {
-	return int64(unsafe.Sizeof(listChunk{})) + int64(cap(ch.b))
-}
-
-// List is the value of a list key.
+// List is the value of a list key: a quicklist.List (chunked deque of
+// packed strings) with the engine's memory accounting.
 type List struct {
 	sized
-	sm     listChunk    // small mode (dir == nil)
-	dir    []*listChunk // big mode: chunks dir[lo:hi]
-	lo, hi int
-	off    int // position of element 0 in chunk dir[lo], counting its absent slots
-	n      int
+	quicklist.List
 }
 
 // NewList returns an empty list.
@@ -278,30 +69,20 @@ func (l *List) TypeName() string { return "list" }
 func (l *List) Encoding() string { return "quicklist" }
 
 // Len implements Typed.
-func (l *List) Len() int { return l.n }
+func (l *List) Len() int { return l.List.Len() }
 
 // Copy implements Typed.
-func (l *List) Copy() Typed {
-	cp := &List{n: l.n, lo: l.lo, hi: l.hi, off: l.off}
-	if l.dir == nil {
-		cp.sm = *l.sm.clone()
-		return cp
-	}
-	cp.dir = make([]*listChunk, len(l.dir))
-	for i := l.lo; i < l.hi; i++ {
-		cp.dir[i] = l.dir[i].clone()
-	}
-	return cp
-}
+func (l *List) Copy() Typed { return &List{List: *l.List.Copy()} }
 
 // Rewrite implements Typed: RPUSH commands of at most 64 elements.
 func (l *List) Rewrite(key string, emit func(args [][]byte)) {
-	for i := 0; i < l.n; i += listRewriteMax {
-		m := min(listRewriteMax, l.n-i)
+	n := l.Len()
+	for i := 0; i < n; i += listRewriteMax {
+		m := min(listRewriteMax, n-i)
 		args := make([][]byte, 0, 2+m)
 		args = append(args, []byte("RPUSH"), []byte(key))
 		for j := i; j < i+m; j++ {
-			args = append(args, append([]byte(nil), l.bytesAt(j)...))
+			args = append(args, append([]byte(nil), l.BytesAt(j)...))
 		}
 		emit(args)
 	}
@@ -309,273 +90,7 @@ func (l *List) Rewrite(key string, emit func(args [][]byte)) {
 
 // MemoryUsage implements Typed (an estimate in bytes).
 func (l *List) MemoryUsage() int64 {
-	size := int64(unsafe.Sizeof(List{}))
-	if l.dir == nil {
-		return size + int64(cap(l.sm.b))
-	}
-	size += int64(len(l.dir)) * 8
-	for i := l.lo; i < l.hi; i++ {
-		size += l.dir[i].memory()
-	}
-	return size
-}
-
-// loc returns the chunk of element i and its index there.
-func (l *List) loc(i int) (*listChunk, int) {
-	if l.dir == nil {
-		return &l.sm, i
-	}
-	p := l.off + i
-	ci := l.lo + p>>listChunkShift
-	k := p & listChunkMask
-	if ci == l.lo {
-		k -= l.off
-	}
-	return l.dir[ci], k
-}
-
-// bytesAt returns element i without copying; valid until the list changes.
-func (l *List) bytesAt(i int) []byte {
-	ch, k := l.loc(i)
-	return ch.get(k)
-}
-
-// At returns element i (0 <= i < Len).
-func (l *List) At(i int) string { return string(l.bytesAt(i)) }
-
-// SetAt replaces element i with v (copied; v must not alias the list).
-func (l *List) SetAt(i int, v string) {
-	ch, k := l.loc(i)
-	ch.set(k, v)
-}
-
-// regrow reallocates the chunk directory with free room at both ends.
-func (l *List) regrow() {
-	live := l.hi - l.lo
-	size := 2*live + 4
-	nd := make([]*listChunk, size)
-	start := (size - live) / 2
-	copy(nd[start:], l.dir[l.lo:l.hi])
-	l.dir, l.lo, l.hi = nd, start, start+live
-}
-
-// toBig turns a full small list into a one-chunk big list.
-func (l *List) toBig() {
-	ch := l.sm
-	ch.compact(0)
-	dir := make([]*listChunk, 5)
-	dir[2] = &ch
-	*l = List{dir: dir, lo: 2, hi: 3, n: ch.n}
-}
-
-func (l *List) toSmall() {
-	var sm listChunk
-	for i := 0; i < l.n; i++ {
-		sm.insert(i, view(l.bytesAt(i)))
-	}
-	sm.compact(0)
-	*l = List{sm: sm, n: l.n}
-}
-
-// PushBack appends v (copied).
-func (l *List) PushBack(v string) {
-	if l.dir == nil {
-		if l.n < listSmallMax {
-			l.sm.insert(l.n, v)
-			l.n++
-			return
-		}
-		l.toBig()
-	}
-	p := l.off + l.n
-	ci := l.lo + p>>listChunkShift
-	if ci == l.hi {
-		if l.hi == len(l.dir) {
-			l.regrow()
-			ci = l.hi
-		}
-		l.dir[l.hi] = &listChunk{}
-		l.hi++
-	}
-	ch := l.dir[ci]
-	ch.insert(ch.n, v)
-	l.n++
-	if ch.n == listChunkSize {
-		ch.compact(0)
-	}
-}
-
-// PushFront prepends v (copied).
-func (l *List) PushFront(v string) {
-	if l.dir == nil {
-		if l.n < listSmallMax {
-			l.sm.insert(0, v)
-			l.n++
-			return
-		}
-		l.toBig()
-	}
-	if l.off == 0 {
-		if l.lo == 0 {
-			l.regrow()
-		}
-		l.lo--
-		l.dir[l.lo] = &listChunk{}
-		l.off = listChunkSize
-	}
-	l.off--
-	ch := l.dir[l.lo]
-	ch.insert(0, v)
-	l.n++
-	if ch.n == listChunkSize {
-		ch.compact(0)
-	}
-}
-
-// dropFront removes the first element (Len must be > 0).
-func (l *List) dropFront() {
-	if l.dir == nil {
-		l.sm.remove(0)
-		l.n--
-		return
-	}
-	l.dir[l.lo].remove(0)
-	l.off++
-	l.n--
-	if l.n == 0 {
-		*l = List{}
-		return
-	}
-	if l.off == listChunkSize {
-		l.dir[l.lo] = nil
-		l.lo++
-		l.off = 0
-	}
-	if l.n <= listShrinkAt {
-		l.toSmall()
-	}
-}
-
-// dropBack removes the last element (Len must be > 0).
-func (l *List) dropBack() {
-	if l.dir == nil {
-		l.sm.remove(l.n - 1)
-		l.n--
-		return
-	}
-	ch := l.dir[l.hi-1]
-	ch.remove(ch.n - 1)
-	l.n--
-	if l.n == 0 {
-		*l = List{}
-		return
-	}
-	if ch.n == 0 {
-		l.dir[l.hi-1] = nil
-		l.hi--
-	}
-	if l.n <= listShrinkAt {
-		l.toSmall()
-	}
-}
-
-// PopFront removes and returns the first element (Len must be > 0).
-func (l *List) PopFront() string {
-	v := string(l.bytesAt(0))
-	l.dropFront()
-	return v
-}
-
-// PopBack removes and returns the last element (Len must be > 0).
-func (l *List) PopBack() string {
-	v := string(l.bytesAt(l.n - 1))
-	l.dropBack()
-	return v
-}
-
-// Pop removes an element from the head (left) or the tail.
-func (l *List) Pop(left bool) string {
-	if left {
-		return l.PopFront()
-	}
-	return l.PopBack()
-}
-
-// Push adds an element (copied) at the head (left) or the tail.
-func (l *List) Push(v string, left bool) {
-	if left {
-		l.PushFront(v)
-	} else {
-		l.PushBack(v)
-	}
-}
-
-// move copies element j over element i, through the scratch buffer tmp
-// (the two may share a chunk).
-func (l *List) move(i, j int, tmp *[]byte) {
-	*tmp = append((*tmp)[:0], l.bytesAt(j)...)
-	l.SetAt(i, view(*tmp))
-}
-
-// Insert puts v (copied) at index i (0 <= i <= Len), shifting the shorter side.
-func (l *List) Insert(i int, v string) {
-	if l.dir == nil && l.n < listSmallMax {
-		l.sm.insert(i, v)
-		l.n++
-		return
-	}
-	var tmp []byte
-	if i <= l.n/2 {
-		l.PushFront("")
-		for j := 0; j < i; j++ {
-			l.move(j, j+1, &tmp)
-		}
-	} else {
-		l.PushBack("")
-		for j := l.n - 1; j > i; j-- {
-			l.move(j, j-1, &tmp)
-		}
-	}
-	l.SetAt(i, v)
-}
-
-// truncateBack drops the last k elements (k < Len); truncateFront the
-// first k. Whole chunks are dropped at once.
-func (l *List) truncateBack(k int) {
-	for k > 0 {
-		if l.dir != nil && l.hi-l.lo > 1 && k >= l.dir[l.hi-1].n {
-			ch := l.dir[l.hi-1]
-			k -= ch.n
-			l.n -= ch.n
-			l.hi--
-			l.dir[l.hi] = nil
-			if l.n <= listShrinkAt {
-				l.toSmall()
-			}
-			continue
-		}
-		l.dropBack()
-		k--
-	}
-}
-
-func (l *List) truncateFront(k int) {
-	for k > 0 {
-		if l.dir != nil && l.hi-l.lo > 1 && k >= l.dir[l.lo].n {
-			ch := l.dir[l.lo]
-			k -= ch.n
-			l.n -= ch.n
-			l.dir[l.lo] = nil
-			l.lo++
-			l.off = 0
-			if l.n <= listShrinkAt {
-				l.toSmall()
-			}
-			continue
-		}
-		l.dropFront()
-		k--
-	}
+	return int64(unsafe.Sizeof(sized{})) + l.List.MemoryUsage()
 }
 
 // ---- commands ----
@@ -759,7 +274,7 @@ func lrangeCommand(c *Ctx) {
 	}
 	c.W.Array(int(end - start + 1))
 	for i := int(start); i <= int(end); i++ {
-		c.W.Bulk(l.bytesAt(i))
+		c.W.Bulk(l.BytesAt(i))
 	}
 }
 
@@ -794,7 +309,7 @@ func lindexCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	c.W.Bulk(l.bytesAt(i))
+	c.W.Bulk(l.BytesAt(i))
 }
 
 func lsetCommand(c *Ctx) {
@@ -843,7 +358,7 @@ func linsertCommand(c *Ctx) {
 	}
 	pivot := view(c.Args[3])
 	for i := 0; i < l.Len(); i++ {
-		if string(l.bytesAt(i)) == pivot {
+		if string(l.BytesAt(i)) == pivot {
 			if after {
 				i++
 			}
@@ -883,30 +398,30 @@ func lremCommand(c *Ctx) {
 		var tmp []byte
 		w := 0
 		for r := 0; r < n; r++ {
-			if more() && string(l.bytesAt(r)) == elem {
+			if more() && string(l.BytesAt(r)) == elem {
 				removed++
 				continue
 			}
 			if w != r {
-				l.move(w, r, &tmp)
+				l.Move(w, r, &tmp)
 			}
 			w++
 		}
-		l.truncateBack(n - w)
+		l.TruncateBack(n - w)
 	} else {
 		var tmp []byte
 		w := n - 1
 		for r := n - 1; r >= 0; r-- {
-			if more() && string(l.bytesAt(r)) == elem {
+			if more() && string(l.BytesAt(r)) == elem {
 				removed++
 				continue
 			}
 			if w != r {
-				l.move(w, r, &tmp)
+				l.Move(w, r, &tmp)
 			}
 			w--
 		}
-		l.truncateFront(w + 1)
+		l.TruncateFront(w + 1)
 	}
 	if removed > 0 {
 		listChanged(c, key, l, int(removed))
@@ -954,8 +469,8 @@ func ltrimCommand(c *Ctx) {
 	if ltrim == n {
 		c.Delete(key)
 	} else {
-		l.truncateFront(int(ltrim))
-		l.truncateBack(int(rtrim))
+		l.TruncateFront(int(ltrim))
+		l.TruncateBack(int(rtrim))
 		c.Modified(key)
 	}
 	c.Dirty(int(ltrim + rtrim))
@@ -1026,7 +541,7 @@ func lposCommand(c *Ctx) {
 		if fromTail {
 			pos = n - index - 1
 		}
-		if string(l.bytesAt(int(pos))) != elem {
+		if string(l.BytesAt(int(pos))) != elem {
 			continue
 		}
 		matches++

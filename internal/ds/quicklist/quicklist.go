@@ -1,0 +1,542 @@
+// Package quicklist is the deque of strings behind Ordo's lists: Redis's
+// quicklist in Go, elements packed into byte chunks rather than one heap
+// object each.
+//
+// # Guarantees
+//
+//   - PushFront, PushBack, PopFront and PopBack are O(1) (amortized: only
+//     the chunk directory, one pointer per chunk, is ever reallocated).
+//   - Element i is found in O(1) chunk lookup plus at most 64
+//     steps inside its chunk; each chunk remembers the last position it
+//     looked up, so walking the list in either direction costs one step
+//     per element.
+//   - Insert is O(n) (it shifts the shorter side); SetAt is O(chunk
+//     bytes); TruncateFront and TruncateBack drop whole chunks at once.
+//   - Values passed in are copied; the list never keeps a caller's bytes.
+//   - Copy is a deep copy that shares nothing with the original.
+//
+// # Layout
+//
+// A chunk is one []byte holding its elements in order, each as
+// uvarint(len), the bytes, and len again as a reversed uvarint so that
+// the chunk can be walked backwards: 2 bytes of overhead for an element
+// shorter than 128 bytes, and one heap object per chunk (the garbage
+// collector never sees the elements). A chunk keeps room at its front as
+// well as its back, so pushing or popping at either end of a chunk moves
+// nothing.
+//
+// Up to 128 elements a list is one chunk ("small" mode). Above
+// that it is a deque of chunks of exactly 128 elements (the first
+// and the last may hold fewer), reached through a directory with free
+// room at both ends; element i is in chunk (off+i)/128. A big list
+// that shrinks to 32 elements becomes one chunk again.
+//
+// # Not safe
+//
+// A List is not safe for concurrent use, not even for concurrent reads
+// (lookups move the chunk cursor); callers serialize access (the engine
+// lock). Byte slices returned by BytesAt are views into the list, valid
+// only until the next call on it. The package has no global mutable
+// state.
+package quicklist
+
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+const (
+	chunkShift = 7
+	chunkSize  = 1 << chunkShift // elements in a full chunk
+	chunkMask  = chunkSize - 1
+	smallMax   = chunkSize     // a small list holds at most this many
+	shrinkAt   = chunkSize / 4 // a big list this short becomes small again
+)
+
+// view is b as a string without copying (b must not change while in use).
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+type chunk struct {
+	b    []byte // entries in b[head:]
+	head int
+	n    int // entries
+	ck   int // cursor: entry ck starts at b[co] (0 <= ck <= n)
+	co   int
+}
+
+func uvarintLen(x int) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+func entrySize(n int) int { return 2*uvarintLen(n) + n }
+
+// writeEntry encodes v at b[0:entrySize(len(v))].
+func writeEntry(b []byte, v string) {
+	w := binary.PutUvarint(b, uint64(len(v)))
+	copy(b[w:], v)
+	e := w + len(v)
+	for i := 0; i < w; i++ {
+		b[e+i] = b[w-1-i]
+	}
+}
+
+// entryAt returns the size of the entry at off and the offset and length of its bytes.
+func (ch *chunk) entryAt(off int) (size, start, n int) {
+	x, w := binary.Uvarint(ch.b[off:])
+	return 2*w + int(x), off + w, int(x)
+}
+
+// entryBefore returns the size of the entry ending at end.
+func (ch *chunk) entryBefore(end int) int {
+	var x uint64
+	var shift uint
+	w := 0
+	for {
+		c := ch.b[end-1-w]
+		w++
+		x |= uint64(c&0x7f) << shift
+		shift += 7
+		if c < 0x80 {
+			break
+		}
+	}
+	return 2*w + int(x)
+}
+
+// seek returns the offset of entry k (0 <= k <= n), walking from the
+// nearest of the front, the cursor and the back, and moves the cursor there.
+func (ch *chunk) seek(k int) int {
+	pos, off, cost := 0, ch.head, k
+	if d := max(k-ch.ck, ch.ck-k); d < cost {
+		pos, off, cost = ch.ck, ch.co, d
+	}
+	if ch.n-k < cost {
+		pos, off = ch.n, len(ch.b)
+	}
+	for pos < k {
+		s, _, _ := ch.entryAt(off)
+		off += s
+		pos++
+	}
+	for pos > k {
+		off -= ch.entryBefore(off)
+		pos--
+	}
+	ch.ck, ch.co = k, off
+	return off
+}
+
+func (ch *chunk) get(k int) []byte {
+	_, start, n := ch.entryAt(ch.seek(k))
+	return ch.b[start : start+n : start+n]
+}
+
+// room makes size free bytes at off (shifting what follows) and returns
+// the possibly moved offset; at the front it uses the head room.
+func (ch *chunk) room(off, size int) int {
+	if off == ch.head && ch.head >= size {
+		ch.head -= size
+		return ch.head
+	}
+	if off == ch.head && off < len(ch.b) {
+		// front of a non-empty chunk without head room: reallocate with some
+		live := len(ch.b) - ch.head
+		front := live/8 + size + 8
+		nb := make([]byte, front+live)
+		copy(nb[front:], ch.b[ch.head:])
+		ch.b, ch.head = nb, front-size
+		return ch.head
+	}
+	if cap(ch.b)-len(ch.b) < size {
+		nb := make([]byte, len(ch.b), len(ch.b)+(len(ch.b)-ch.head)/8+size+8)
+		copy(nb, ch.b)
+		ch.b = nb
+	}
+	ch.b = ch.b[:len(ch.b)+size]
+	copy(ch.b[off+size:], ch.b[off:])
+	return off
+}
+
+// insert puts v (which must not alias the chunk) before entry k.
+func (ch *chunk) insert(k int, v string) {
+	off := ch.seek(k)
+	size := entrySize(len(v))
+	off = ch.room(off, size)
+	writeEntry(ch.b[off:], v)
+	ch.n++
+	ch.ck, ch.co = k, off
+}
+
+// remove deletes entry k.
+func (ch *chunk) remove(k int) {
+	off := ch.seek(k)
+	size, _, _ := ch.entryAt(off)
+	switch {
+	case off == ch.head:
+		ch.head += size
+	default:
+		copy(ch.b[off:], ch.b[off+size:])
+		ch.b = ch.b[:len(ch.b)-size]
+	}
+	ch.n--
+	ch.ck, ch.co = k, off
+	if k == 0 {
+		ch.co = ch.head
+	}
+	ch.tidy()
+}
+
+// set replaces entry k with v (which must not alias the chunk).
+func (ch *chunk) set(k int, v string) {
+	off := ch.seek(k)
+	old, _, _ := ch.entryAt(off)
+	size := entrySize(len(v))
+	switch {
+	case size > old:
+		off = ch.room(off, size-old)
+	case size < old:
+		copy(ch.b[off+size:], ch.b[off+old:])
+		ch.b = ch.b[:len(ch.b)-(old-size)]
+	}
+	writeEntry(ch.b[off:], v)
+	ch.ck, ch.co = k, off
+	ch.tidy()
+}
+
+// tidy gives back room when the chunk uses less than half of its bytes.
+func (ch *chunk) tidy() {
+	live := len(ch.b) - ch.head
+	if cap(ch.b) > 2*live+64 {
+		ch.compact(live / 8)
+	}
+}
+
+// compact reallocates the chunk with extra bytes of room at the back.
+func (ch *chunk) compact(extra int) {
+	live := len(ch.b) - ch.head
+	var nb []byte
+	if live+extra > 0 {
+		nb = make([]byte, live, live+extra)
+		copy(nb, ch.b[ch.head:])
+	}
+	ch.co -= ch.head
+	ch.b, ch.head = nb, 0
+}
+
+func (ch *chunk) clone() *chunk {
+	cp := *ch
+	cp.b = append([]byte(nil), ch.b[ch.head:]...)
+	cp.head, cp.co = 0, ch.co-ch.head
+	return &cp
+}
+
+func (ch *chunk) memory() int64 {
+	return int64(unsafe.Sizeof(chunk{})) + int64(cap(ch.b))
+}
+
+// List is a deque of byte strings. The zero value is an empty list.
+type List struct {
+	sm     chunk    // small mode (dir == nil)
+	dir    []*chunk // big mode: chunks dir[lo:hi]
+	lo, hi int
+	off    int // position of element 0 in chunk dir[lo], counting its absent slots
+	n      int
+}
+
+// New returns an empty list.
+func New() *List { return &List{} }
+
+// Len is the number of elements.
+func (l *List) Len() int { return l.n }
+
+// Copy returns a deep copy of the list.
+func (l *List) Copy() *List {
+	cp := &List{n: l.n, lo: l.lo, hi: l.hi, off: l.off}
+	if l.dir == nil {
+		cp.sm = *l.sm.clone()
+		return cp
+	}
+	cp.dir = make([]*chunk, len(l.dir))
+	for i := l.lo; i < l.hi; i++ {
+		cp.dir[i] = l.dir[i].clone()
+	}
+	return cp
+}
+
+// MemoryUsage is an estimate in bytes of the list, its header included.
+func (l *List) MemoryUsage() int64 {
+	size := int64(unsafe.Sizeof(List{}))
+	if l.dir == nil {
+		return size + int64(cap(l.sm.b))
+	}
+	size += int64(len(l.dir)) * 8
+	for i := l.lo; i < l.hi; i++ {
+		size += l.dir[i].memory()
+	}
+	return size
+}
+
+// loc returns the chunk of element i and its index there.
+func (l *List) loc(i int) (*chunk, int) {
+	if l.dir == nil {
+		return &l.sm, i
+	}
+	p := l.off + i
+	ci := l.lo + p>>chunkShift
+	k := p & chunkMask
+	if ci == l.lo {
+		k -= l.off
+	}
+	return l.dir[ci], k
+}
+
+// BytesAt returns element i without copying; valid until the list changes.
+func (l *List) BytesAt(i int) []byte {
+	ch, k := l.loc(i)
+	return ch.get(k)
+}
+
+// At returns element i (0 <= i < Len).
+func (l *List) At(i int) string { return string(l.BytesAt(i)) }
+
+// SetAt replaces element i with v (copied; v must not alias the list).
+func (l *List) SetAt(i int, v string) {
+	ch, k := l.loc(i)
+	ch.set(k, v)
+}
+
+// regrow reallocates the chunk directory with free room at both ends.
+func (l *List) regrow() {
+	live := l.hi - l.lo
+	size := 2*live + 4
+	nd := make([]*chunk, size)
+	start := (size - live) / 2
+	copy(nd[start:], l.dir[l.lo:l.hi])
+	l.dir, l.lo, l.hi = nd, start, start+live
+}
+
+// toBig turns a full small list into a one-chunk big list.
+func (l *List) toBig() {
+	ch := l.sm
+	ch.compact(0)
+	dir := make([]*chunk, 5)
+	dir[2] = &ch
+	*l = List{dir: dir, lo: 2, hi: 3, n: ch.n}
+}
+
+func (l *List) toSmall() {
+	var sm chunk
+	for i := 0; i < l.n; i++ {
+		sm.insert(i, view(l.BytesAt(i)))
+	}
+	sm.compact(0)
+	*l = List{sm: sm, n: l.n}
+}
+
+// PushBack appends v (copied).
+func (l *List) PushBack(v string) {
+	if l.dir == nil {
+		if l.n < smallMax {
+			l.sm.insert(l.n, v)
+			l.n++
+			return
+		}
+		l.toBig()
+	}
+	p := l.off + l.n
+	ci := l.lo + p>>chunkShift
+	if ci == l.hi {
+		if l.hi == len(l.dir) {
+			l.regrow()
+			ci = l.hi
+		}
+		l.dir[l.hi] = &chunk{}
+		l.hi++
+	}
+	ch := l.dir[ci]
+	ch.insert(ch.n, v)
+	l.n++
+	if ch.n == chunkSize {
+		ch.compact(0)
+	}
+}
+
+// PushFront prepends v (copied).
+func (l *List) PushFront(v string) {
+	if l.dir == nil {
+		if l.n < smallMax {
+			l.sm.insert(0, v)
+			l.n++
+			return
+		}
+		l.toBig()
+	}
+	if l.off == 0 {
+		if l.lo == 0 {
+			l.regrow()
+		}
+		l.lo--
+		l.dir[l.lo] = &chunk{}
+		l.off = chunkSize
+	}
+	l.off--
+	ch := l.dir[l.lo]
+	ch.insert(0, v)
+	l.n++
+	if ch.n == chunkSize {
+		ch.compact(0)
+	}
+}
+
+// dropFront removes the first element (Len must be > 0).
+func (l *List) dropFront() {
+	if l.dir == nil {
+		l.sm.remove(0)
+		l.n--
+		return
+	}
+	l.dir[l.lo].remove(0)
+	l.off++
+	l.n--
+	if l.n == 0 {
+		*l = List{}
+		return
+	}
+	if l.off == chunkSize {
+		l.dir[l.lo] = nil
+		l.lo++
+		l.off = 0
+	}
+	if l.n <= shrinkAt {
+		l.toSmall()
+	}
+}
+
+// dropBack removes the last element (Len must be > 0).
+func (l *List) dropBack() {
+	if l.dir == nil {
+		l.sm.remove(l.n - 1)
+		l.n--
+		return
+	}
+	ch := l.dir[l.hi-1]
+	ch.remove(ch.n - 1)
+	l.n--
+	if l.n == 0 {
+		*l = List{}
+		return
+	}
+	if ch.n == 0 {
+		l.dir[l.hi-1] = nil
+		l.hi--
+	}
+	if l.n <= shrinkAt {
+		l.toSmall()
+	}
+}
+
+// PopFront removes and returns the first element (Len must be > 0).
+func (l *List) PopFront() string {
+	v := string(l.BytesAt(0))
+	l.dropFront()
+	return v
+}
+
+// PopBack removes and returns the last element (Len must be > 0).
+func (l *List) PopBack() string {
+	v := string(l.BytesAt(l.n - 1))
+	l.dropBack()
+	return v
+}
+
+// Pop removes an element from the head (left) or the tail.
+func (l *List) Pop(left bool) string {
+	if left {
+		return l.PopFront()
+	}
+	return l.PopBack()
+}
+
+// Push adds an element (copied) at the head (left) or the tail.
+func (l *List) Push(v string, left bool) {
+	if left {
+		l.PushFront(v)
+	} else {
+		l.PushBack(v)
+	}
+}
+
+// Move copies element j over element i, through the scratch buffer tmp
+// (the two may share a chunk).
+func (l *List) Move(i, j int, tmp *[]byte) {
+	*tmp = append((*tmp)[:0], l.BytesAt(j)...)
+	l.SetAt(i, view(*tmp))
+}
+
+// Insert puts v (copied) at index i (0 <= i <= Len), shifting the shorter side.
+func (l *List) Insert(i int, v string) {
+	if l.dir == nil && l.n < smallMax {
+		l.sm.insert(i, v)
+		l.n++
+		return
+	}
+	var tmp []byte
+	if i <= l.n/2 {
+		l.PushFront("")
+		for j := 0; j < i; j++ {
+			l.Move(j, j+1, &tmp)
+		}
+	} else {
+		l.PushBack("")
+		for j := l.n - 1; j > i; j-- {
+			l.Move(j, j-1, &tmp)
+		}
+	}
+	l.SetAt(i, v)
+}
+
+// TruncateBack drops the last k elements (0 <= k <= Len). Whole chunks are
+// dropped at once.
+func (l *List) TruncateBack(k int) {
+	for k > 0 {
+		if l.dir != nil && l.hi-l.lo > 1 && k >= l.dir[l.hi-1].n {
+			ch := l.dir[l.hi-1]
+			k -= ch.n
+			l.n -= ch.n
+			l.hi--
+			l.dir[l.hi] = nil
+			if l.n <= shrinkAt {
+				l.toSmall()
+			}
+			continue
+		}
+		l.dropBack()
+		k--
+	}
+}
+
+// TruncateFront drops the first k elements (0 <= k <= Len). Whole chunks are
+// dropped at once.
+func (l *List) TruncateFront(k int) {
+	for k > 0 {
+		if l.dir != nil && l.hi-l.lo > 1 && k >= l.dir[l.lo].n {
+			ch := l.dir[l.lo]
+			k -= ch.n
+			l.n -= ch.n
+			l.dir[l.lo] = nil
+			l.lo++
+			l.off = 0
+			if l.n <= shrinkAt {
+				l.toSmall()
+			}
+			continue
+		}
+		l.dropFront()
+		k--
+	}
+}
