@@ -101,3 +101,33 @@ func TestOnlyGoredisImportsGoRedis(t *testing.T) {
 		t.Errorf("go list %s/... did not list backend/goredis: %v", mod, lines)
 	}
 }
+
+// TestInternalLayering keeps data flowing one way inside the module:
+// resp ← ds ← engine ← (aof, script) ← (server | package ordo). The
+// protocol knows no command, a data structure knows no engine, and the
+// engine reaches persistence, scripting and the server only through its
+// typed hooks.
+func TestInternalLayering(t *testing.T) {
+	in := func(p string) string { return mod + "/internal/" + p }
+	above := []string{mod, in("server"), in("aof"), in("script"), in("load"), in("redistest"), mod + "/backend",
+		mod + "/index", mod + "/lock", "github.com/redis/go-redis/v9", "github.com/yuin/gopher-lua"}
+	rules := map[string][]string{
+		in("resp"):   append([]string{in("engine"), in("ds")}, above...),
+		in("engine"): above,
+		in("aof"):    {mod, in("server"), in("script"), "github.com/yuin/gopher-lua"},
+		in("script"): {mod, in("server"), in("aof")},
+		in("server"): {mod},
+	}
+	for _, ds := range goList(t, mod+"/internal/ds/...") {
+		rules[ds] = append([]string{in("engine"), in("resp")}, above...)
+	}
+	for pkg, bad := range rules {
+		for _, d := range nonStdDeps(t, pkg) {
+			for _, b := range bad {
+				if d == b || (b != mod && strings.HasPrefix(d, b+"/")) {
+					t.Errorf("%s links %s", pkg, d)
+				}
+			}
+		}
+	}
+}
