@@ -494,7 +494,7 @@ func (d *decoder) quicklist(v *Value, v2 bool) error {
 }
 
 // DecodeValue decodes a serialized value: a type byte and the object,
-// as DUMP's payload without its version and checksum footer.
+// as at the start of a DUMP payload. Bytes after the value are ignored.
 func DecodeValue(b []byte) (*Value, error) {
 	d := &decoder{r: bytes.NewReader(b)}
 	t, err := d.byte()
@@ -505,21 +505,22 @@ func DecodeValue(b []byte) (*Value, error) {
 }
 
 // VerifyPayload checks a DUMP payload's footer as Redis's
-// verifyDumpPayload does (RDB version not newer than Version, CRC64 of
-// the rest) and returns the serialized value. A zero checksum is not
-// accepted (as Redis, unless skip-checksum validation is configured).
-func VerifyPayload(p []byte) ([]byte, bool) {
+// verifyDumpPayload does: an RDB version not newer than Version and the
+// CRC64 of everything before the checksum. (A zero checksum is not
+// accepted: Redis accepts one only with skip-checksum validation.)
+//
+// The value is then decoded from the whole payload, footer included, as
+// Redis does: a truncated value may read into the footer and still be
+// accepted, exactly as redis-server accepts it.
+func VerifyPayload(p []byte) bool {
 	if len(p) < 10 {
-		return nil, false
+		return false
 	}
 	footer := p[len(p)-10:]
 	if int(binary.LittleEndian.Uint16(footer)) > Version {
-		return nil, false
+		return false
 	}
-	if CRC64(0, p[:len(p)-8]) != binary.LittleEndian.Uint64(footer[2:]) {
-		return nil, false
-	}
-	return p[:len(p)-10], true
+	return CRC64(0, p[:len(p)-8]) == binary.LittleEndian.Uint64(footer[2:])
 }
 
 // ModuleTypeName decodes a module type id (9 characters of a 64-symbol

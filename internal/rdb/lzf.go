@@ -1,7 +1,9 @@
 package rdb
 
 // LZF, the compression of Redis's RDB strings (liblzf 3.6 as configured
-// in Redis: 16-bit hash table, VERY_FAST, zero-initialised table). The
+// in Redis 7: 16-bit hash table, VERY_FAST; the table zero-initialised,
+// where Redis leaves it uninitialised: Redis's own output can then vary
+// in rare cases, ours is deterministic). The
 // compressor emits the same bytes as Redis's lzf_compress, so compressed
 // strings in DUMP payloads match redis-server's byte for byte.
 //
@@ -46,20 +48,22 @@ func lzfCompress(in []byte, maxOut int) []byte {
 		ref := int(htab[slot]) - 1
 		htab[slot] = int32(ip + 1)
 		off := ip - ref - 1
-		if ref > 0 && off < lzfMaxOff && ip+4 < inLen &&
-			in[ref] == in[ip] && in[ref+1] == in[ip+1] && in[ref+2] == in[ip+2] {
+		if ref > 0 && off < lzfMaxOff &&
+			in[ref+2] == in[ip+2] && in[ref] == in[ip] && in[ref+1] == in[ip+1] {
 			l := 2
 			maxlen := inLen - ip - l
 			if maxlen > lzfMaxRef {
 				maxlen = lzfMaxRef
 			}
-			out[op-lit-1] = byte(lit - 1) // stop run
+			undo := 0
 			if lit == 0 {
-				op-- // undo run if length is zero
+				undo = 1
 			}
-			if op+3+1 >= maxOut {
+			if op-undo+3+1 >= maxOut {
 				return nil
 			}
+			out[op-lit-1] = byte(lit - 1) // stop run
+			op -= undo                    // undo run if length is zero
 			// As lzf_compress: 16 unchecked steps when maxlen > 16 (which
 			// may run up to 2 bytes past maxlen), then checked ones.
 			mismatch := false

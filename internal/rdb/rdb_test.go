@@ -60,11 +60,11 @@ func TestLZFRoundTrip(t *testing.T) {
 
 func TestLZFDecompressCorrupt(t *testing.T) {
 	for _, c := range [][]byte{
-		{0x20, 0x00},             // back reference before the start
-		{0x05, 'a'},              // literal past the input
-		{0x00, 'a', 0xe0},        // truncated long reference
-		{0x00, 'a', 0x20, 0x00},  // reference expanding past n
-		{0x01, 'a', 'b', 0x1f},   // truncated literal
+		{0x20, 0x00},            // back reference before the start
+		{0x05, 'a'},             // literal past the input
+		{0x00, 'a', 0xe0},       // truncated long reference
+		{0x00, 'a', 0x20, 0x00}, // reference expanding past n
+		{0x01, 'a', 'b', 0x1f},  // truncated literal
 		{0x00, 'a', 0x20, 0x00, 0x00},
 	} {
 		if _, ok := lzfDecompress(c, 3); ok {
@@ -137,11 +137,10 @@ func TestValueRoundTrip(t *testing.T) {
 	for _, compress := range []bool{false, true} {
 		for _, v := range sample() {
 			p := Dump(v, compress)
-			body, ok := VerifyPayload(p)
-			if !ok {
+			if !VerifyPayload(p) {
 				t.Fatalf("VerifyPayload rejected our own payload")
 			}
-			got, err := DecodeValue(body)
+			got, err := DecodeValue(p)
 			if err != nil {
 				t.Fatalf("%s: %v", v.Kind, err)
 			}
@@ -194,11 +193,11 @@ func TestVerifyPayload(t *testing.T) {
 	for i := range p {
 		q := bytes.Clone(p)
 		q[i] ^= 1
-		if _, ok := VerifyPayload(q); ok && i < len(p)-10 {
+		if VerifyPayload(q) && i < len(p)-10 {
 			t.Errorf("flipping byte %d went unnoticed", i)
 		}
 	}
-	if _, ok := VerifyPayload(p[:9]); ok {
+	if VerifyPayload(p[:9]) {
 		t.Error("short payload accepted")
 	}
 }
