@@ -125,7 +125,8 @@ func restoreCommand(c *Ctx) {
 	}
 	c.Add(key, v)
 	if ttl != 0 {
-		c.SetExpire(key, ttl)
+		// As Redis's setExpire: no "expire" event, only "restore".
+		c.DB.expires.Set(view(key), ttl)
 		if !absttl {
 			// Propagated with the absolute expiry, as Redis does.
 			args := append([][]byte{}, c.Args...)

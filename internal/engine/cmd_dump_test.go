@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -303,4 +304,161 @@ func TestRestoreCorruptPayloads(t *testing.T) {
 		}
 	}
 	d.Do("PING")
+}
+
+// ---- payloads in the encodings of older Redis versions ----
+
+// ziplist builds a ziplist as Redis 6's ziplistPush writes one.
+func ziplist(elems ...string) []byte {
+	zl := make([]byte, 10)
+	prev := 0
+	tail := 10
+	for _, e := range elems {
+		var ent []byte
+		if prev < 254 {
+			ent = append(ent, byte(prev))
+		} else {
+			ent = append(ent, 254)
+			ent = binary.LittleEndian.AppendUint32(ent, uint32(prev))
+		}
+		if v, err := strconv.ParseInt(e, 10, 64); err == nil && strconv.FormatInt(v, 10) == e && len(e) <= 32 {
+			switch {
+			case v >= 0 && v <= 12:
+				ent = append(ent, 0xF1+byte(v))
+			case v >= -128 && v <= 127:
+				ent = append(ent, 0xFE, byte(v))
+			case v >= -32768 && v <= 32767:
+				ent = binary.LittleEndian.AppendUint16(append(ent, 0xC0), uint16(v))
+			case v >= -(1<<23) && v < 1<<23:
+				ent = append(ent, 0xF0, byte(v), byte(v>>8), byte(v>>16))
+			case v >= -(1<<31) && v < 1<<31:
+				ent = binary.LittleEndian.AppendUint32(append(ent, 0xD0), uint32(v))
+			default:
+				ent = binary.LittleEndian.AppendUint64(append(ent, 0xE0), uint64(v))
+			}
+		} else {
+			n := len(e)
+			switch {
+			case n < 64:
+				ent = append(ent, byte(n))
+			case n < 16384:
+				ent = append(ent, 0x40|byte(n>>8), byte(n))
+			default:
+				ent = binary.BigEndian.AppendUint32(append(ent, 0x80), uint32(n))
+			}
+			ent = append(ent, e...)
+		}
+		tail = len(zl)
+		zl = append(zl, ent...)
+		prev = len(ent)
+	}
+	zl = append(zl, 0xFF)
+	binary.LittleEndian.PutUint32(zl, uint32(len(zl)))
+	binary.LittleEndian.PutUint32(zl[4:], uint32(tail))
+	binary.LittleEndian.PutUint16(zl[8:], uint16(len(elems)))
+	return zl
+}
+
+// zipmap builds a zipmap (the hash encoding of RDB versions before 4).
+func zipmap(pairs ...string) []byte {
+	zm := []byte{byte(len(pairs) / 2)}
+	ln := func(n int) {
+		if n < 254 {
+			zm = append(zm, byte(n))
+		} else {
+			zm = binary.LittleEndian.AppendUint32(append(zm, 254), uint32(n))
+		}
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		ln(len(pairs[i]))
+		zm = append(zm, pairs[i]...)
+		ln(len(pairs[i+1]))
+		zm = append(zm, 2) // two bytes of free space
+		zm = append(zm, pairs[i+1]...)
+		zm = append(zm, 0, 0)
+	}
+	return append(zm, 0xFF)
+}
+
+// rdbStr is a raw RDB string (length-prefixed; lengths below 16384).
+func rdbStr(s []byte) []byte {
+	var b []byte
+	if len(s) < 64 {
+		b = append(b, byte(len(s)))
+	} else {
+		b = append(b, 0x40|byte(len(s)>>8), byte(len(s)))
+	}
+	return append(b, s...)
+}
+
+func rdbStrs(ss ...string) []byte {
+	var b []byte
+	for _, s := range ss {
+		b = append(b, rdbStr([]byte(s))...)
+	}
+	return b
+}
+
+func intsetBlob(width int, vals ...int64) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(width))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(vals)))
+	for _, v := range vals {
+		switch width {
+		case 2:
+			b = binary.LittleEndian.AppendUint16(b, uint16(v))
+		case 4:
+			b = binary.LittleEndian.AppendUint32(b, uint32(v))
+		default:
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))
+		}
+	}
+	return b
+}
+
+// TestRestoreOlderEncodings restores values in the encodings of RDB
+// versions before 10 (ziplists, zipmaps, linked lists, textual scores)
+// into both servers and compares what they read back.
+func TestRestoreOlderEncodings(t *testing.T) {
+	d := redistest.NewDiff(t)
+	long := strings.Repeat("L", 300)
+	cat := func(parts ...[]byte) []byte {
+		var b []byte
+		for _, p := range parts {
+			b = append(b, p...)
+		}
+		return b
+	}
+	one := func(t byte, rest ...[]byte) []byte { return cat(append([][]byte{{t}}, rest...)...) }
+	payloads := map[string][]byte{
+		"list-ziplist":   one(rdb.TypeListZiplist, rdbStr(ziplist("a", "7", "-1", "300", "-70000", "10000000", "5000000000", long, ""))),
+		"list-quicklist": one(rdb.TypeListQuicklist, []byte{2}, rdbStr(ziplist("x", "12", "13")), rdbStr(ziplist("y", long))),
+		"list-linked":    one(rdb.TypeList, []byte{3}, rdbStrs("p", "q", "123")),
+		"hash-ziplist":   one(rdb.TypeHashZiplist, rdbStr(ziplist("f1", "v1", "n", "42", "big", long))),
+		"hash-zipmap":    one(rdb.TypeHashZipmap, rdbStr(zipmap("a", "1", "bb", "two", "c", ""))),
+		"hash-plain":     one(rdb.TypeHash, []byte{2}, rdbStrs("f", "v", "g", "5")),
+		"zset-ziplist":   one(rdb.TypeZSetZiplist, rdbStr(ziplist("c", "-3", "a", "1", "b", "2.5"))),
+		"zset-text": one(rdb.TypeZSet, []byte{4}, rdbStrs("m1"), []byte{3}, []byte("1.5"),
+			rdbStrs("m2"), []byte{254}, rdbStrs("m3"), []byte{255}, rdbStrs("m4"), []byte{2}, []byte("-2")),
+		"zset2-small": one(rdb.TypeZSet2, []byte{2}, rdbStrs("x"), binary.LittleEndian.AppendUint64(nil, 0x3ff8000000000000),
+			rdbStrs("y"), binary.LittleEndian.AppendUint64(nil, 0xc000000000000000)),
+		"set-plain-ints": one(rdb.TypeSet, []byte{3}, rdbStrs("3", "1", "2")),
+		"set-plain-strs": one(rdb.TypeSet, []byte{2}, rdbStrs("3", "x")),
+		"intset16":       one(rdb.TypeSetIntset, rdbStr(intsetBlob(2, -5, 1, 300))),
+		"intset32":       one(rdb.TypeSetIntset, rdbStr(intsetBlob(4, -70000, 1))),
+		"intset64":       one(rdb.TypeSetIntset, rdbStr(intsetBlob(8, -1, 5000000000))),
+		"string-int8":    {rdb.TypeString, 0xC0, 0x85},
+		"string-int16":   {rdb.TypeString, 0xC1, 0x34, 0x12},
+		"string-int32":   {rdb.TypeString, 0xC2, 0x78, 0x56, 0x34, 0x92},
+	}
+	names := make([]string, 0, len(payloads))
+	for k := range payloads {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for _, version := range []uint16{6, 9, 10} {
+			d.Do("RESTORE", name, "0", payload(payloads[name], version), "REPLACE")
+			readBack(d, name)
+		}
+	}
 }
