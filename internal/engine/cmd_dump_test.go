@@ -63,7 +63,7 @@ func dumpCases() []dumpCase {
 	bulk("l:huge-elem", true, "RPUSH", 3, one(func(i int) string { return strings.Repeat(strconv.Itoa(i), 9000) }))
 	bulk("l:lpush", false, "LPUSH", 2000, one(func(i int) string { return strconv.Itoa(i * 7919) }))
 	bulk("set:intset", true, "SADD", 20, one(func(i int) string { return strconv.Itoa(i*i*1000 - 5000) }))
-	bulk("set:int64", true, "SADD", 3, one(func(i int) string { return strconv.Itoa(i * 3000000000) }))
+	bulk("set:int64", true, "SADD", 3, one(func(i int) string { return strconv.FormatInt(int64(i)*3000000000, 10) }))
 	bulk("set:big-ints", false, "SADD", 700, one(strconv.Itoa))
 	bulk("set:strings", false, "SADD", 10, one(func(i int) string { return "m" + strconv.Itoa(i) }))
 	bulk("h:small", true, "HSET", 10, func(i int) []string { return []string{"field" + strconv.Itoa(i), strconv.Itoa(i * 1000)} })

@@ -19,11 +19,10 @@ type source interface {
 // decoder reads RDB data, counting the bytes consumed (for error
 // positions) and, for files, their CRC64.
 type decoder struct {
-	r      source
-	pos    int64
-	crc    uint64
-	sum    bool
-	expand int64 // bytes of decompressed strings so far (bounded)
+	r   source
+	pos int64
+	crc uint64
+	sum bool
 }
 
 // maxChunk bounds the allocation made for a length read from the input
@@ -60,7 +59,7 @@ func (d *decoder) byte() (byte, error) {
 
 // bytes reads n bytes, in chunks so that a corrupt n does not allocate.
 func (d *decoder) bytes(n uint64) ([]byte, error) {
-	if n > math.MaxInt32*4 {
+	if n > math.MaxInt32 { // (strings over 2 GB are not supported)
 		return nil, d.fail("length %d too large", n)
 	}
 	if br, ok := d.r.(*bytes.Reader); ok && uint64(br.Len()) < n {
@@ -172,7 +171,7 @@ func (d *decoder) string() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ulen == 0 || ulen > 1<<32 || clen > ulen+ulen/8+64 {
+		if ulen == 0 || ulen > math.MaxInt32 || clen > ulen+ulen/8+64 {
 			return nil, d.errAt(at, nil, "invalid LZF lengths (%d compressed, %d expanded)", clen, ulen)
 		}
 		// A tiny payload must not expand to gigabytes: LZF expands at
@@ -337,7 +336,7 @@ func (d *decoder) elems(v *Value, per int, u *uniq) error {
 	if n > math.MaxInt32 {
 		return d.fail("collection length %d too large", n)
 	}
-	v.Elems = make([][]byte, 0, min(int(n)*per, 1024))
+	v.Elems = make([][]byte, 0, int(min(n*uint64(per), 1024)))
 	for i := uint64(0); i < n; i++ {
 		for j := 0; j < per; j++ {
 			at := d.pos
@@ -363,8 +362,8 @@ func (d *decoder) zset(v *Value, binaryScores bool) error {
 		return d.fail("collection length %d too large", n)
 	}
 	u := &uniq{}
-	v.Elems = make([][]byte, 0, min(int(n), 1024))
-	v.Scores = make([]float64, 0, min(int(n), 1024))
+	v.Elems = make([][]byte, 0, int(min(n, 1024)))
+	v.Scores = make([]float64, 0, int(min(n, 1024)))
 	for i := uint64(0); i < n; i++ {
 		at := d.pos
 		m, err := d.string()
