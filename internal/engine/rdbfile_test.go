@@ -57,7 +57,11 @@ func compareDatasets(t *testing.T, d *redistest.Diff) {
 // into Ordo (ordo-server --rdb-import) and reads everything back.
 func TestRDBFileFromRedis(t *testing.T) {
 	r := redistest.StartRedis(t)
-	o := redistest.StartOrdo(t)
+	o := redistest.StartOrdo(t, "appendonly", "yes")
+	p, err := aof.Open(o.Engine, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
 	d := redistest.NewDiffWith(t, r.Addr, o.Addr)
 	fillForRDB(d)
 	d.Redis.Do("SET", "expired", "x", "PXAT", "1000") // not stored: already expired
@@ -69,10 +73,22 @@ func TestRDBFileFromRedis(t *testing.T) {
 		t.Fatal("import into a non-empty dataset accepted")
 	}
 	d.Ordo.Do("FLUSHALL")
-	if err := server.ImportRDB(o.Engine, nil, file, t.Logf); err != nil {
+	if err := server.ImportRDB(o.Engine, p, file, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	compareDatasets(t, d)
+	// The import was snapshotted: a server started on the same directory
+	// (without a closing snapshot) has it all.
+	if err := p.Close(false); err != nil {
+		t.Fatal(err)
+	}
+	o2 := redistest.StartOrdo(t, "appendonly", "yes", "dir", o.Engine.Config.Get("dir"))
+	p2, err := aof.Open(o2.Engine, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p2.Close(false) })
+	compareDatasets(t, redistest.NewDiffWith(t, r.Addr, o2.Addr))
 	// A corrupt file leaves nothing behind.
 	data, err := os.ReadFile(file)
 	if err != nil {
