@@ -85,8 +85,9 @@ func (e *Engine) SaveRDBFile() (RDBStats, error) {
 }
 
 // LoadRDB adds the keys of an RDB file (versions 1 to 10) to the
-// databases, replacing keys of the same names, with the encodings Redis
-// would choose under the current configuration. As Redis loading a file,
+// databases, with the encodings Redis would choose under the current
+// configuration. A key that already exists (in the dataset or earlier in
+// the file) is an error, as Redis's "RDB has duplicated key". As Redis loading a file,
 // it skips keys already expired and empty collections. Streams and module
 // values make it fail; so does a database number out of range. On error
 // the keys loaded so far stay: callers wanting all or nothing load into
@@ -111,7 +112,9 @@ func (e *Engine) LoadRDB(r io.Reader) (RDBStats, error) {
 				st.Skipped++
 				return nil
 			}
-			e.dbs[en.DB].load(string(en.Key), fromRDB(e, en.Value), en.ExpireAt)
+			if !e.dbs[en.DB].load(view(en.Key), fromRDB(e, en.Value), en.ExpireAt) {
+				return fmt.Errorf("duplicated key %q in database %d", en.Key, en.DB)
+			}
 			st.Keys++
 			return nil
 		},
@@ -119,19 +122,21 @@ func (e *Engine) LoadRDB(r io.Reader) (RDBStats, error) {
 	return st, err
 }
 
-// load stores a key read from a file, with its expiry (or -1).
-func (db *DB) load(key string, v Value, at int64) {
-	if old, ok := db.keys.Get(key); ok {
-		db.used -= countedBytes(key, old)
-	}
-	db.keys.Set(key, v)
+// load stores a key read from a file, with its expiry (or -1), and
+// reports whether it is new. A duplicate replaces the old value (whose
+// bytes stay counted: LoadRDB fails then, and its callers flush). key
+// may alias a buffer: the Dict copies it.
+func (db *DB) load(key string, v Value, at int64) bool {
+	isNew := db.keys.Set(key, v)
 	db.used += keyBytes(key, v)
+	if !isNew {
+		return false
+	}
 	if at != -1 {
 		db.expires.Set(key, at)
-	} else if db.expires.Len() > 0 {
-		db.expires.Delete(key)
 	}
 	if len(db.watched) > 0 {
 		db.touchWatched(key)
 	}
+	return true
 }

@@ -1,13 +1,17 @@
 package engine_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ordo-db/ordo/internal/aof"
 	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/rdb"
 	"github.com/ordo-db/ordo/internal/redistest"
 	"github.com/ordo-db/ordo/internal/server"
 )
@@ -135,4 +139,78 @@ func TestRDBFileToRedis(t *testing.T) {
 		t.Fatal("redis-server loaded nothing from Ordo's dump.rdb")
 	}
 	compareDatasets(t, d2)
+}
+
+// TestLoadRDBRefusals: what Redis refuses to load, LoadRDB refuses.
+func TestLoadRDBRefusals(t *testing.T) {
+	o := redistest.StartOrdo(t)
+	file := func(db int, keys ...string) []byte {
+		var buf bytes.Buffer
+		w := rdb.NewWriter(&buf, true)
+		w.SelectDB(db, uint64(len(keys)), 0)
+		for _, k := range keys {
+			w.Entry([]byte(k), &rdb.Value{Kind: rdb.KindString, Str: []byte("v")}, -1)
+		}
+		w.Close()
+		return buf.Bytes()
+	}
+	for _, tc := range []struct {
+		data []byte
+		want string
+	}{
+		{file(0, "a", "b", "a"), `duplicated key "a" in database 0`},
+		{file(16, "a"), "uses database 16"},
+		{[]byte("REDIS0011"), "can't handle RDB format version"},
+		{[]byte("RUBIS0010"), "not an RDB file"},
+	} {
+		o.Engine.Lock()
+		_, err := o.Engine.LoadRDB(bytes.NewReader(tc.data))
+		for _, db := range o.Engine.DBs() {
+			db.Flush()
+		}
+		o.Engine.Unlock()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("LoadRDB: %v, want an error with %q", err, tc.want)
+		}
+	}
+}
+
+// BenchmarkLoadRDB measures loading an RDB file of 100,000 keys of every
+// type (strings, small hashes, sets, sorted sets and lists).
+func BenchmarkLoadRDB(b *testing.B) {
+	var buf bytes.Buffer
+	w := rdb.NewWriter(&buf, true)
+	const n = 100000
+	w.SelectDB(0, n, 0)
+	for i := 0; i < n; i++ {
+		k := []byte("key:" + strconv.Itoa(i))
+		var v *rdb.Value
+		switch i % 5 {
+		case 0:
+			v = &rdb.Value{Kind: rdb.KindString, Str: []byte("value:" + strconv.Itoa(i))}
+		case 1:
+			v = &rdb.Value{Kind: rdb.KindHash, Compact: true, Elems: [][]byte{[]byte("name"), []byte("x"), []byte("age"), []byte("42")}}
+		case 2:
+			v = &rdb.Value{Kind: rdb.KindSet, Compact: true, Elems: [][]byte{[]byte("1"), []byte("2"), []byte("3")}}
+		case 3:
+			v = &rdb.Value{Kind: rdb.KindZSet, Compact: true, Elems: [][]byte{[]byte("a"), []byte("b")}, Scores: []float64{1, 2.5}}
+		default:
+			v = &rdb.Value{Kind: rdb.KindList, Elems: [][]byte{[]byte("x"), []byte("y"), []byte("z")}}
+		}
+		w.Entry(k, v, -1)
+	}
+	w.Close()
+	o := redistest.StartOrdo(b)
+	b.SetBytes(int64(buf.Len()))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		o.Engine.Lock()
+		for _, db := range o.Engine.DBs() {
+			db.Flush()
+		}
+		if _, err := o.Engine.LoadRDB(bytes.NewReader(buf.Bytes())); err != nil {
+			b.Fatal(err)
+		}
+		o.Engine.Unlock()
+	}
 }

@@ -51,7 +51,7 @@ func (d *decoder) byte() (byte, error) {
 		return 0, d.eof(err)
 	}
 	if d.sum {
-		d.crc = CRC64(d.crc, []byte{b})
+		d.crc = jonesTable[byte(d.crc)^b] ^ d.crc>>8 // CRC64 of one byte
 	}
 	d.pos++
 	return b, nil
@@ -65,7 +65,19 @@ func (d *decoder) bytes(n uint64) ([]byte, error) {
 	if br, ok := d.r.(*bytes.Reader); ok && uint64(br.Len()) < n {
 		return nil, d.errAt(d.pos+int64(br.Len()), io.ErrUnexpectedEOF, "unexpected end of data (%d bytes needed)", n)
 	}
-	buf := make([]byte, 0, min(n, maxChunk))
+	if n <= maxChunk {
+		buf := make([]byte, n)
+		m, err := io.ReadFull(d.r, buf)
+		if d.sum {
+			d.crc = CRC64(d.crc, buf[:m])
+		}
+		d.pos += int64(m)
+		if err != nil {
+			return nil, d.eof(err)
+		}
+		return buf, nil
+	}
+	buf := make([]byte, 0, maxChunk)
 	for uint64(len(buf)) < n {
 		k := min(n-uint64(len(buf)), maxChunk)
 		start := len(buf)

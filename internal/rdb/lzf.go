@@ -23,6 +23,35 @@ func lzfIdx(h uint32) uint32 {
 	return ((h >> (3*8 - lzfHLog)) - h*5) & (lzfHSize - 1)
 }
 
+// lzfTable is the compressor's 2^16-slot hash table, stored sparsely: an
+// open-addressing table sized for the input (a small string costs a small
+// table, not 256 kB), reading as a zeroed table where nothing was stored.
+type lzfTable struct {
+	e    []uint64 // slot+1 << 32 | value; 0 is empty
+	mask uint32
+}
+
+func newLZFTable(n int) lzfTable {
+	size := 16
+	for size < 2*n && size < 2*lzfHSize {
+		size <<= 1
+	}
+	return lzfTable{e: make([]uint64, size), mask: uint32(size - 1)}
+}
+
+// swap stores v in slot and returns what the slot held (0 if nothing).
+// At most min(n, 2^16) slots are used, so the table is at most half full.
+func (t *lzfTable) swap(slot uint32, v int32) int32 {
+	k := uint64(slot+1) << 32
+	for i := slot & t.mask; ; i = (i + 1) & t.mask {
+		e := t.e[i]
+		if e == 0 || e&^0xffffffff == k {
+			t.e[i] = k | uint64(uint32(v))
+			return int32(uint32(e))
+		}
+	}
+}
+
 // lzfCompress compresses in into at most maxOut bytes. It returns nil
 // when the result would not fit (as lzf_compress returns 0).
 func lzfCompress(in []byte, maxOut int) []byte {
@@ -32,7 +61,7 @@ func lzfCompress(in []byte, maxOut int) []byte {
 	}
 	// htab holds positions+1 (0: empty, as Redis's zeroed table whose
 	// entries point at the start of the input, which never matches).
-	htab := make([]int32, lzfHSize)
+	htab := newLZFTable(inLen)
 	out := make([]byte, maxOut)
 	op := 0
 	ip := 0
@@ -45,8 +74,7 @@ func lzfCompress(in []byte, maxOut int) []byte {
 	for ip < inLen-2 {
 		hval = hval<<8 | uint32(in[ip+2])
 		slot := lzfIdx(hval)
-		ref := int(htab[slot]) - 1
-		htab[slot] = int32(ip + 1)
+		ref := int(htab.swap(slot, int32(ip+1))) - 1
 		off := ip - ref - 1
 		if ref > 0 && off < lzfMaxOff &&
 			in[ref+2] == in[ip+2] && in[ref] == in[ip] && in[ref+1] == in[ip+1] {
@@ -105,10 +133,10 @@ func lzfCompress(in []byte, maxOut int) []byte {
 			ip -= 2
 			hval = uint32(in[ip])<<8 | uint32(in[ip+1])
 			hval = hval<<8 | uint32(in[ip+2])
-			htab[lzfIdx(hval)] = int32(ip + 1)
+			htab.swap(lzfIdx(hval), int32(ip+1))
 			ip++
 			hval = hval<<8 | uint32(in[ip+2])
-			htab[lzfIdx(hval)] = int32(ip + 1)
+			htab.swap(lzfIdx(hval), int32(ip+1))
 			ip++
 		} else {
 			if op >= maxOut {

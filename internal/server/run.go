@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"fmt"
 	"net/http"
 	_ "net/http/pprof" // served only when ORDO_PPROF is set
@@ -8,6 +9,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/ordo-db/ordo/internal/aof"
 	"github.com/ordo-db/ordo/internal/config"
@@ -155,7 +157,8 @@ func ImportRDB(e *engine.Engine, p engine.Persister, path string, logf func(stri
 			return fmt.Errorf("rdb-import: database %d is not empty; an import needs an empty dataset", i)
 		}
 	}
-	st, err := e.LoadRDB(f)
+	start := time.Now()
+	st, err := e.LoadRDB(bufio.NewReaderSize(f, 1<<20))
 	if err == nil && p != nil {
 		err = p.Save()
 	}
@@ -165,7 +168,7 @@ func ImportRDB(e *engine.Engine, p engine.Persister, path string, logf func(stri
 		}
 		return fmt.Errorf("rdb-import %s: %w", path, err)
 	}
-	logf("Imported %d keys from %s (%d skipped: expired or empty)", st.Keys, path, st.Skipped)
+	logf("Imported %d keys from %s in %.3f seconds (%d skipped: expired or empty)", st.Keys, path, time.Since(start).Seconds(), st.Skipped)
 	if st.Functions > 0 {
 		logf("WARNING: %s holds %d function libraries; Ordo does not load functions", path, st.Functions)
 	}
