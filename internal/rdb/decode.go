@@ -183,7 +183,7 @@ func (d *decoder) string() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ulen == 0 || ulen > math.MaxInt32 || clen > ulen+ulen/8+64 {
+		if ulen == 0 || ulen > math.MaxInt32 {
 			return nil, d.errAt(at, nil, "invalid LZF lengths (%d compressed, %d expanded)", clen, ulen)
 		}
 		// A tiny payload must not expand to gigabytes: LZF expands at

@@ -96,12 +96,25 @@ func listNodes(elems [][]byte) (nodes [][][]byte, plain []bool) {
 // compress is rdbcompression. A compact set must hold only integers and
 // a compact sorted set must be in ascending order.
 func AppendValue(b []byte, v *Value, compress bool) []byte {
+	return appendEntry(b, nil, v, compress)
+}
+
+// appendEntry appends the type byte, the key (unless nil) and the object:
+// a key of a file, or (no key) a DUMP payload's value.
+func appendEntry(b []byte, key []byte, v *Value, compress bool) []byte {
+	typ := func(b []byte, t byte) []byte {
+		b = append(b, t)
+		if key != nil {
+			b = appendString(b, key, compress)
+		}
+		return b
+	}
 	switch v.Kind {
 	case KindString:
-		b = append(b, TypeString)
+		b = typ(b, TypeString)
 		return appendString(b, v.Str, compress)
 	case KindList:
-		b = append(b, TypeListQuicklist2)
+		b = typ(b, TypeListQuicklist2)
 		nodes, plain := listNodes(v.Elems)
 		b = appendLen(b, uint64(len(nodes)))
 		for i, n := range nodes {
@@ -128,11 +141,11 @@ func AppendValue(b []byte, v *Value, compress bool) []byte {
 			}
 			if ok {
 				slices.Sort(ints)
-				b = append(b, TypeSetIntset)
+				b = typ(b, TypeSetIntset)
 				return appendString(b, buildIntset(ints), compress)
 			}
 		}
-		b = append(b, TypeSet)
+		b = typ(b, TypeSet)
 		b = appendLen(b, uint64(len(v.Elems)))
 		for _, e := range v.Elems {
 			b = appendString(b, e, compress)
@@ -140,10 +153,10 @@ func AppendValue(b []byte, v *Value, compress bool) []byte {
 		return b
 	case KindHash:
 		if v.Compact {
-			b = append(b, TypeHashListpack)
+			b = typ(b, TypeHashListpack)
 			return appendString(b, buildListpack(v.Elems), compress)
 		}
-		b = append(b, TypeHash)
+		b = typ(b, TypeHash)
 		b = appendLen(b, uint64(len(v.Elems)/2))
 		for _, e := range v.Elems {
 			b = appendString(b, e, compress)
@@ -151,7 +164,7 @@ func AppendValue(b []byte, v *Value, compress bool) []byte {
 		return b
 	case KindZSet:
 		if v.Compact {
-			b = append(b, TypeZSetListpack)
+			b = typ(b, TypeZSetListpack)
 			elems := make([][]byte, 0, 2*len(v.Elems))
 			for i, m := range v.Elems {
 				elems = append(elems, m, formatScore(v.Scores[i]))
@@ -159,7 +172,7 @@ func AppendValue(b []byte, v *Value, compress bool) []byte {
 			return appendString(b, buildListpack(elems), compress)
 		}
 		// Redis writes the skiplist from the tail: highest score first.
-		b = append(b, TypeZSet2)
+		b = typ(b, TypeZSet2)
 		b = appendLen(b, uint64(len(v.Elems)))
 		for i := len(v.Elems) - 1; i >= 0; i-- {
 			b = appendString(b, v.Elems[i], compress)

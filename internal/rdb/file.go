@@ -73,12 +73,10 @@ func (w *Writer) Entry(key []byte, v *Value, expireAt int64) {
 		w.buf = append(w.buf, OpExpireTimeMS)
 		w.buf = binary.LittleEndian.AppendUint64(w.buf, uint64(expireAt))
 	}
-	// The type byte comes first, then the key, then the object.
-	start := len(w.buf)
-	w.buf = AppendValue(w.buf, v, w.compress)
-	obj := append([]byte(nil), w.buf[start+1:]...)
-	w.buf = appendString(w.buf[:start+1], key, w.compress)
-	w.buf = append(w.buf, obj...)
+	if key == nil {
+		key = []byte{}
+	}
+	w.buf = appendEntry(w.buf, key, v, w.compress)
 	w.flushIfFull()
 }
 
