@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ordo-db/ordo/internal/aof"
 	"github.com/ordo-db/ordo/internal/rdb"
 	"github.com/ordo-db/ordo/internal/redistest"
 )
@@ -460,5 +461,45 @@ func TestRestoreOlderEncodings(t *testing.T) {
 			d.Do("RESTORE", name, "0", payload(payloads[name], version), "REPLACE")
 			readBack(d, name)
 		}
+	}
+}
+
+// TestRestoreIsLogged: RESTORE goes to the AOF with an absolute expiry
+// (ABSTTL), so a restart replays it to the same key and expiry.
+func TestRestoreIsLogged(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("COMMAND", "INFO", "DUMP", "RESTORE")
+	d.Do("HSET", "h", "a", "1", "b", "2")
+	p := d.Redis.Do("DUMP", "h").Str
+	o := redistest.StartOrdo(t, "appendonly", "yes")
+	pers, err := aof.Open(o.Engine, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redistest.Dial(t, o.Addr)
+	c.Do("RESTORE", "k", "100000", p)
+	c.Do("RESTORE", "k2", "0", p)
+	c.Do("RESTORE", "k2", "0", p, "REPLACE", "IDLETIME", "5")
+	c.Do("SET", "gone", "x")
+	c.Do("RESTORE", "gone", "1", p, "REPLACE", "ABSTTL") // expired: deletes
+	at := c.Do("PEXPIRETIME", "k").Int
+	if err := pers.Close(false); err != nil {
+		t.Fatal(err)
+	}
+	o2 := redistest.StartOrdo(t, "appendonly", "yes", "dir", o.Engine.Config.Get("dir"))
+	pers2, err := aof.Open(o2.Engine, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pers2.Close(false) })
+	c2 := redistest.Dial(t, o2.Addr)
+	if got := c2.Do("PEXPIRETIME", "k").Int; got != at || at <= 0 {
+		t.Errorf("PEXPIRETIME after replay: %d, before: %d", got, at)
+	}
+	if got := c2.Do("HGET", "k2", "b").Str; got != "2" {
+		t.Errorf("k2 after replay: %q", got)
+	}
+	if got := c2.Do("EXISTS", "gone").Int; got != 0 {
+		t.Errorf("expired RESTORE REPLACE left the key after replay")
 	}
 }
