@@ -503,3 +503,30 @@ func TestRestoreIsLogged(t *testing.T) {
 		t.Errorf("expired RESTORE REPLACE left the key after replay")
 	}
 }
+
+// TestDumpLZFMatchesRedis compares DUMP bytes of strings of many sizes and
+// degrees of redundancy: Ordo's LZF compressor must emit Redis's bytes.
+func TestDumpLZFMatchesRedis(t *testing.T) {
+	d := redistest.NewDiff(t)
+	r := rand.New(rand.NewPCG(42, 43))
+	for i := 0; i < 300; i++ {
+		n := 21 + r.IntN(3000)
+		if i%10 == 0 {
+			n = 21 + r.IntN(40000)
+		}
+		alpha := 1 + r.IntN(60)
+		b := make([]byte, n)
+		for j := range b {
+			if j > 8 && r.IntN(4) == 0 { // repeat an earlier run
+				b[j] = b[j-1-r.IntN(min(j, 300))]
+				continue
+			}
+			b[j] = byte('!' + r.IntN(alpha))
+		}
+		key := "lzf:" + strconv.Itoa(i)
+		d.Do("SET", key, string(b))
+		if rd, od := d.Redis.Do("DUMP", key).Str, d.Ordo.Do("DUMP", key).Str; rd != od {
+			t.Errorf("DUMP of a %d-byte string (alphabet %d) differs", n, alpha)
+		}
+	}
+}
