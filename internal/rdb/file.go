@@ -130,6 +130,11 @@ const (
 // checksum, and returns its version. Streams, module values and pre-GA
 // functions make it fail with an error wrapping ErrUnsupported;
 // MODULE_AUX data (module-global state) is skipped.
+//
+// ReadFile consumes exactly the file's bytes from an r that is an
+// io.ByteReader (a *bufio.Reader, a *bytes.Reader), so a caller can go on
+// reading what follows (a replication stream); any other r is wrapped in
+// a bufio.Reader, which may read ahead.
 func ReadFile(r io.Reader, h Handler) (int, error) {
 	src, ok := r.(source)
 	if !ok {

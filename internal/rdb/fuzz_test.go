@@ -47,3 +47,23 @@ func FuzzReadFile(f *testing.F) {
 		ReadFile(bytes.NewReader(b), Handler{Entry: func(e *Entry) error { return nil }})
 	})
 }
+
+func FuzzLZF(f *testing.F) {
+	f.Add([]byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"))
+	f.Add([]byte("abcabcabcabcabcabcabcabcXYZabcabcabc0123456789"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		// Any input decompresses without panicking.
+		lzfDecompress(b, 4*len(b)+8)
+		if len(b) < 5 {
+			return
+		}
+		c := lzfCompress(b, len(b)-4)
+		if c == nil {
+			return
+		}
+		out, ok := lzfDecompress(c, len(b))
+		if !ok || !bytes.Equal(out, b) {
+			t.Fatalf("round trip failed")
+		}
+	})
+}
