@@ -30,3 +30,35 @@ func BenchmarkCall(b *testing.B) {
 		e.Unlock()
 	}
 }
+
+// BenchmarkSetbit measures SETBIT on bitmaps of several sizes: a write
+// copies the string (values are immutable), so its cost grows with the
+// bitmap, where Redis writes in place.
+func BenchmarkSetbit(b *testing.B) {
+	for _, size := range []int{128, 8 << 10, 1 << 20} {
+		b.Run(strconv.Itoa(size), func(b *testing.B) {
+			e := New(nil)
+			defer e.Close()
+			cl := e.NewClient("embedded")
+			w := &resp.Writer{Proto: 2}
+			key := []byte("bm")
+			e.Lock()
+			e.Call(cl, [][]byte{[]byte("SETBIT"), key, []byte(strconv.Itoa(size*8 - 1)), []byte("1")}, w)
+			e.Unlock()
+			offs := make([][]byte, 1024)
+			for i := range offs {
+				offs[i] = []byte(strconv.Itoa(i * 7919 % (size * 8)))
+			}
+			cmd := []byte("SETBIT")
+			vals := [][]byte{[]byte("0"), []byte("1")}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				w.Reset()
+				e.Lock()
+				e.Call(cl, [][]byte{cmd, key, offs[i&1023], vals[(i>>10)&1]}, w)
+				e.Unlock()
+			}
+		})
+	}
+}
