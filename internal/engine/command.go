@@ -247,7 +247,7 @@ type Table struct {
 // order (a container before its subcommands). One function per family,
 // one file per family, as Redis's t_*.c.
 var families = []func(*Table){
-	registerConn, registerKeys, registerStrings, registerBitmaps, registerHashes, registerSets,
+	registerConn, registerKeys, registerStrings, registerBitmaps, registerHLL, registerHashes, registerSets,
 	registerLists, registerSortedSets, registerGeo, registerJSON,
 	registerTransactions, registerPersistence, registerConfig, registerCommand,
 	registerClient, registerInfo, registerDebug, registerServer,
