@@ -194,13 +194,12 @@ func pfmergeCommand(c *Ctx) {
 func pfdebugCommand(c *Ctx) {
 	sub := string(c.Args[1])
 	key := c.Args[2]
-	v, found := c.Lookup(key)
-	if !found {
-		c.W.Error("ERR The specified key does not exist")
+	v, b, found, ok := lookupHLL(c, key)
+	if !ok {
 		return
 	}
-	v, b, _, ok := lookupHLL(c, key)
-	if !ok {
+	if !found {
+		c.W.Error("ERR The specified key does not exist")
 		return
 	}
 	unshareBitmap(c, key, v)
