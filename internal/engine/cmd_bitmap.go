@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/binary"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -159,16 +158,35 @@ func getbitCommand(c *Ctx) {
 	c.W.Int(0)
 }
 
+// words splits p into a head of bytes up to an 8-byte boundary, the
+// aligned 64-bit words that follow, and the tail of bytes after them, so
+// that scans of long strings read a word per step (one load, and one
+// race-detector check rather than eight).
+func words(p []byte) (head []byte, w []uint64, tail []byte) {
+	i := 0
+	for i < len(p) && uintptr(unsafe.Pointer(&p[i]))&7 != 0 {
+		i++
+	}
+	n := (len(p) - i) / 8
+	if n == 0 {
+		return p, nil, nil
+	}
+	w = unsafe.Slice((*uint64)(unsafe.Pointer(&p[i])), n)
+	return p[:i], w, p[i+8*n:]
+}
+
 // popcount counts the set bits of s.
 func popcount(str string) int64 {
+	head, w, tail := words(bytesOf(str))
 	var n int
-	s := bytesOf(str)
-	for len(s) >= 8 {
-		n += bits.OnesCount64(binary.LittleEndian.Uint64(s))
-		s = s[8:]
+	for _, b := range head {
+		n += bits.OnesCount8(b)
 	}
-	for i := 0; i < len(s); i++ {
-		n += bits.OnesCount8(s[i])
+	for _, x := range w {
+		n += bits.OnesCount64(x)
+	}
+	for _, b := range tail {
+		n += bits.OnesCount8(b)
 	}
 	return int64(n)
 }
@@ -271,10 +289,19 @@ func bitpos(str string, bit int64) int64 {
 		skip = 0xff
 	}
 	skip64 := uint64(0) - uint64(skip&1)
+	head, w, _ := words(p)
 	i := 0
-	for ; i+8 <= len(p); i += 8 {
-		if binary.LittleEndian.Uint64(p[i:]) != skip64 {
+	for ; i < len(head); i++ {
+		if head[i] != skip {
 			break
+		}
+	}
+	if i == len(head) {
+		for _, x := range w {
+			if x != skip64 {
+				break
+			}
+			i += 8
 		}
 	}
 	for ; i < len(p); i++ {
