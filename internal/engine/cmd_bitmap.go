@@ -66,19 +66,15 @@ func bitfieldTypeArg(c *Ctx, arg []byte) (signed bool, width int, ok bool) {
 	return signed, int(n), true
 }
 
-// bitmapForWrite is Redis's lookupStringForBitCommand: it returns a
-// private copy of the string at key, zero-padded so that bit maxbit is
-// addressable; grown reports that the key is new or got longer. It writes
-// WRONGTYPE and returns ok false if key holds another type.
-func bitmapForWrite(c *Ctx, key []byte, maxbit uint64) (buf []byte, found, grown, ok bool) {
-	s, found, ok := GetString(c, key)
-	if !ok {
-		return nil, false, false, false
-	}
+// bitmapForWrite is Redis's lookupStringForBitCommand, given the string
+// s at the key (found false if the key is missing; the caller has checked
+// its type): a private copy of s, zero-padded so that bit maxbit is
+// addressable; grown reports that the key is new or got longer.
+func bitmapForWrite(s string, found bool, maxbit uint64) (buf []byte, grown bool) {
 	size := max(uint64(len(s)), maxbit>>3+1)
 	buf = make([]byte, size)
 	copy(buf, s)
-	return buf, found, !found || size != uint64(len(s)), true
+	return buf, !found || size != uint64(len(s))
 }
 
 // bytesOf returns the bytes of s without copying them, for reading only.
@@ -134,7 +130,7 @@ func setbitCommand(c *Ctx) {
 			return
 		}
 	}
-	buf, found, _, _ := bitmapForWrite(c, key, offset)
+	buf, _ := bitmapForWrite(v.s, found, offset)
 	old := int64(buf[byteIdx]>>shift) & 1
 	buf[byteIdx] = buf[byteIdx]&^(1<<shift) | byte(on)<<shift
 	storeBitmap(c, key, buf, found)
@@ -670,7 +666,8 @@ func bitfieldGeneric(c *Ctx, readonlyCmd bool) {
 	if readonly {
 		buf = bytesOf(cur.s) // only read
 	} else {
-		buf, found, grown, _ = bitmapForWrite(c, key, highest)
+		buf, grown = bitmapForWrite(cur.s, exists, highest)
+		found = exists
 	}
 	changes := 0
 	c.W.Array(len(ops))

@@ -9,8 +9,9 @@ import (
 )
 
 // TestBitmapMemoryAccounting checks that the database's running memory
-// total follows the bit commands: after random SETBIT, BITFIELD and BITOP
-// writes (growing, unsharing and replacing strings) it equals the sum of
+// total follows the bit and HyperLogLog commands: after random SETBIT,
+// BITFIELD, BITOP, PFADD, PFMERGE, PFCOUNT and PFDEBUG writes (growing,
+// unsharing, promoting and replacing strings) it equals the sum of
 // the keys' sizes measured afresh, and deleting everything returns it to
 // where it started.
 func TestBitmapMemoryAccounting(t *testing.T) {
@@ -43,7 +44,8 @@ func TestBitmapMemoryAccounting(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		k := keys[rng.IntN(3)]
 		off := strconv.Itoa(rng.IntN(1 << uint(rng.IntN(17))))
-		switch rng.IntN(5) {
+		h := []string{"h1", "h2"}[rng.IntN(2)]
+		switch rng.IntN(9) {
 		case 0:
 			do("SETBIT", k, off, strconv.Itoa(rng.IntN(2)))
 		case 1:
@@ -54,8 +56,20 @@ func TestBitmapMemoryAccounting(t *testing.T) {
 			do("SET", k, strconv.Itoa(rng.IntN(100)))
 		case 4:
 			if rng.IntN(10) == 0 {
-				do("DEL", k)
+				do("DEL", k, h)
 			}
+		case 5:
+			args := []string{"PFADD", h}
+			for n := rng.IntN(1 << uint(rng.IntN(8))); n > 0; n-- {
+				args = append(args, strconv.Itoa(rng.IntN(100000)))
+			}
+			do(args...)
+		case 6:
+			do("PFCOUNT", h)
+		case 7:
+			do("PFMERGE", h, "h1", "h2")
+		case 8:
+			do("PFDEBUG", "TODENSE", h)
 		}
 		if got, want := db.used, recount(); got != want {
 			t.Fatalf("step %d: running total %d, recounted %d", i, got, want)
@@ -65,7 +79,7 @@ func TestBitmapMemoryAccounting(t *testing.T) {
 	if db.used-start < 1_000_000 {
 		t.Errorf("a 1 MB bitmap counts %d bytes", db.used-start)
 	}
-	do("DEL", "a", "b", "c")
+	do("DEL", "a", "b", "c", "h1", "h2")
 	if db.used != start {
 		t.Errorf("after DEL: %d, want %d", db.used, start)
 	}

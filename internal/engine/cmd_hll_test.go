@@ -294,8 +294,8 @@ func TestHLLRandom(t *testing.T) {
 }
 
 func TestHLLSelfTest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("PFSELFTEST adds ten million elements")
+	if testing.Short() || raceEnabled {
+		t.Skip("PFSELFTEST adds ten million elements (ds/hll's TestSelfTest runs the same checks)")
 	}
 	d := redistest.NewDiff(t)
 	d.Do("PFSELFTEST")
