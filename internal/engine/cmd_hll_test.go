@@ -143,6 +143,24 @@ func TestHLLPromotion(t *testing.T) {
 		d.Do("GET", "one")
 		d.Do("PFCOUNT", "one")
 	}
+	// An element whose run of zeros (33) does not fit a sparse VAL
+	// opcode promotes the HLL whatever its size.
+	d.Do("DEL", "z", "z2")
+	d.Do("PFADD", "z", "a", "b", "c")
+	d.Do("PFADD", "z", "1692856687")
+	d.Do("PFDEBUG", "ENCODING", "z")
+	d.Do("GET", "z")
+	d.Do("PFCOUNT", "z")
+	d.Do("PFADD", "z2", "1692856687")
+	d.Do("GET", "z2")
+	d.Do("PFMERGE", "z3", "z2")
+	d.Do("GET", "z3")
+	// Reserved header bytes and a valid cache written by someone else
+	// survive the promotion.
+	d.Do("SET", "hdr", "HYLL\x01\x07\x08\x09\x05\x00\x00\x00\x00\x00\x00\x00\x7f\xff")
+	d.Do("PFCOUNT", "hdr")
+	d.Do("PFADD", "hdr", "1692856687")
+	d.Do("GET", "hdr")
 	// Large cardinalities, where the estimator's corrections matter.
 	d.Do("DEL", "big")
 	for i := 0; i < 200; i++ {

@@ -254,3 +254,24 @@ func BenchmarkCountSparse(b *testing.B) {
 		Count(h)
 	}
 }
+
+// TestPromoteLongRun: a run of zeros above 32 does not fit a sparse VAL
+// opcode, so the HLL is promoted however small it is. ("1692856687" was
+// found by search; redis-server promotes on it too, see the engine tests.)
+func TestPromoteLongRun(t *testing.T) {
+	idx, n := PatLen([]byte("1692856687"))
+	if n != 33 {
+		t.Fatalf("PatLen = %d, %d", idx, n)
+	}
+	b := New()
+	if !NeedsSet(b, idx, n) {
+		t.Fatal("NeedsSet false")
+	}
+	b, r := Set(b, idx, n, 3000)
+	if r != 1 || Encoding(b) != Dense || len(b) != DenseSize {
+		t.Fatalf("Set: %d, encoding %d, %d bytes", r, Encoding(b), len(b))
+	}
+	if v, _ := Get(b, idx); v != 33 {
+		t.Errorf("register %d = %d", idx, v)
+	}
+}
