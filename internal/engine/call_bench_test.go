@@ -62,3 +62,35 @@ func BenchmarkSetbit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPfadd measures PFADD of one element to a dense HLL: "new"
+// elements mostly raise a register (the 12 KB string is copied), "seen"
+// ones change nothing (no copy).
+func BenchmarkPfadd(b *testing.B) {
+	for _, mode := range []string{"new", "seen"} {
+		b.Run(mode, func(b *testing.B) {
+			e := New(nil)
+			defer e.Close()
+			cl := e.NewClient("embedded")
+			w := &resp.Writer{Proto: 2}
+			key, cmd := []byte("hll"), []byte("PFADD")
+			e.Lock()
+			for i := 0; i < 20000; i++ {
+				e.Call(cl, [][]byte{cmd, key, []byte("seen:" + strconv.Itoa(i))}, w)
+			}
+			e.Unlock()
+			eles := make([][]byte, 1024)
+			for i := range eles {
+				eles[i] = []byte(mode + ":" + strconv.Itoa(i))
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				w.Reset()
+				e.Lock()
+				e.Call(cl, [][]byte{cmd, key, eles[i&1023]}, w)
+				e.Unlock()
+			}
+		})
+	}
+}

@@ -72,9 +72,12 @@ func bitfieldTypeArg(c *Ctx, arg []byte) (signed bool, width int, ok bool) {
 // addressable; grown reports that the key is new or got longer.
 func bitmapForWrite(s string, found bool, maxbit uint64) (buf []byte, grown bool) {
 	size := max(uint64(len(s)), maxbit>>3+1)
+	if size == uint64(len(s)) {
+		return []byte(s), false // (a missing key always grows); no zeroing
+	}
 	buf = make([]byte, size)
 	copy(buf, s)
-	return buf, !found || size != uint64(len(s))
+	return buf, true
 }
 
 // bytesOf returns the bytes of s without copying them, for reading only.

@@ -47,12 +47,9 @@ func lookupHLL(c *Ctx, key []byte) (v Value, b []byte, found, ok bool) {
 	return v, b, true, true
 }
 
-// cloneHLL copies b with room for a sparse update's growth.
-func cloneHLL(b []byte) []byte {
-	out := make([]byte, len(b), len(b)+8)
-	copy(out, b)
-	return out
-}
+// cloneHLL copies b (append rounds the capacity up to a size class,
+// room for a sparse update's growth, and does not zero what it copies).
+func cloneHLL(b []byte) []byte { return append([]byte(nil), b...) }
 
 func hllSparseMax(c *Ctx) int64 { return c.E.Config.Int("hll-sparse-max-bytes") }
 
