@@ -77,7 +77,11 @@ func pfaddCommand(c *Ctx) {
 		if b, r = hll.Set(b, idx, n, sparseMax); r < 0 {
 			// Redis keeps what it wrote in place before finding the
 			// corruption, without propagating it.
-			storeBitmap(c, key, b, found)
+			if updated > 0 {
+				storeBitmap(c, key, b, found)
+			} else {
+				unshareBitmap(c, key, v)
+			}
 			c.W.Error(ErrHLLCorrupt)
 			return
 		}
