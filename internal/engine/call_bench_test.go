@@ -94,3 +94,25 @@ func BenchmarkPfadd(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBitop measures BITOP AND of two 1 MB strings.
+func BenchmarkBitop(b *testing.B) {
+	e := New(nil)
+	defer e.Close()
+	cl := e.NewClient("embedded")
+	w := &resp.Writer{Proto: 2}
+	e.Lock()
+	e.Call(cl, [][]byte{[]byte("SETBIT"), []byte("a"), []byte("8388607"), []byte("1")}, w)
+	e.Call(cl, [][]byte{[]byte("SETBIT"), []byte("b"), []byte("8388000"), []byte("1")}, w)
+	e.Unlock()
+	cmd := [][]byte{[]byte("BITOP"), []byte("AND"), []byte("d"), []byte("a"), []byte("b")}
+	b.SetBytes(2 << 20)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.Reset()
+		e.Lock()
+		e.Call(cl, cmd, w)
+		e.Unlock()
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -424,6 +425,39 @@ func bitposCommand(c *Ctx) {
 	c.W.Int(pos)
 }
 
+// bitopWords applies op ('&', '|', '^', or '~' with src = dst) to
+// dst[:len(src)] with src, 8 bytes at a time.
+func bitopWords(dst, src []byte, op byte) {
+	n := min(len(dst), len(src))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		d, x := binary.LittleEndian.Uint64(dst[i:]), binary.LittleEndian.Uint64(src[i:])
+		switch op {
+		case '&':
+			d &= x
+		case '|':
+			d |= x
+		case '^':
+			d ^= x
+		case '~':
+			d = ^x
+		}
+		binary.LittleEndian.PutUint64(dst[i:], d)
+	}
+	for ; i < n; i++ {
+		switch op {
+		case '&':
+			dst[i] &= src[i]
+		case '|':
+			dst[i] |= src[i]
+		case '^':
+			dst[i] ^= src[i]
+		case '~':
+			dst[i] = ^src[i]
+		}
+	}
+}
+
 func bitopCommand(c *Ctx) {
 	var op byte
 	switch {
@@ -463,32 +497,13 @@ func bitopCommand(c *Ctx) {
 	}
 	res := make([]byte, maxlen)
 	copy(res, srcs[0])
-	switch op {
-	case '~':
-		for i := range res {
-			res[i] = ^res[i]
-		}
-	case '&':
-		for _, s := range srcs[1:] {
-			for i := range res {
-				if i < len(s) {
-					res[i] &= s[i]
-				} else {
-					res[i] = 0
-				}
-			}
-		}
-	case '|':
-		for _, s := range srcs[1:] {
-			for i := 0; i < len(s); i++ {
-				res[i] |= s[i]
-			}
-		}
-	case '^':
-		for _, s := range srcs[1:] {
-			for i := 0; i < len(s); i++ {
-				res[i] ^= s[i]
-			}
+	if op == '~' {
+		bitopWords(res, res, '~')
+	}
+	for _, s := range srcs[1:] {
+		bitopWords(res, bytesOf(s), op)
+		if op == '&' {
+			clear(res[len(s):]) // missing bytes are zeros
 		}
 	}
 	c.Set(target, rawStringValue(view(res)), false) // res is never written again
