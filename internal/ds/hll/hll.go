@@ -281,8 +281,9 @@ func NeedsSet(b []byte, index int, count uint8) bool {
 	return !ok || v < count
 }
 
-// Set is Redis's hllDenseSet / hllSparseSet: it raises register index to
-// count if it is lower. It returns the HLL (b, grown, or a new dense
+// Set is Redis's hllDenseSet / hllSparseSet: it raises register index
+// (0..Registers-1) to count (1..RegisterMax, as PatLen and Merge give)
+// if it is lower. It returns the HLL (b, grown, or a new dense
 // string when a sparse one is promoted) and 1 if a register changed, 0
 // if not, -1 if the sparse representation is corrupted. A sparse update
 // invalidates the cached cardinality; a dense one does not (the caller
