@@ -104,8 +104,8 @@ func (e *Engine) ActiveExpireEnabled() bool { return !e.activeExpireOff.Load() }
 
 // valueEncoding is OBJECT ENCODING's reply for v.
 func valueEncoding(v Value) string {
-	if v.o == nil {
-		return stringEncoding(v.s)
+	if v.isString() {
+		return valueStringEncoding(v)
 	}
 	if t, ok := v.o.(Typed); ok {
 		return t.Encoding()
@@ -148,8 +148,8 @@ func jemallocSize(n int64) int64 {
 // keyMemoryUsage is MEMORY USAGE's estimate for key holding v.
 func keyMemoryUsage(key string, v Value) int64 {
 	var size int64
-	if v.o == nil {
-		switch stringEncoding(v.s) {
+	if v.isString() {
+		switch valueStringEncoding(v) {
 		case "int":
 			size = 16
 		case "embstr":
@@ -359,8 +359,8 @@ func debugCommand(c *Ctx) {
 
 // serializedLength approximates DEBUG OBJECT's serializedlength.
 func serializedLength(v Value) int64 {
-	if v.o == nil {
-		if stringEncoding(v.s) == "int" {
+	if v.isString() {
+		if valueStringEncoding(v) == "int" {
 			n, _ := strconv.ParseInt(v.s, 10, 64)
 			switch {
 			case n >= -(1<<7) && n < 1<<7:

@@ -274,7 +274,7 @@ func (c *Ctx) inDB(db *DB, fn func()) {
 // copyValue duplicates a value for COPY: strings are immutable and are
 // shared; other types are deep-copied.
 func copyValue(v Value) (Value, bool) {
-	if v.o == nil {
+	if v.isString() {
 		return v, true
 	}
 	t, ok := v.o.(Typed)

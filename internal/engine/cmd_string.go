@@ -80,6 +80,14 @@ func stringEncoding(s string) string {
 	return "raw"
 }
 
+// valueStringEncoding is OBJECT ENCODING for a string value.
+func valueStringEncoding(v Value) string {
+	if v.o != nil {
+		return "raw"
+	}
+	return stringEncoding(v.s)
+}
+
 // Flags of SET and GETEX options.
 const (
 	setNX = 1 << iota
@@ -313,7 +321,7 @@ func mgetCommand(c *Ctx) {
 	c.W.Array(len(c.Args) - 1)
 	for _, k := range c.Args[1:] {
 		v, found := c.Lookup(k)
-		if !found || v.o != nil {
+		if !found || !v.isString() {
 			c.W.Null()
 		} else {
 			c.W.BulkString(v.s)
@@ -523,7 +531,7 @@ func setrangeCommand(c *Ctx) {
 func lcsCommand(c *Ctx) {
 	va, fa := c.Lookup(c.Args[1])
 	vb, fb := c.Lookup(c.Args[2])
-	if (fa && va.o != nil) || (fb && vb.o != nil) {
+	if (fa && !va.isString()) || (fb && !vb.isString()) {
 		c.W.Error(ErrLCSNotString)
 		return
 	}

@@ -22,11 +22,34 @@ func StringValue(s string) Value { return Value{s: s} }
 // ObjectValue makes a value of a non-string type.
 func ObjectValue(o any) Value { return Value{o: o} }
 
+// rawString is the o of a string value that OBJECT ENCODING must report
+// as raw whatever its contents: one written in place by SETBIT, BITFIELD
+// or BITOP, as Redis's dbUnshareStringValue leaves it. Such a value is a
+// string everywhere (isString, Obj returns nil).
+type rawString struct{}
+
+// rawStringValue makes a raw-encoded string value.
+func rawStringValue(s string) Value { return Value{s: s, o: rawString{}} }
+
+// isString reports whether v is a string value.
+func (v Value) isString() bool {
+	if v.o == nil {
+		return true
+	}
+	_, ok := v.o.(rawString)
+	return ok
+}
+
 // Str returns the string of a string value.
 func (v Value) Str() string { return v.s }
 
 // Obj returns the object of a non-string value (nil for strings).
-func (v Value) Obj() any { return v.o }
+func (v Value) Obj() any {
+	if _, ok := v.o.(rawString); ok {
+		return nil
+	}
+	return v.o
+}
 
 // Typed is implemented by every non-string value type (*Hash, *Set,
 // *List, *ZSet, JSON ...). It is what the keyspace commands (TYPE, COPY,
@@ -46,7 +69,7 @@ type Typed interface {
 
 // TypeName is the reply of TYPE for v.
 func (v Value) TypeName() string {
-	if v.o == nil {
+	if v.isString() {
 		return "string"
 	}
 	if t, ok := v.o.(Typed); ok {
@@ -144,7 +167,7 @@ func (c *Ctx) Add(key []byte, v Value) {
 	c.DB.keys.Set(view(key), v)
 	c.DB.used += keyBytes(view(key), v)
 	c.changed(key)
-	if v.o != nil {
+	if !v.isString() {
 		// A new list or sorted set (RENAME, RESTORE, SORT STORE ...)
 		// wakes clients blocked on the key, as Redis's dbAdd does.
 		c.Ready(key)
@@ -464,7 +487,7 @@ func GetString(c *Ctx, key []byte) (s string, found, ok bool) {
 	if !found {
 		return "", false, true
 	}
-	if v.o != nil {
+	if !v.isString() {
 		c.W.Error(ErrWrongType)
 		return "", true, false
 	}
