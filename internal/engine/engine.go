@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -119,6 +120,9 @@ type Stats struct {
 	NetInput          atomic.Int64
 	NetOutput         atomic.Int64
 	TotalErrorReplies atomic.Int64
+	// CommandPanics counts handlers that panicked and were contained
+	// (INFO stats ordo_command_panics; see invoke).
+	CommandPanics atomic.Int64
 }
 
 // New returns an engine with cfg (nil for defaults) and starts its active
@@ -176,12 +180,6 @@ func (e *Engine) Close() { e.closeOnce.Do(func() { close(e.closed) }) }
 // command.
 var ErrClosed = errors.New("engine: closed")
 
-// Lock takes the engine lock; every Call must happen while it is held.
-func (e *Engine) Lock() { e.mu.Lock() }
-
-// Unlock releases the engine lock.
-func (e *Engine) Unlock() { e.mu.Unlock() }
-
 // DBs returns the databases (for persistence; under the lock).
 func (e *Engine) DBs() []*DB { return e.dbs }
 
@@ -219,7 +217,7 @@ type Client struct {
 	multi      bool
 	multiErr   bool
 	multiQueue []queued
-	watched    []watchKey
+	watched    []*watchKey
 	dirtyCAS   bool
 
 	waiter *Waiter
@@ -232,9 +230,16 @@ type queued struct {
 	args [][]byte
 }
 
+// watchKey is one WATCHed key of one client (Redis's watchedKey), listed
+// both in the client and in its database.
 type watchKey struct {
-	db  int
+	db  *DB
 	key string
+	cl  *Client
+	// expired: the key was already logically expired (but still stored)
+	// when WATCHed. As in Redis 7.0, its expiry is then not a change, nor
+	// is its deletion; anything else that touches it is.
+	expired bool
 }
 
 // NewClient registers a client. kind is "normal" for network clients.
@@ -414,12 +419,54 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 
 // run executes a resolved command and propagates its effects.
 func (e *Engine) run(c *Ctx) {
-	c.Cmd.Handler(c)
+	if !e.invoke(c) {
+		return
+	}
 	if c.block != nil {
 		e.enqueue(c, c.block)
 		return
 	}
 	e.finish(c)
+}
+
+// invoke runs c's handler and reports whether it returned normally. A
+// handler that panics must not take the server down nor leave the engine
+// lock held (the lock is its caller's and stays held: the caller
+// releases it as after any command): the panic is logged with the
+// command's name and counted, whatever the handler wrote is replaced by
+// an error reply, and nothing is propagated or blocked on.
+func (e *Engine) invoke(c *Ctx) (ok bool) {
+	start := len(c.W.Buf)
+	defer func() {
+		if !ok {
+			e.contain(c, start, recover())
+		}
+	}()
+	c.Cmd.Handler(c)
+	return true
+}
+
+// ErrInternalPrefix starts the reply to a command whose handler panicked.
+const ErrInternalPrefix = "ERR internal error executing '"
+
+// contain finishes a command whose handler panicked with r (see invoke):
+// the reply written from start on is dropped for an error reply.
+func (e *Engine) contain(c *Ctx, start int, r any) {
+	e.Stats.CommandPanics.Add(1)
+	name := "?"
+	if c.Cmd != nil {
+		name = c.Cmd.Name
+	}
+	if e.Log != nil {
+		e.Log.Error("command handler panicked; the command was answered with an error and not propagated",
+			"command", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	}
+	if start <= len(c.W.Buf) {
+		c.W.Buf = c.W.Buf[:start]
+	}
+	c.W.Error(ErrInternalPrefix + name + "'")
+	c.block = nil
+	c.dirty, c.prop = 0, nil
 }
 
 // finish propagates the effects of a completed command and serves any

@@ -14,21 +14,22 @@ import (
 	"github.com/ordo-db/ordo/internal/redistest"
 )
 
-// waitBusy polls PING on c until it answers BUSY (bounded). It first
-// lets the script start: a command that reaches Ordo after the EVAL took
-// the engine lock but before the script registered as running waits for
-// the script's end instead of getting BUSY (a known gap, rare in practice:
-// the window is the few microseconds before the script starts).
+// waitBusy polls PING on c until it answers BUSY (bounded). A PING that
+// the server reads before the EVAL sent on the other connection gets
+// PONG; any PING read once the EVAL holds the engine lock is answered
+// BUSY when the script crosses busy-reply-threshold, even one read
+// before the script registered as running.
 func waitBusy(t *testing.T, c *redistest.Conn) []byte {
 	t.Helper()
-	time.Sleep(150 * time.Millisecond)
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	for i := 0; i < 2000; i++ {
 		r := c.DoRaw("PING")
 		if bytes.HasPrefix(r, []byte("-BUSY")) {
 			return r
 		}
-		time.Sleep(20 * time.Millisecond)
+		if string(r) != "+PONG\r\n" {
+			t.Fatalf("PING before the script: %q", r)
+		}
+		time.Sleep(5 * time.Millisecond) // polling, not ordering: the EVAL was sent first
 	}
 	t.Fatal("server never answered BUSY")
 	return nil
@@ -62,7 +63,7 @@ func TestBusyScriptKill(t *testing.T) {
 		return res
 	}
 	want := run(r.Addr, "3e7")
-	loops := "6e7" // long enough to outlive waitBusy's first probe on a loaded machine
+	loops := "6e7" // long enough to outlive the threshold and a round trip on a loaded machine
 	if raceEnabled {
 		loops = "1e6"
 	}

@@ -294,10 +294,27 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 	s.globals.RawSetString("KEYS", stringArray(L, keys))
 	s.globals.RawSetString("ARGV", stringArray(L, args))
 
+	// Whatever happens below (a panic included: the engine contains it
+	// and answers an error), the script stops being busy and the caller's
+	// state is restored.
+	ended := false
+	defer func() {
+		if !ended {
+			s.busy.End()
+		}
+		L.SetTop(0)
+		cl.DB = db
+		c.E.Propagate = s.prop
+		s.running = false
+		s.c = nil
+		s.sub = engine.Ctx{}
+		s.effects = s.effects[:0]
+	}()
 	s.busy.Begin(c.Now)
 	L.Push(sc.fn)
 	err := L.PCall(0, 1, s.errh)
 	s.busy.End()
+	ended = true
 
 	if err != nil {
 		L.SetTop(0)
@@ -307,16 +324,13 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 		L.SetTop(0)
 	}
 
-	// Restore the caller and propagate the script's effects.
+	// Restore the caller (the deferred function) and propagate the
+	// script's effects.
 	cl.DB = db
 	c.E.Propagate = s.prop
 	if s.prop != nil && len(s.effects) > 0 {
 		s.propagate(c)
 	}
-	s.running = false
-	s.c = nil
-	s.sub = engine.Ctx{}
-	s.effects = s.effects[:0]
 }
 
 // propagate logs the script's effects, wrapped in MULTI/EXEC when there

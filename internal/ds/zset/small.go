@@ -69,7 +69,14 @@ func (s *Set) DropIndex() {
 
 // ---- the packed form ----
 
+// The packed form keeps no negative zero: Redis's listpack stores a
+// score that is an integer as an integer (zzlInsertAt), so -0 reads back
+// as 0 there, while the large form (a skiplist in Redis) keeps it.
+
 func lpAppend(lp []byte, m []byte, score float64) []byte {
+	if score == 0 {
+		score = 0 // no -0 in the packed form
+	}
 	lp = binary.LittleEndian.AppendUint64(lp, math.Float64bits(score))
 	lp = binary.AppendUvarint(lp, uint64(len(m)))
 	return append(lp, m...)
@@ -107,6 +114,9 @@ func (s *Set) lpDelete(o int) {
 }
 
 func (s *Set) lpInsert(m []byte, score float64) {
+	if score == 0 {
+		score = 0 // no -0 in the packed form
+	}
 	// First entry greater than (score, m).
 	o := 0
 	for o < len(s.lp) {
