@@ -22,6 +22,11 @@ import (
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
+// ErrZSetTooLarge refuses a write that would make the members of one
+// sorted set exceed zset.MaxMemberBytes. Ordo's own: Redis has no such
+// limit.
+const ErrZSetTooLarge = "ERR the members of one sorted set cannot exceed 4 GiB in total"
+
 // Sorted-set error replies, exactly as Redis 7.0 writes them.
 const (
 	ErrZAddXXNX        = "ERR XX and NX options at the same time are not compatible"
@@ -252,6 +257,31 @@ func zaddGeneric(c *Ctx, zincrby bool) {
 	z, ok := zsetRead(c, key)
 	if !ok {
 		return
+	}
+	if !xx {
+		// Refused before any change: the members given, added to what the
+		// set holds, must fit in one set.
+		extra := int64(0)
+		for j := 0; j < elements; j++ {
+			extra += int64(len(c.Args[idx+2*j+1]))
+		}
+		held := int64(0)
+		if z != nil {
+			held = int64(z.s.MemberBytes())
+		}
+		if extra > c.E.zsetMaxBytes-held && z != nil {
+			// Near the limit: count only the members not yet there.
+			extra = 0
+			for j := 0; j < elements; j++ {
+				if m := c.Args[idx+2*j+1]; !zsetHas(z, m) {
+					extra += int64(len(m))
+				}
+			}
+		}
+		if extra > c.E.zsetMaxBytes-held {
+			c.Error(ErrZSetTooLarge)
+			return
+		}
 	}
 	var lim zsetLimits
 	if z == nil || !z.s.Indexed() {
@@ -1356,9 +1386,14 @@ func zsetOpGeneric(c *Ctx, store bool, numIdx int, op zsetOp, cardOnly bool) {
 		return
 	}
 	lim := zlimits(c)
-	maxLen := 0
+	maxLen, total := 0, int64(0)
 	for _, e := range res {
 		maxLen = max(maxLen, len(e.m))
+		total += int64(len(e.m))
+	}
+	if total > c.E.zsetMaxBytes {
+		c.Error(ErrZSetTooLarge)
+		return
 	}
 	dst := newZSet(lim, len(res), maxLen)
 	for _, e := range res {
@@ -1542,4 +1577,9 @@ func zscanCommand(c *Ctx) {
 	for _, it := range items {
 		c.W.Bulk(it)
 	}
+}
+
+func zsetHas(z *ZSet, m []byte) bool {
+	_, ok := z.s.Score(m)
+	return ok
 }

@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"github.com/ordo-db/ordo/internal/ds/mem"
+	"github.com/ordo-db/ordo/internal/ds/zset"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -104,6 +105,10 @@ type Engine struct {
 	appendBuf       growBuf     // APPEND's growable buffers (cmd_string.go)
 	gcRunning       atomic.Bool // a GC nudge is under way (mapped.go)
 
+	// zsetMaxBytes bounds the member bytes of one sorted set
+	// (zset.MaxMemberBytes; lowered by tests).
+	zsetMaxBytes int64
+
 	// scriptRun is the running script's state, read without the lock by
 	// LockOrBusy (busy.go); set by internal/script.
 	scriptRun atomic.Pointer[ScriptRun]
@@ -146,6 +151,7 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 		acct:      mem.NewAcct(nil, nil),
 	}
 	e.acct = mem.NewAcct(nil, e.nudgeGC)
+	e.zsetMaxBytes = zset.MaxMemberBytes
 	for _, f := range extra {
 		f(e.cmds)
 	}
