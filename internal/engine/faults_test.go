@@ -130,6 +130,84 @@ func TestNumkeysAndCountEdges(t *testing.T) {
 		{"ZRANDMEMBER", "nokey", "N"},
 		{"SRANDMEMBER", "nokey", "N"},
 		{"HRANDFIELD", "nokey", "N"},
+		{"ZRANDMEMBER", "nokey", "N", "WITHSCORES"},
+		{"HRANDFIELD", "nokey", "N", "WITHVALUES"},
+		// timeouts (on keys that have data: nothing blocks)
+		{"BLPOP", "l", "N"},
+		{"BRPOP", "l", "N"},
+		{"BLMOVE", "l", "l2", "LEFT", "RIGHT", "N"},
+		{"BRPOPLPUSH", "l", "l2", "N"},
+		{"BZPOPMIN", "z", "N"},
+		{"BZPOPMAX", "z", "N"},
+		{"BLMPOP", "N", "1", "l", "LEFT"},
+		{"BZMPOP", "N", "1", "z", "MIN"},
+		// more ranges, offsets and counts
+		{"LPOS", "l", "a", "RANK", "N", "COUNT", "N", "MAXLEN", "N"},
+		{"LTRIM", "l", "N", "N"},
+		{"LTRIM", "l", "0", "N"},
+		{"LREM", "l", "N", "a"},
+		{"LINSERT", "l", "BEFORE", "N", "x"},
+		{"ZREMRANGEBYRANK", "z", "N", "N"},
+		{"ZREMRANGEBYRANK", "z", "0", "N"},
+		{"ZRANGE", "z", "(1", "+inf", "BYSCORE", "LIMIT", "N", "-1"},
+		{"ZRANGE", "z", "+", "-", "BYLEX", "REV", "LIMIT", "1", "N"},
+		{"ZRANGEBYLEX", "z", "-", "+", "LIMIT", "N", "N"},
+		{"ZREVRANGEBYLEX", "z", "+", "-", "LIMIT", "N", "2"},
+		{"ZRANGESTORE", "dst", "z", "0", "-1", "BYSCORE", "LIMIT", "N", "N"},
+		{"ZADD", "z", "N", "q"},
+		{"ZINCRBY", "z", "N", "a"},
+		{"ZCOUNT", "z", "N", "N"},
+		{"SUBSTR", "str", "N", "N"},
+		{"SETRANGE", "str2", "N", "x"},
+		{"SETRANGE", "str2", "N", ""},
+		{"SET", "k", "v", "EX", "N"},
+		{"SET", "k", "v", "PX", "N"},
+		{"SET", "k", "v", "EXAT", "N"},
+		{"SET", "k", "v", "PXAT", "N"},
+		{"GETEX", "str", "EX", "N"},
+		{"GETEX", "str", "PX", "N"},
+		{"GETEX", "str", "PXAT", "N"},
+		{"SETEX", "k", "N", "v"},
+		{"PSETEX", "k", "N", "v"},
+		{"EXPIRE", "str", "N"},
+		{"PEXPIRE", "str", "N"},
+		{"EXPIREAT", "str", "N"},
+		{"PEXPIREAT", "str", "N"},
+		{"EXPIRE", "str", "N", "GT"},
+		{"INCRBY", "str", "N"},
+		{"INCRBY", "num", "N"},
+		{"DECRBY", "num", "N"},
+		{"INCRBYFLOAT", "num", "N"},
+		{"HINCRBY", "h", "n", "N"},
+		{"HINCRBYFLOAT", "h", "n", "N"},
+		{"SINTERCARD", "N", "s", "LIMIT", "1"},
+		{"ZINTERCARD", "1", "z", "LIMIT", "N"},
+		{"ZUNION", "2", "z", "z2", "WEIGHTS", "N", "N", "WITHSCORES"},
+		{"ZUNIONSTORE", "dst", "2", "z", "z2", "WEIGHTS", "1", "N"},
+		{"LCS", "str", "str", "IDX", "MINMATCHLEN", "N", "WITHMATCHLEN"},
+		{"GEOSEARCH", "g", "FROMLONLAT", "0", "0", "BYRADIUS", "N", "km", "COUNT", "N", "ANY"},
+		{"GEOSEARCH", "g", "FROMMEMBER", "p", "BYBOX", "N", "N", "m", "COUNT", "N"},
+		{"GEOSEARCHSTORE", "dst", "g", "FROMLONLAT", "0", "0", "BYRADIUS", "100", "km", "COUNT", "N"},
+		{"GEORADIUSBYMEMBER", "g", "p", "N", "m", "COUNT", "N", "DESC"},
+		{"GEOADD", "g", "N", "N", "q"},
+		{"GEODIST", "g", "p", "p2", "km"},
+		{"OBJECT", "FREQ", "str"},
+		{"CLIENT", "KILL", "ID", "N"},
+		{"CLIENT", "REPLY", "ON"},
+		{"DEBUG", "SLEEP", "0"},
+		{"SLOWLOG", "GET", "N"},
+		{"LATENCY", "HISTORY", "N"},
+		{"CONFIG", "SET", "slowlog-max-len", "N"},
+		{"CONFIG", "SET", "zset-max-listpack-entries", "N"},
+		{"CONFIG", "SET", "zset-max-listpack-entries", "128"},
+		{"CONFIG", "SET", "maxmemory-samples", "N"},
+		{"CONFIG", "SET", "maxmemory-samples", "5"},
+		{"CONFIG", "SET", "busy-reply-threshold", "N"},
+		{"CONFIG", "SET", "busy-reply-threshold", "5000"},
+		{"CONFIG", "SET", "slowlog-max-len", "128"},
+		{"SWAPDB", "0", "N"},
+		{"MOVE", "str", "N"},
+		{"COPY", "str", "k2", "DB", "N"},
 	}
 	// The SCAN family: the elements a whole scan returns (the order and
 	// the cursors depend on hashing); errors compared exactly.
@@ -163,8 +241,12 @@ func TestNumkeysAndCountEdges(t *testing.T) {
 			}
 			d.Do(args...)
 			d.Do("PING")
-			// Restore what a pop or a store consumed.
-			d.Do("DEL", "dst")
+			// Restore what a pop, a store or a write changed.
+			d.Do("DEL", "dst", "k", "k2", "str2", "l2", "num")
+			d.Do("SET", "str", "hello")
+			d.Do("SET", "num", "10")
+			d.Do("HSET", "h", "f", "v", "n", "5")
+			d.Do("GEOADD", "g", "0", "0", "p", "0.001", "0.001", "p2")
 			d.Do("ZADD", "z", "1", "a", "2", "b", "3", "c")
 			d.Do("ZADD", "z2", "1", "a", "5", "d")
 			d.Do("DEL", "l")
