@@ -109,7 +109,7 @@ func expireGeneric(c *Ctx, base int64, seconds bool) {
 		case c.ArgIs(j, "lt"):
 			flags |= expireLT
 		default:
-			c.W.Error("ERR Unsupported option " + string(c.Args[j]))
+			c.W.Error("ERR Unsupported option " + string(cString(c.Args[j]))) // %s
 			return
 		}
 	}
@@ -178,10 +178,13 @@ func ttlGeneric(c *Ctx, ms, abs bool) {
 	}
 	t := at
 	if !abs {
-		t = max(at-c.Now, 0)
+		t = at - c.Now
 	}
+	t = max(t, 0)
 	if !ms {
-		t = (t + 500) / 1000
+		// (t+500)/1000, without overflowing for t near 2^63 (Redis's C
+		// arithmetic does not wrap there: EXPIRETIME 9223372036854776).
+		t = t/1000 + (t%1000+500)/1000
 	}
 	c.W.Int(t)
 }

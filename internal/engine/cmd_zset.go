@@ -1338,7 +1338,7 @@ func zsetOpGeneric(c *Ctx, store bool, numIdx int, op zsetOp, cardOnly bool) {
 		case op != zopDiff && !cardOnly && remaining >= n+1 && c.ArgIs(j, "weights"):
 			j++
 			for i := 0; i < n; i, j = i+1, j+1 {
-				w, ok := parseFloatArg(c.Args[j])
+				w, ok := parseZFloat(c.Args[j]) // getDoubleFromObject, as ZADD's scores
 				if !ok {
 					c.Error(ErrZWeightFloat)
 					return

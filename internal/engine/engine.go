@@ -41,6 +41,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -382,13 +383,11 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		return nil
 	}
 	if !checkArity(cmd, len(args)) {
-		c.rejectInMulti()
-		w.Error("ERR wrong number of arguments for '" + cmd.Name + "' command")
+		e.reject(c, cmd, "ERR wrong number of arguments for '"+cmd.Name+"' command")
 		return nil
 	}
 	if !cl.Authenticated && !cmd.Has(FlagNoAuth) {
-		c.rejectInMulti()
-		w.Error("NOAUTH Authentication required.")
+		e.reject(c, cmd, "NOAUTH Authentication required.")
 		return nil
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {
@@ -518,6 +517,19 @@ func isMultiControl(name string) bool {
 
 // rejectInMulti marks the transaction as failed when a command is
 // refused while queueing, so that EXEC answers EXECABORT.
+// reject answers a command refused before it runs (Redis's rejectCommand):
+// an EXEC refused so discards the transaction and answers EXECABORT with
+// the reason (without its ERR); any other command flags the transaction.
+func (e *Engine) reject(c *Ctx, cmd *Command, msg string) {
+	if cmd.Name == "exec" {
+		e.discard(c.Client)
+		c.W.Error("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR "))
+		return
+	}
+	c.rejectInMulti()
+	c.W.Error(msg)
+}
+
 func (c *Ctx) rejectInMulti() {
 	if c.Client.multi {
 		c.Client.multiErr = true

@@ -43,7 +43,13 @@ func TestBusyScriptKill(t *testing.T) {
 	r := redistest.StartRedis(t, "--busy-reply-threshold", "100")
 	o := redistest.StartOrdo(t, "busy-reply-threshold", "100")
 	type result struct{ busy, kill, killed, after, unkill, done, notbusy, get []byte }
-	run := func(addr string, loops string) result {
+	// The unkillable script runs for a fixed wall time (whatever the
+	// machine's speed): long past the threshold and a round trip, short
+	// of the 10 s reply deadline.
+	const timed = "local t = redis.call('time') local stop = t[1] * 1e6 + t[2] + ARGV[1] " +
+		"local i = 0 while true do i = i + 1 if i % 10000 == 0 then t = redis.call('time') " +
+		"if t[1] * 1e6 + t[2] >= stop then break end end end return 'done'"
+	run := func(addr string) result {
 		var res result
 		a := redistest.Dial(t, addr)
 		b := redistest.Dial(t, addr)
@@ -55,19 +61,15 @@ func TestBusyScriptKill(t *testing.T) {
 		res.killed = a.ReadRaw()
 		res.after = b.DoRaw("PING")
 		// A script that wrote cannot be killed; it runs to its end.
-		a.Send("EVAL", "redis.call('set','x','1') local i = 0 while i < "+loops+" do i = i + 1 end return 'done'", "0")
+		a.Send("EVAL", "redis.call('set','x','1') "+timed, "0", "1500000")
 		waitBusy(t, b)
 		res.unkill = b.DoRaw("SCRIPT", "KILL")
 		res.done = a.ReadRaw()
 		res.notbusy = b.DoRaw("SCRIPT", "KILL")
 		return res
 	}
-	want := run(r.Addr, "3e7")
-	loops := "6e7" // long enough to outlive the threshold and a round trip on a loaded machine
-	if raceEnabled {
-		loops = "1e6"
-	}
-	got := run(o.Addr, loops)
+	want := run(r.Addr)
+	got := run(o.Addr)
 	for _, c := range []struct {
 		name      string
 		want, got []byte
