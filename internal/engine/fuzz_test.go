@@ -107,8 +107,12 @@ var fuzzCmds = []fuzzCmd{
 	{false, func(g *fuzzGen) []string { return s(g.pick("INCRBY", "DECRBY"), g.key(), g.num()) }},
 	{false, func(g *fuzzGen) []string { return s("INCRBYFLOAT", g.key(), g.flt()) }},
 	{false, func(g *fuzzGen) []string { return s("GETRANGE", g.key(), g.num(), g.num()) }},
-	{false, func(g *fuzzGen) []string { return s("SETRANGE", g.key(), g.pick("0", "1", "5", "-1", "2147483648", "abc"), g.mem()) }},
-	{false, func(g *fuzzGen) []string { return cat(s("GETEX", g.key()), g.maybe(g.pick("PERSIST", "EX"), g.pick("100000", "0", "-1"))) }},
+	{false, func(g *fuzzGen) []string {
+		return s("SETRANGE", g.key(), g.pick("0", "1", "5", "-1", "2147483648", "abc"), g.mem())
+	}},
+	{false, func(g *fuzzGen) []string {
+		return cat(s("GETEX", g.key()), g.maybe(g.pick("PERSIST", "EX"), g.pick("100000", "0", "-1")))
+	}},
 	{false, func(g *fuzzGen) []string { return s("GETDEL", g.key()) }},
 	{false, func(g *fuzzGen) []string {
 		return cat(s("MSET"), g.some(true, func() []string { return s(g.key(), g.mem()) }))
@@ -122,7 +126,9 @@ var fuzzCmds = []fuzzCmd{
 	{false, func(g *fuzzGen) []string { return s("LRANGE", g.key(), g.num(), g.num()) }},
 	{false, func(g *fuzzGen) []string { return s("LINDEX", g.key(), g.num()) }},
 	{false, func(g *fuzzGen) []string { return s("LSET", g.key(), g.num(), g.mem()) }},
-	{false, func(g *fuzzGen) []string { return s("LINSERT", g.key(), g.pick("BEFORE", "AFTER", "X"), g.mem(), g.mem()) }},
+	{false, func(g *fuzzGen) []string {
+		return s("LINSERT", g.key(), g.pick("BEFORE", "AFTER", "X"), g.mem(), g.mem())
+	}},
 	{false, func(g *fuzzGen) []string { return s("LREM", g.key(), g.num(), g.mem()) }},
 	{false, func(g *fuzzGen) []string { return s("LTRIM", g.key(), g.num(), g.num()) }},
 	{false, func(g *fuzzGen) []string {
@@ -139,14 +145,20 @@ var fuzzCmds = []fuzzCmd{
 	{false, func(g *fuzzGen) []string {
 		return cat(s("BLMPOP", g.pick("0.01", "-1", "abc", "1e400")), g.numkeys(), s(g.pick("LEFT", "RIGHT")), g.maybe("COUNT", g.num()))
 	}},
-	{false, func(g *fuzzGen) []string { return s(g.pick("BLPOP", "BRPOP"), g.key(), g.pick("0.01", "-1", "abc", "inf")) }},
+	{false, func(g *fuzzGen) []string {
+		return s(g.pick("BLPOP", "BRPOP"), g.key(), g.pick("0.01", "-1", "abc", "inf"))
+	}},
 	// hashes
 	{false, func(g *fuzzGen) []string {
 		return cat(s(g.pick("HSET", "HMSET"), g.key()), g.some(true, func() []string { return s(g.mem(), g.mem()) }))
 	}},
 	{false, func(g *fuzzGen) []string { return s(g.pick("HGET", "HEXISTS", "HSTRLEN"), g.key(), g.mem()) }},
-	{false, func(g *fuzzGen) []string { return cat(s("HDEL", g.key()), g.some(true, func() []string { return s(g.mem()) })) }},
-	{false, func(g *fuzzGen) []string { return cat(s("HMGET", g.key()), g.some(true, func() []string { return s(g.mem()) })) }},
+	{false, func(g *fuzzGen) []string {
+		return cat(s("HDEL", g.key()), g.some(true, func() []string { return s(g.mem()) }))
+	}},
+	{false, func(g *fuzzGen) []string {
+		return cat(s("HMGET", g.key()), g.some(true, func() []string { return s(g.mem()) }))
+	}},
 	{false, func(g *fuzzGen) []string { return s("HINCRBY", g.key(), g.mem(), g.num()) }},
 	{false, func(g *fuzzGen) []string { return s("HINCRBYFLOAT", g.key(), g.mem(), g.flt()) }},
 	{false, func(g *fuzzGen) []string { return s("HSETNX", g.key(), g.mem(), g.mem()) }},
@@ -158,7 +170,9 @@ var fuzzCmds = []fuzzCmd{
 	}},
 	{false, func(g *fuzzGen) []string { return s(g.pick("SCARD"), g.key()) }},
 	{false, func(g *fuzzGen) []string { return s("SISMEMBER", g.key(), g.mem()) }},
-	{false, func(g *fuzzGen) []string { return cat(s("SMISMEMBER", g.key()), g.some(true, func() []string { return s(g.mem()) })) }},
+	{false, func(g *fuzzGen) []string {
+		return cat(s("SMISMEMBER", g.key()), g.some(true, func() []string { return s(g.mem()) }))
+	}},
 	{true, func(g *fuzzGen) []string {
 		return cat(s(g.pick("SMEMBERS", "SINTER", "SUNION", "SDIFF")), g.some(true, func() []string { return s(g.key()) }))
 	}},
@@ -173,10 +187,14 @@ var fuzzCmds = []fuzzCmd{
 			g.some(true, func() []string { return s(g.flt(), g.mem()) }))
 	}},
 	{false, func(g *fuzzGen) []string { return s("ZINCRBY", g.key(), g.flt(), g.mem()) }},
-	{false, func(g *fuzzGen) []string { return cat(s("ZREM", g.key()), g.some(true, func() []string { return s(g.mem()) })) }},
+	{false, func(g *fuzzGen) []string {
+		return cat(s("ZREM", g.key()), g.some(true, func() []string { return s(g.mem()) }))
+	}},
 	{false, func(g *fuzzGen) []string { return s("ZCARD", g.key()) }},
 	{false, func(g *fuzzGen) []string { return s(g.pick("ZSCORE", "ZRANK", "ZREVRANK"), g.key(), g.mem()) }},
-	{false, func(g *fuzzGen) []string { return cat(s("ZMSCORE", g.key()), g.some(true, func() []string { return s(g.mem()) })) }},
+	{false, func(g *fuzzGen) []string {
+		return cat(s("ZMSCORE", g.key()), g.some(true, func() []string { return s(g.mem()) }))
+	}},
 	{false, func(g *fuzzGen) []string { return s("ZCOUNT", g.key(), g.sb(), g.sb()) }},
 	{false, func(g *fuzzGen) []string { return s("ZLEXCOUNT", g.key(), g.lb(), g.lb()) }},
 	{false, func(g *fuzzGen) []string {
@@ -194,7 +212,9 @@ var fuzzCmds = []fuzzCmd{
 	{false, func(g *fuzzGen) []string {
 		return cat(s(g.pick("ZRANGEBYLEX", "ZREVRANGEBYLEX"), g.key(), g.lb(), g.lb()), g.maybe("LIMIT", g.num(), g.num()))
 	}},
-	{false, func(g *fuzzGen) []string { return cat(s("ZRANGESTORE", g.key(), g.key(), g.num(), g.num()), g.maybe("REV")) }},
+	{false, func(g *fuzzGen) []string {
+		return cat(s("ZRANGESTORE", g.key(), g.key(), g.num(), g.num()), g.maybe("REV"))
+	}},
 	{false, func(g *fuzzGen) []string { return s("ZREMRANGEBYRANK", g.key(), g.num(), g.num()) }},
 	{false, func(g *fuzzGen) []string { return s("ZREMRANGEBYSCORE", g.key(), g.sb(), g.sb()) }},
 	{false, func(g *fuzzGen) []string { return s("ZREMRANGEBYLEX", g.key(), g.lb(), g.lb()) }},
@@ -231,7 +251,9 @@ var fuzzCmds = []fuzzCmd{
 	{false, func(g *fuzzGen) []string { return cat(s("ZINTERCARD"), g.numkeys(), g.maybe("LIMIT", g.num())) }},
 	// keys (no relative expiry short enough to matter: replies must not
 	// depend on time)
-	{false, func(g *fuzzGen) []string { return cat(s(g.pick("DEL", "EXISTS", "UNLINK", "TOUCH")), g.some(true, func() []string { return s(g.key()) })) }},
+	{false, func(g *fuzzGen) []string {
+		return cat(s(g.pick("DEL", "EXISTS", "UNLINK", "TOUCH")), g.some(true, func() []string { return s(g.key()) }))
+	}},
 	{false, func(g *fuzzGen) []string { return s("TYPE", g.key()) }},
 	{false, func(g *fuzzGen) []string { return s(g.pick("RENAME", "RENAMENX"), g.key(), g.key()) }},
 	{false, func(g *fuzzGen) []string { return cat(s("COPY", g.key(), g.key()), g.maybe("REPLACE")) }},
