@@ -11,7 +11,10 @@ import (
 // Scripts hold the engine lock for their whole run, so a client that
 // arrives while a script runs past busy-reply-threshold must be answered
 // without the lock: LockOrBusy does that for the server, using the
-// ScriptRun that internal/script registers with SetScriptRun.
+// engine's ScriptRun, which internal/script marks (Begin, End) and gives
+// its SCRIPT KILL (SetKill). The ScriptRun exists from the engine's
+// start: the first EVAL, which makes the scripting state, is no
+// different from the others.
 //
 // A connection that finds the lock taken never blocks on the mutex
 // itself (it could not be answered BUSY from there, should the holder be
@@ -32,15 +35,21 @@ const ErrBusyScript = "BUSY Redis is busy running a script. You can only call SC
 // ScriptRun is the state of the running script that other connections
 // read without the engine lock.
 type ScriptRun struct {
-	start atomic.Int64 // unix ns when the running script started; 0 when none runs
-	// Kill is called by SCRIPT KILL while a script is past the threshold,
-	// without the engine lock but under the ScriptRun's own (so it must
-	// not block); it returns "" (reply OK) or an error reply.
-	Kill func() string
+	start  atomic.Int64 // unix ns when the running script started; 0 when none runs
+	queued atomic.Int32 // len(waiters), read by Unlock without mu
 
-	queued  atomic.Int32 // len(waiters), read by Unlock without mu
 	mu      sync.Mutex
+	kill    func() string // see SetKill
 	waiters []chan struct{}
+}
+
+// SetKill sets what SCRIPT KILL calls while a script is past the
+// threshold: without the engine lock but under the ScriptRun's own (so
+// it must not block); it returns "" (reply OK) or an error reply.
+func (r *ScriptRun) SetKill(kill func() string) {
+	r.mu.Lock()
+	r.kill = kill
+	r.mu.Unlock()
 }
 
 // Begin marks the start of a script at unixMs (under the engine lock)
@@ -98,8 +107,8 @@ func (r *ScriptRun) remove(ch chan struct{}) {
 	r.mu.Unlock()
 }
 
-// SetScriptRun registers the script state of the engine (once, under the lock).
-func (e *Engine) SetScriptRun(r *ScriptRun) { e.scriptRun.Store(r) }
+// ScriptRun is the engine's running-script state (see LockOrBusy).
+func (e *Engine) ScriptRun() *ScriptRun { return &e.scriptRun }
 
 // Lock takes the engine lock; every Call must happen while it is held.
 func (e *Engine) Lock() { e.mu.Lock() }
@@ -110,7 +119,7 @@ func (e *Engine) Unlock() {
 	e.mu.Unlock()
 	// Paired with LockOrBusy's enqueue-then-TryLock: either this load
 	// sees the waiter queued, or the waiter's TryLock sees the lock free.
-	if r := e.scriptRun.Load(); r != nil && r.queued.Load() > 0 {
+	if r := &e.scriptRun; r.queued.Load() > 0 {
 		r.mu.Lock()
 		r.wakeOne()
 		r.mu.Unlock()
@@ -125,21 +134,12 @@ func (e *Engine) LockOrBusy(cl *Client, args [][]byte, w *resp.Writer) bool {
 	if e.mu.TryLock() {
 		return true
 	}
-	r := e.scriptRun.Load()
-	if r == nil {
-		e.mu.Lock()
-		return true
-	}
+	r := &e.scriptRun
 	for {
 		r.mu.Lock()
 		var wait time.Duration // 0: until woken
-		if start := r.start.Load(); start != 0 {
-			limit := time.Duration(e.Config.Int("busy-reply-threshold")) * time.Millisecond
-			if limit <= 0 {
-				r.mu.Unlock()
-				e.mu.Lock()
-				return true
-			}
+		limit := time.Duration(e.Config.Int("busy-reply-threshold")) * time.Millisecond
+		if start := r.start.Load(); start != 0 && limit > 0 {
 			elapsed := time.Duration(time.Now().UnixNano() - start)
 			if elapsed >= limit {
 				// Answered under r.mu: the script cannot end meanwhile, so
@@ -199,8 +199,8 @@ func (e *Engine) answerBusy(cl *Client, args [][]byte, w *resp.Writer, r *Script
 		return reject("ERR wrong number of arguments for '" + cmd.Name + "' command")
 	case !cl.Authenticated && !cmd.Has(FlagNoAuth):
 		return reject(ErrNoAuth)
-	case cmd.Name == "script|kill":
-		if msg := r.Kill(); msg != "" {
+	case cmd.Name == "script|kill" && r.kill != nil:
+		if msg := r.kill(); msg != "" {
 			return reject(msg)
 		}
 		w.OK()

@@ -64,8 +64,7 @@ func TestLockOrBusyWakesEveryWaiter(t *testing.T) {
 	e := New(nil)
 	defer e.Close()
 	e.Config.Set("busy-reply-threshold", "3600000", false)
-	run := &ScriptRun{}
-	e.SetScriptRun(run)
+	run := e.ScriptRun()
 
 	e.Lock() // a script holds the lock
 	run.Begin(NowMs())
@@ -91,8 +90,8 @@ func TestLockOrBusyBeforeBegin(t *testing.T) {
 	e := New(nil)
 	defer e.Close()
 	e.Config.Set("busy-reply-threshold", "20", false)
-	run := &ScriptRun{Kill: func() string { return "" }}
-	e.SetScriptRun(run)
+	run := e.ScriptRun()
+	run.SetKill(func() string { return "" })
 
 	e.Lock() // EVAL took the lock; its script has not begun
 	out := make(chan lockResult, 2)
@@ -129,8 +128,8 @@ func TestLockOrBusyStress(t *testing.T) {
 	e := New(nil)
 	defer e.Close()
 	e.Config.Set("busy-reply-threshold", "3600000", false)
-	run := &ScriptRun{Kill: func() string { return "" }}
-	e.SetScriptRun(run)
+	run := e.ScriptRun()
+	run.SetKill(func() string { return "" })
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	for g := 0; g < 8; g++ {

@@ -112,7 +112,7 @@ type Engine struct {
 
 	// scriptRun is the running script's state, read without the lock by
 	// LockOrBusy (busy.go); set by internal/script.
-	scriptRun atomic.Pointer[ScriptRun]
+	scriptRun ScriptRun
 }
 
 // Stats are the counters INFO reports.

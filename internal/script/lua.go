@@ -103,7 +103,7 @@ type scripting struct {
 	scripts map[string]*luaScript
 	errh    *lua.LFunction
 	kill    *killCtx
-	busy    engine.ScriptRun
+	busy    *engine.ScriptRun // the engine's
 	rand    uint64 // redisLrand48 state
 
 	// State of the running script (valid while running).
@@ -181,7 +181,8 @@ func newScripting(e *engine.Engine) *scripting {
 	s := &scripting{e: e, scripts: map[string]*luaScript{}, resp: 2}
 	s.rand = 0x1234ABCD330E
 	s.kill = &killCtx{done: make(chan struct{})}
-	s.busy.Kill = s.killScript
+	s.busy = e.ScriptRun()
+	s.busy.SetKill(s.killScript)
 	s.collect = func(db int, args [][]byte) {
 		cp := make([][]byte, len(args))
 		for i, a := range args {
@@ -190,7 +191,6 @@ func newScripting(e *engine.Engine) *scripting {
 		s.effects = append(s.effects, effect{db, cp})
 	}
 	s.initLua()
-	e.SetScriptRun(&s.busy)
 	return s
 }
 
