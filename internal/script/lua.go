@@ -104,7 +104,7 @@ type scripting struct {
 	errh    *lua.LFunction
 	kill    *killCtx
 	busy    *engine.ScriptRun // the engine's
-	rand    uint64 // redisLrand48 state
+	rand    uint64            // redisLrand48 state
 
 	// State of the running script (valid while running).
 	running bool
