@@ -111,7 +111,7 @@ type Engine struct {
 	zsetMaxBytes int64
 
 	// scriptRun is the running script's state, read without the lock by
-	// LockOrBusy (busy.go); set by internal/script.
+	// LockOrBusy (busy.go) and Unlock; marked by internal/script.
 	scriptRun ScriptRun
 }
 
