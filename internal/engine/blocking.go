@@ -108,7 +108,7 @@ func (e *Engine) Wait(ctx context.Context, wt *Waiter) error {
 func (e *Engine) enqueue(c *Ctx, wt *Waiter) {
 	wt.args = make([][]byte, len(c.Args))
 	for i, a := range c.Args {
-		wt.args[i] = append([]byte(nil), a...)
+		wt.args[i] = append([]byte{}, a...) // never nil: "" is a key too
 	}
 	keys := make([][]byte, len(wt.Keys))
 	for i, k := range wt.Keys {

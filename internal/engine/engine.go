@@ -405,7 +405,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		}
 		cp := make([][]byte, len(args))
 		for i, a := range args {
-			cp[i] = append([]byte(nil), a...)
+			cp[i] = append([]byte{}, a...) // never nil: "" is a key too
 		}
 		cl.multiQueue = append(cl.multiQueue, queued{cmd, cp})
 		w.Simple("QUEUED")

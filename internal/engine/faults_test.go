@@ -464,3 +464,36 @@ func TestSignedZeroScores(t *testing.T) {
 	d.Do("ZSCORE", "r3", "a")
 	d.Both("HELLO", "2")
 }
+
+// TestEmptyKeyQueued: the empty key is a key in commands run from the
+// MULTI queue and from a blocked client's saved arguments too (their
+// copies made "" a nil argument, which SDIFFSTORE read as "no
+// destination").
+func TestEmptyKeyQueued(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("SADD", "s", "a")
+	d.Do("MULTI")
+	d.Do("SDIFFSTORE", "", "s", "nokey")
+	d.Do("SINTERSTORE", "", "s", "s")
+	d.Do("SUNIONSTORE", "", "s")
+	d.Do("EXEC")
+	d.DoSorted("SMEMBERS", "")
+	d.Do("DEL", "")
+	// A blocked BLMOVE into "".
+	r, o := redistest.Shared(t)
+	for _, addr := range []string{r.Addr, o.Addr} {
+		a, b := redistest.Dial(t, addr), redistest.Dial(t, addr)
+		a.Send("BLMOVE", "src", "", "LEFT", "RIGHT", "0")
+		for i := 0; !strings.Contains(b.Do("INFO", "clients").Str, "blocked_clients:1\r\n"); i++ {
+			if i > 10000 {
+				t.Fatal("BLMOVE never blocked")
+			}
+			time.Sleep(time.Millisecond) // polling, not ordering
+		}
+		b.Do("RPUSH", "src", "x")
+		if got := a.ReadRaw(); string(got) != "$1\r\nx\r\n" {
+			t.Errorf("%s: BLMOVE: %q", addr, got)
+		}
+	}
+	d.Do("LRANGE", "", "0", "-1")
+}

@@ -186,7 +186,7 @@ func newScripting(e *engine.Engine) *scripting {
 	s.collect = func(db int, args [][]byte) {
 		cp := make([][]byte, len(args))
 		for i, a := range args {
-			cp[i] = append([]byte(nil), a...)
+			cp[i] = append([]byte{}, a...) // never nil: "" is a key too
 		}
 		s.effects = append(s.effects, effect{db, cp})
 	}
