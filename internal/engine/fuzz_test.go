@@ -49,6 +49,15 @@ func (g *fuzzGen) flt() string   { return fuzzFloats[g.r.IntN(len(fuzzFloats))] 
 func (g *fuzzGen) sb() string    { return fuzzScoreBounds[g.r.IntN(len(fuzzScoreBounds))] }
 func (g *fuzzGen) lb() string    { return fuzzLexBounds[g.r.IntN(len(fuzzLexBounds))] }
 
+// expiry is an expiry option whose effect does not depend on when it
+// runs: absolute times, or relative ones that are refused.
+func (g *fuzzGen) expiry() []string {
+	if g.r.IntN(2) == 0 {
+		return s(g.pick("EX", "PX"), g.pick("0", "-1", "9223372036854775807", "abc"))
+	}
+	return s(g.pick("EXAT", "PXAT"), g.pick("4000000000", "1", "0", "9223372036854775807", "-1"))
+}
+
 // some repeats f 0 to 3 times (never 0 when atLeastOne).
 func (g *fuzzGen) some(atLeastOne bool, f func() []string) []string {
 	n := g.r.IntN(4)
@@ -98,7 +107,7 @@ func s(xs ...string) []string { return xs }
 var fuzzCmds = []fuzzCmd{
 	// strings
 	{false, func(g *fuzzGen) []string {
-		return cat(s("SET", g.key(), g.mem()), g.maybe(g.pick("NX", "XX", "GET", "KEEPTTL")), g.maybe("EX", g.pick("100000", "0", "-1", "9223372036854775807")))
+		return cat(s("SET", g.key(), g.mem()), g.maybe(g.pick("NX", "XX", "GET", "KEEPTTL")), g.maybe(g.expiry()...))
 	}},
 	{false, func(g *fuzzGen) []string { return s("GET", g.key()) }},
 	{false, func(g *fuzzGen) []string { return s("APPEND", g.key(), g.mem()) }},
@@ -111,7 +120,7 @@ var fuzzCmds = []fuzzCmd{
 		return s("SETRANGE", g.key(), g.pick("0", "1", "5", "-1", "2147483648", "abc"), g.mem())
 	}},
 	{false, func(g *fuzzGen) []string {
-		return cat(s("GETEX", g.key()), g.maybe(g.pick("PERSIST", "EX"), g.pick("100000", "0", "-1")))
+		return cat(s("GETEX", g.key()), g.maybe(g.pick("PERSIST")), g.maybe(g.expiry()...))
 	}},
 	{false, func(g *fuzzGen) []string { return s("GETDEL", g.key()) }},
 	{false, func(g *fuzzGen) []string {
