@@ -41,13 +41,12 @@ var (
 	fuzzLexBounds   = []string{"-", "+", "[a", "(a", "[", "(", "a", "", "[\xff", "(c"}
 )
 
-func (g *fuzzGen) key() string   { return fuzzKeys[g.r.IntN(len(fuzzKeys))] }
-func (g *fuzzGen) mem() string   { return fuzzMems[g.r.IntN(len(fuzzMems))] }
-func (g *fuzzGen) num() string   { return fuzzInts[g.r.IntN(len(fuzzInts))] }
-func (g *fuzzGen) small() string { return g.pick("0", "1", "2", "-1", "-2", "3", "10") }
-func (g *fuzzGen) flt() string   { return fuzzFloats[g.r.IntN(len(fuzzFloats))] }
-func (g *fuzzGen) sb() string    { return fuzzScoreBounds[g.r.IntN(len(fuzzScoreBounds))] }
-func (g *fuzzGen) lb() string    { return fuzzLexBounds[g.r.IntN(len(fuzzLexBounds))] }
+func (g *fuzzGen) key() string { return fuzzKeys[g.r.IntN(len(fuzzKeys))] }
+func (g *fuzzGen) mem() string { return fuzzMems[g.r.IntN(len(fuzzMems))] }
+func (g *fuzzGen) num() string { return fuzzInts[g.r.IntN(len(fuzzInts))] }
+func (g *fuzzGen) flt() string { return fuzzFloats[g.r.IntN(len(fuzzFloats))] }
+func (g *fuzzGen) sb() string  { return fuzzScoreBounds[g.r.IntN(len(fuzzScoreBounds))] }
+func (g *fuzzGen) lb() string  { return fuzzLexBounds[g.r.IntN(len(fuzzLexBounds))] }
 
 // expiry is an expiry option whose effect does not depend on when it
 // runs: absolute times, or relative ones that are refused.
