@@ -257,4 +257,3 @@ func ftDrop(c *engine.Ctx, s *state, opt string) {
 	c.Dirty(1)
 	c.W.OK()
 }
-
