@@ -230,6 +230,9 @@ func ftDrop(c *engine.Ctx, s *state, opt string) {
 	}
 	given := false
 	for i := 2; i < len(c.Args); i++ {
+		if len(c.Args[i]) == 0 {
+			continue // redis-py 4 sends FT.DROP idx "" to delete the documents
+		}
 		if !c.ArgIs(i, opt) {
 			c.Error("Unknown argument `" + string(c.Args[i]) + "`")
 			return
