@@ -93,3 +93,29 @@ func TestFTBasics(t *testing.T) {
 	c.want("1", "EXISTS", "doc:3") // not indexed (n is not a number), so not deleted
 	c.want("1", "EXISTS", "zzz")
 }
+
+// TestReadmeExample is the README's redis-cli session.
+func TestReadmeExample(t *testing.T) {
+	c, _ := newClient(t)
+	c.want("3", "HSET", "user:1", "name", "Ada Lovelace", "age", "36", "city", "London")
+	c.want("3", "HSET", "user:2", "name", "Alan Turing", "age", "41", "city", "Wilmslow|London")
+	c.want("OK", "FT.CREATE", "users", "ON", "HASH", "PREFIX", "1", "user:", "SCHEMA", "name", "TEXT", "SORTABLE",
+		"age", "NUMERIC", "SORTABLE", "city", "TAG", "SEPARATOR", "|")
+	c.want("[1 user:2 [name Alan Turing]]", "FT.SEARCH", "users", "@city:{london} @age:[(40 +inf]", "RETURN", "1", "name")
+	c.want("[2 user:2 user:1]", "FT.SEARCH", "users", "ada | alan", "NOCONTENT", "SORTBY", "age", "DESC", "LIMIT", "0", "10")
+}
+
+// TestMultiAndScript: changes inside MULTI/EXEC and Lua are seen by a
+// search in the same transaction or script.
+func TestMultiAndScript(t *testing.T) {
+	c, _ := newClient(t)
+	c.want("OK", "FT.CREATE", "i", "SCHEMA", "n", "NUMERIC")
+	c.want("OK", "MULTI")
+	c.want("QUEUED", "HSET", "a", "n", "1")
+	c.want("QUEUED", "FT.SEARCH", "i", "@n:[1 1]", "NOCONTENT")
+	c.want("QUEUED", "DEL", "a")
+	c.want("QUEUED", "FT.SEARCH", "i", "*", "NOCONTENT")
+	c.want("[1 [1 a] 1 [0]]", "EXEC")
+	c.want("[1 b]", "EVAL", "redis.call('HSET', 'b', 'n', '2') return redis.call('FT.SEARCH', 'i', '@n:[2 2]', 'NOCONTENT')", "0")
+	c.want("[1 b]", "FT.SEARCH", "i", "*", "NOCONTENT")
+}
