@@ -48,3 +48,16 @@ func (e *Engine) RewriteState(emit func(db int, args [][]byte)) {
 		r.RewriteState(emit)
 	}
 }
+
+// PeekExpire returns the absolute expiry of key in database db in unix ms,
+// or -1 (no TTL, or no such key), with Peek's guarantees: no lazy expiry,
+// no event, no statistics. It costs nothing when db has no TTLs.
+func (e *Engine) PeekExpire(db int, key string) int64 {
+	if db < 0 || db >= len(e.dbs) || e.dbs[db].expires.Len() == 0 {
+		return -1
+	}
+	if at, ok := e.dbs[db].expires.Get(key); ok {
+		return at
+	}
+	return -1
+}

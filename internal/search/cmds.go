@@ -182,15 +182,16 @@ func ftSearch(c *engine.Ctx, s *state) {
 		sortFi = slices.Index(ix.fields, sortF)
 	}
 	ids := ix.eval(q)
-	var terms []*node
+	var terms []scoreTerm
 	if o.withScores || sortF == nil {
-		scoreTerms(q, &terms)
+		terms = ix.scoreTerms(q)
 	}
 	hits := make([]hit, 0, len(ids))
 	for _, id := range ids {
 		d := ix.docs[id]
-		// Never return a key past its TTL, even before it is reaped.
-		if _, at, ok := c.E.Peek(ix.db, d.key); !ok || at >= 0 && at <= c.Now {
+		// Never return a key past its TTL, even before it is reaped (the
+		// index holds exactly the hashes present: it is never stale).
+		if at := c.E.PeekExpire(ix.db, d.key); at >= 0 && at <= c.Now {
 			continue
 		}
 		h := hit{id: id, key: d.key}

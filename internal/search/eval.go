@@ -173,39 +173,64 @@ func (ix *index) eval(n *node) []uint32 {
 	return nil
 }
 
-// scoreTerms collects the positive text terms of n (not under a negation).
-func scoreTerms(n *node, out *[]*node) {
-	switch n.op {
-	case opTerm:
-		*out = append(*out, n)
-	case opAnd, opOr:
-		for _, k := range n.kids {
-			scoreTerms(k, out)
+// scoreTerm is one positive text term of a query (not under a negation),
+// with what scoring needs.
+type scoreTerm struct {
+	term   string
+	fields []int
+	idf    float64
+}
+
+// scoreTerms collects the positive text terms of query n.
+func (ix *index) scoreTerms(n *node) []scoreTerm {
+	var nodes []*node
+	var walk func(n *node)
+	walk = func(n *node) {
+		switch n.op {
+		case opTerm:
+			nodes = append(nodes, n)
+		case opAnd, opOr:
+			for _, k := range n.kids {
+				walk(k)
+			}
 		}
 	}
+	walk(n)
+	out := make([]scoreTerm, 0, len(nodes))
+	for _, t := range nodes {
+		st := scoreTerm{term: t.term, fields: ix.textFields(t.field)}
+		df := 0
+		for _, fi := range st.fields {
+			df += len(ix.texts[fi][t.term])
+		}
+		if df == 0 {
+			continue
+		}
+		st.idf = math.Log1p(float64(ix.live) / float64(df))
+		out = append(out, st)
+	}
+	if len(out) == 0 && len(nodes) > 0 {
+		out = append(out, scoreTerm{}) // text terms, none present: score 0
+	}
+	return out
 }
 
 // score is the TF-IDF score of document id for the query's terms: the sum
 // over terms of (frequency in the document's searched fields x field
 // weight / document words) x log(1 + documents / documents with the
 // term). A query without text terms scores every document 1.
-func (ix *index) score(id uint32, terms []*node) float64 {
+func (ix *index) score(id uint32, terms []scoreTerm) float64 {
 	if len(terms) == 0 {
 		return 1
 	}
 	d := ix.docs[id]
 	s := 0.0
 	for _, t := range terms {
-		df := 0
 		tf := 0.0
-		for _, fi := range ix.textFields(t.field) {
-			df += len(ix.texts[fi][t.term])
+		for _, fi := range t.fields {
 			tf += float64(d.terms[fi][t.term]) * ix.fields[fi].weight
 		}
-		if tf == 0 || df == 0 {
-			continue
-		}
-		s += tf / float64(max(d.words, 1)) * math.Log1p(float64(ix.live)/float64(df))
+		s += tf / float64(max(d.words, 1)) * t.idf
 	}
 	return s
 }
