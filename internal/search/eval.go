@@ -228,7 +228,7 @@ func (ix *index) score(id uint32, terms []scoreTerm) float64 {
 	for _, t := range terms {
 		tf := 0.0
 		for _, fi := range t.fields {
-			tf += float64(d.terms[fi][t.term]) * ix.fields[fi].weight
+			tf += float64(freq(d.terms[fi], t.term)) * ix.fields[fi].weight
 		}
 		s += tf / float64(max(d.words, 1)) * t.idf
 	}

@@ -39,8 +39,23 @@ type doc struct {
 	key   string
 	nums  []string   // per field: parseNumber key ("" none)
 	tags  [][]string // per field: distinct normalized tags
-	terms []map[string]uint32
-	words int // number of indexed words (TF-IDF normalization)
+	terms [][]termFreq // per field: distinct words, sorted
+	words int          // number of indexed words (TF-IDF normalization)
+}
+
+// termFreq is a word of a document's field and its number of occurrences.
+type termFreq struct {
+	term string
+	n    uint32
+}
+
+// freq returns the occurrences of term in ts (sorted).
+func freq(ts []termFreq, term string) uint32 {
+	i, ok := slices.BinarySearchFunc(ts, term, func(t termFreq, s string) int { return strings.Compare(t.term, s) })
+	if !ok {
+		return 0
+	}
+	return ts[i].n
 }
 
 // index is one FT.CREATE'd index over the hashes of one database.
@@ -160,7 +175,7 @@ func (ix *index) add(key string, h *engine.Hash) {
 	d := &doc{
 		nums:  make([]string, len(ix.fields)),
 		tags:  make([][]string, len(ix.fields)),
-		terms: make([]map[string]uint32, len(ix.fields)),
+		terms: make([][]termFreq, len(ix.fields)),
 	}
 	for i, f := range ix.fields {
 		if f.noindex {
@@ -194,7 +209,12 @@ func (ix *index) add(key string, h *engine.Hash) {
 					d.words++
 				}
 			})
-			d.terms[i] = m
+			ts := make([]termFreq, 0, len(m))
+			for t, n := range m {
+				ts = append(ts, termFreq{t, n})
+			}
+			slices.SortFunc(ts, func(a, b termFreq) int { return strings.Compare(a.term, b.term) })
+			d.terms[i] = ts
 		}
 	}
 	d.key = key
@@ -221,7 +241,8 @@ func (ix *index) add(key string, h *engine.Hash) {
 			}
 			s[id] = true
 		}
-		for t, n := range d.terms[i] {
+		for _, tf := range d.terms[i] {
+			t, n := tf.term, tf.n
 			s := ix.texts[i][t]
 			if s == nil {
 				s = map[uint32]uint32{}
@@ -245,7 +266,8 @@ func (ix *index) remove(id uint32) {
 				delete(ix.tags[i], t)
 			}
 		}
-		for t := range d.terms[i] {
+		for _, tf := range d.terms[i] {
+			t := tf.term
 			s := ix.texts[i][t]
 			delete(s, id)
 			if len(s) == 0 {

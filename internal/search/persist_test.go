@@ -106,6 +106,10 @@ func TestDurableDefinitions(t *testing.T) {
 	c.want("[after idx]", "FT._LIST")
 	c.want("[1 d:1]", "FT.SEARCH", "idx", "@t:{a}", "NOCONTENT")
 	c.want("[1 d:3]", "FT.SEARCH", "after", "@t:{c}", "NOCONTENT")
+	c.want("OK", "DEBUG", "RELOAD")
+	c.want("[after idx]", "FT._LIST")
+	c.want("[1 d:1]", "FT.SEARCH", "idx", "@t:{a}", "NOCONTENT")
+	c.want("[1 d:3]", "FT.SEARCH", "after", "@t:{c}", "NOCONTENT")
 	c.close()
 }
 
