@@ -37,8 +37,8 @@ type field struct {
 // remove exactly that.
 type doc struct {
 	key   string
-	nums  []string   // per field: parseNumber key ("" none)
-	tags  [][]string // per field: distinct normalized tags
+	nums  []string     // per field: parseNumber key ("" none)
+	tags  [][]string   // per field: distinct normalized tags
 	terms [][]termFreq // per field: distinct words, sorted
 	words int          // number of indexed words (TF-IDF normalization)
 }
