@@ -68,9 +68,17 @@ type parser struct {
 }
 
 func (p *parser) errNear(off int) error {
+	// "near" names the token at the offset, as RediSearch's parser does.
 	near := p.s[min(off, len(p.s)):]
-	if len(near) > 20 {
-		near = near[:20]
+	if near != "" {
+		n := 1
+		if !isPunct(near[0]) {
+			n = strings.IndexFunc(near, func(r rune) bool { return r < utf8.RuneSelf && (isPunct(byte(r)) || unicode.IsSpace(r)) })
+			if n < 0 {
+				n = len(near)
+			}
+		}
+		near = near[:max(n, 1)]
 	}
 	return &SyntaxError{fmt.Sprintf("Syntax error at offset %d near %s", off, near)}
 }

@@ -73,11 +73,11 @@ func TestParseQuery(t *testing.T) {
 		{"(hello", "Syntax error at offset 6 near "},
 		{"hello)", "Syntax error at offset 5 near )"},
 		{"@n:[1]", "Syntax error at offset 5 near ]"},
-		{"@n:[1 x]", "Syntax error at offset 6 near x]"},
+		{"@n:[1 x]", "Syntax error at offset 6 near x"},
 		{"@t:{a", "Syntax error at offset 4 near a"},
 		{"$nope", "No such parameter `nope`"},
 		{"a | ", "Syntax error at offset 4 near "},
-		{"@:x", "Syntax error at offset 0 near @:x"},
+		{"@:x", "Syntax error at offset 0 near @"}, {"a ~b", "Syntax error at offset 2 near ~"},
 	} {
 		_, err := parseQuery(c.q, params, nil)
 		if err == nil || err.Error() != c.err {
