@@ -120,3 +120,32 @@ func TestModuleListAndCommandInfo(t *testing.T) {
 		t.Fatalf("COMMAND INFO ft.search: %s", got)
 	}
 }
+
+// TestManyPending: more changed keys than the queue holds between two
+// searches (the queue is applied early, from KeyChanged) stay exact.
+func TestManyPending(t *testing.T) {
+	ctx := context.Background()
+	db, err := ordo.Open("", &ordo.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Do(ctx, "FT.CREATE", "i", "SCHEMA", "n", "NUMERIC").Err(); err != nil {
+		t.Fatal(err)
+	}
+	const n = 10000
+	for i := range n {
+		db.Do(ctx, "HSET", fmt.Sprint("k", i), "n", i)
+	}
+	for i := 0; i < n; i += 3 {
+		db.Do(ctx, "HINCRBY", fmt.Sprint("k", i), "n", n)
+	}
+	got, err := db.Do(ctx, "FT.SEARCH", "i", fmt.Sprintf("@n:[%d +inf]", n), "LIMIT", "0", "0").Slice()
+	if err != nil || got[0] != int64((n+2)/3) {
+		t.Fatalf("got %v %v, want %d", got, err, (n+2)/3)
+	}
+	got, _ = db.Do(ctx, "FT.SEARCH", "i", "*", "LIMIT", "0", "0").Slice()
+	if got[0] != int64(n) {
+		t.Fatalf("got %v, want %d", got, n)
+	}
+}

@@ -22,14 +22,28 @@
 //     (engine.StateRewriter), and contents are rebuilt as keys load.
 //   - Per engine. Indexes belong to one engine; nothing is global.
 //
+// # Design
+//
+// An index holds, per field, a numeric tree (numeric.go), tag postings or
+// word postings, and per document what was indexed for it, so that a
+// change removes exactly that before the hash is re-read. Changed keys
+// are queued by KeyChanged and applied by the next FT command (sync), or
+// when the queue reaches 4096 keys: a command may report a key before it
+// has finished writing it, and every reader of an index takes the same
+// lock and syncs first. Queries evaluate to sorted document id lists
+// (intersection, union, difference), then drop keys past their TTL.
+//
 // # Differences from RediSearch
 //
 // An index covers the hashes of the database it was created in (clients
-// in other databases can query it by name). FLUSHDB/FLUSHALL empty
+// in other databases can query it by name). SKIPINITIALSCAN skips the
+// keys present at creation, but a restart indexes every key as it loads. FLUSHDB/FLUSHALL empty
 // indexes but keep their definitions. Creation indexes existing keys
 // synchronously (FT.INFO reports indexing 0, percent_indexed 1). TEXT has
-// no stemming, phonetics or positions: words are case-folded runs of
-// non-separator characters, a "phrase" matches documents having all its
+// no stemming, phonetics or positions: words are runs of characters other
+// than white space and RediSearch's separators, lower-cased with Unicode
+// rules (no UAX #29 segmentation: golang.org/x/text has no word
+// segmenter), RediSearch's default stop words are not indexed, a "phrase" matches documents having all its
 // words, and WITHSCORES is a simple TF-IDF (eval.go). Replies have
 // RediSearch's RESP2 shapes under RESP3 too. Not implemented: JSON, GEO
 // and VECTOR fields, FT.AGGREGATE, cursors, aliases, suggestions,
