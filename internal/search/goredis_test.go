@@ -2,17 +2,25 @@ package search_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// TestGoRedisFT drives the indexes with go-redis's FT API (RESP2, as
-// go-redis requires for FT.* unless UnstableResp3 is set).
+// TestGoRedisFT drives the indexes with go-redis's FT API, in RESP2 and
+// in RESP3 (go-redis's default; Ordo answers RESP2 shapes, which go-redis
+// parses under both).
 func TestGoRedisFT(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprint("RESP", proto), func(t *testing.T) { goRedisFT(t, proto) })
+	}
+}
+
+func goRedisFT(t *testing.T, proto int) {
 	_, o := newClient(t)
 	ctx := context.Background()
-	rdb := redis.NewClient(&redis.Options{Addr: o.Addr, Protocol: 2})
+	rdb := redis.NewClient(&redis.Options{Addr: o.Addr, Protocol: proto})
 	defer rdb.Close()
 	rdb.HSet(ctx, "user:1", "name", "Ada Lovelace", "age", "36", "city", "London")
 	rdb.HSet(ctx, "user:2", "name", "Alan Turing", "age", "41", "city", "Wilmslow|London")
