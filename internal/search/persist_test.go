@@ -119,6 +119,9 @@ func TestModuleListAndCommandInfo(t *testing.T) {
 	if got := c.do("COMMAND", "INFO", "ft.search"); !strings.HasPrefix(got, "[[ft.search -3 [readonly]") {
 		t.Fatalf("COMMAND INFO ft.search: %s", got)
 	}
+	if got := c.do("COMMAND", "DOCS", "ft.create"); strings.HasPrefix(got, "!") {
+		t.Fatalf("COMMAND DOCS ft.create: %s", got)
+	}
 }
 
 // TestManyPending: more changed keys than the queue holds between two
