@@ -59,7 +59,10 @@ func cmpInt(a, b int) int {
 }
 
 // indexed: a hash whose NUMERIC field is not a number is not indexed.
-func indexed(d mdoc) bool {
+func indexed(sc mschema, d mdoc) bool {
+	if !sc.numeric {
+		return true
+	}
 	v, ok := d["n"]
 	if !ok {
 		return true
@@ -72,14 +75,29 @@ func words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ' ' || r == ',' || r == '.' })
 }
 
+// mschema is what the query generator and the model know of an index.
+type mschema struct {
+	name          string
+	prefixes      []string
+	numeric       bool // has the NUMERIC field n
+	caseSensitive bool // TAG field is case-sensitive
+	tagAttr       string
+	text          []string // TEXT fields
+}
+
+var (
+	schemaI = mschema{name: "idx", prefixes: []string{"k:"}, numeric: true, tagAttr: "t", text: []string{"title", "body"}}
+	schemaJ = mschema{name: "j", prefixes: []string{"k:1", "x:"}, caseSensitive: true, tagAttr: "tag", text: []string{"title"}}
+)
+
 type mquery struct {
 	q     string
 	match func(d mdoc) bool
 }
 
-func genQuery(r *rand.Rand, depth int) mquery {
+func genQuery(r *rand.Rand, sc mschema, depth int) mquery {
 	if depth > 0 && r.IntN(3) == 0 {
-		a, b := genQuery(r, depth-1), genQuery(r, depth-1)
+		a, b := genQuery(r, sc, depth-1), genQuery(r, sc, depth-1)
 		switch r.IntN(3) {
 		case 0:
 			return mquery{"(" + a.q + " " + b.q + ")", func(d mdoc) bool { return a.match(d) && b.match(d) }}
@@ -89,7 +107,11 @@ func genQuery(r *rand.Rand, depth int) mquery {
 			return mquery{"-" + a.q, func(d mdoc) bool { return !a.match(d) }}
 		}
 	}
-	switch r.IntN(5) {
+	kind := r.IntN(5)
+	if kind == 0 && !sc.numeric {
+		kind = 1
+	}
+	switch kind {
 	case 0:
 		lo, hi := numPool[r.IntN(len(numPool)-1)], numPool[r.IntN(len(numPool)-1)]
 		loEx, hiEx := r.IntN(2) == 0, r.IntN(2) == 0
@@ -117,19 +139,25 @@ func genQuery(r *rand.Rand, depth int) mquery {
 		for range 1 + r.IntN(2) {
 			t := tagPool[r.IntN(len(tagPool))]
 			alts = append(alts, strings.ReplaceAll(t, " ", "\\ "))
-			want = append(want, strings.ToLower(t))
+			if !sc.caseSensitive {
+				t = strings.ToLower(t)
+			}
+			want = append(want, t)
 		}
 		if r.IntN(4) == 0 {
 			prefix = "gr"
 			alts = append(alts, "gr*")
 		}
-		return mquery{"@t:{" + strings.Join(alts, " | ") + "}", func(d mdoc) bool {
+		return mquery{"@" + sc.tagAttr + ":{" + strings.Join(alts, " | ") + "}", func(d mdoc) bool {
 			v, ok := d["t"]
 			if !ok {
 				return false
 			}
 			for _, t := range strings.Split(v, ",") {
-				t = strings.ToLower(strings.TrimSpace(t))
+				t = strings.TrimSpace(t)
+				if !sc.caseSensitive {
+					t = strings.ToLower(t)
+				}
 				if t != "" && (slices.Contains(want, t) || prefix != "" && strings.HasPrefix(t, prefix)) {
 					return true
 				}
@@ -141,10 +169,10 @@ func genQuery(r *rand.Rand, depth int) mquery {
 	default:
 		w := wordPool[r.IntN(len(wordPool))]
 		lw := strings.ToLower(w)
-		fields := []string{"title", "body"}
+		fields := sc.text
 		q := w
 		if r.IntN(2) == 0 {
-			f := fields[r.IntN(2)]
+			f := fields[r.IntN(len(fields))]
 			fields = []string{f}
 			q = "@" + f + ":" + w
 		}
@@ -186,10 +214,10 @@ func randHashArgs(r *rand.Rand) []string {
 	return a
 }
 
-// scan is the linear model: every live hash of db 0 under the prefix.
+// scan is the linear model: every live hash of db 0.
 func scan(c *client) map[string]mdoc {
 	out := map[string]mdoc{}
-	for _, k := range c.c.Do("KEYS", "k:*").Elems {
+	for _, k := range c.c.Do("KEYS", "*").Elems {
 		v := c.c.Do("HGETALL", k.Str)
 		if v.Kind == resp.KindError {
 			continue // not a hash
@@ -227,7 +255,9 @@ func runModel(t *testing.T, seed uint64) {
 	}
 	c.want("OK", "FT.CREATE", "idx", "ON", "HASH", "PREFIX", "1", "k:", "SCHEMA",
 		"n", "NUMERIC", "SORTABLE", "t", "TAG", "title", "TEXT", "body", "TEXT", "WEIGHT", "2")
-	for step := range 400 {
+	c.want("OK", "FT.CREATE", "j", "PREFIX", "2", "k:1", "x:", "SCHEMA",
+		"t", "AS", "tag", "TAG", "CASESENSITIVE", "title", "TEXT", "SORTABLE")
+	for step := range 800 {
 		switch op := r.IntN(20); {
 		case op < 7:
 			c.do(hset()...)
@@ -271,18 +301,26 @@ func runModel(t *testing.T, seed uint64) {
 			c.do("HINCRBY", key(), "n", "1")
 		}
 		model := scan(c)
-		for range 3 {
-			q := genQuery(r, 3)
+		for i := range 4 {
+			sc := schemaI
+			if i == 3 {
+				sc = schemaJ
+			}
+			q := genQuery(r, sc, 3)
 			var want []string
 			for k, d := range model {
-				if indexed(d) && q.match(d) {
+				covered := false
+				for _, p := range sc.prefixes {
+					covered = covered || strings.HasPrefix(k, p)
+				}
+				if covered && indexed(sc, d) && q.match(d) {
 					want = append(want, k)
 				}
 			}
 			slices.Sort(want)
-			v := c.c.Do("FT.SEARCH", "idx", q.q, "NOCONTENT", "LIMIT", "0", "1000")
+			v := c.c.Do("FT.SEARCH", sc.name, q.q, "NOCONTENT", "LIMIT", "0", "1000")
 			if v.Kind == resp.KindError {
-				t.Fatalf("step %d: %s: %s", step, q.q, v.Str)
+				t.Fatalf("step %d: %s %s: %s", step, sc.name, q.q, v.Str)
 			}
 			var got []string
 			for _, e := range v.Elems[1:] {
@@ -290,7 +328,7 @@ func runModel(t *testing.T, seed uint64) {
 			}
 			slices.Sort(got)
 			if v.Elems[0].Int != int64(len(want)) || !slices.Equal(got, want) {
-				t.Fatalf("step %d: %s\n got %d %v\nwant %d %v\nmodel %v", step, q.q, v.Elems[0].Int, got, len(want), want, model)
+				t.Fatalf("step %d: %s %s\n got %d %v\nwant %d %v\nmodel %v", step, sc.name, q.q, v.Elems[0].Int, got, len(want), want, model)
 			}
 		}
 		// SORTBY n: the numeric values come in exact order, missing last.
