@@ -41,6 +41,7 @@ import (
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/resp"
 	"github.com/ordo-db/ordo/internal/script"
+	"github.com/ordo-db/ordo/internal/search"
 )
 
 // DB is an open embedded database.
@@ -66,7 +67,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if err := os.MkdirAll(cfg.Get("dir"), 0o755); err != nil {
 		return nil, fmt.Errorf("ordo: %w", err)
 	}
-	e := engine.New(cfg, script.Register)
+	e := engine.New(cfg, script.Register, search.Register)
 	if opts != nil {
 		e.Log = opts.Logger
 	}

@@ -55,7 +55,7 @@ func TestDependencyShape(t *testing.T) {
 		}
 	}
 
-	engine := []string{mod, mod + "/internal/engine", mod + "/internal/aof", mod + "/internal/script", "github.com/yuin/gopher-lua"}
+	engine := []string{mod, mod + "/internal/engine", mod + "/internal/aof", mod + "/internal/script", mod + "/internal/search", "github.com/yuin/gopher-lua"}
 	forbidden := map[string][]string{
 		mod + "/index":           append([]string{"github.com/redis/go-redis/v9"}, engine...),
 		mod + "/index/tuple":     append([]string{"github.com/redis/go-redis/v9", mod + "/backend"}, engine...),

@@ -208,6 +208,9 @@ func (a *AOF) startRewriteLocked(bgsave bool) error {
 		return errors.New("ERR shutting down")
 	}
 	a.rw = newRewrite(len(a.e.DBs()), bgsave)
+	// State that is not in keys (index definitions) comes first: the keys
+	// loaded after it are indexed as they are replayed.
+	a.e.RewriteState(a.rw.emit)
 	a.rewriteRunning.Store(true)
 	a.bgsaveRunning.Store(bgsave)
 	a.rewriteStart.Store(time.Now().UnixMilli())
@@ -611,6 +614,7 @@ func (a *AOF) saveLocked() error {
 		return err
 	}
 	rw := newRewrite(len(a.e.DBs()), false)
+	a.e.RewriteState(rw.emit)
 	size := int64(len(fileMagic))
 	now := engine.NowMs()
 	for i, db := range a.e.DBs() {

@@ -86,7 +86,8 @@ type Engine struct {
 	// Shutdown performs SHUTDOWN for the server; nil refuses it.
 	Shutdown func(c *Ctx, save bool) error
 
-	observers []KeyObserver // keyspace-change hook (notify.go)
+	observers      []KeyObserver   // keyspace-change hook (notify.go)
+	stateRewriters []StateRewriter // non-key state for AOF rewrites (observe_read.go)
 
 	// blocking
 	blocked   map[blockKey][]*Waiter

@@ -29,11 +29,14 @@ import (
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/resp"
 	"github.com/ordo-db/ordo/internal/script"
+	"github.com/ordo-db/ordo/internal/search"
 )
 
 // NewEngine returns an engine with every command family ordo-server
 // serves: the engine's own and scripting (internal/script).
-func NewEngine(cfg *engine.Config) *engine.Engine { return engine.New(cfg, script.Register) }
+func NewEngine(cfg *engine.Config) *engine.Engine {
+	return engine.New(cfg, script.Register, search.Register)
+}
 
 // maxBatchReply bounds the replies buffered before a flush, so that a deep
 // pipeline does not hold the engine lock or memory without bound.

@@ -1,0 +1,494 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The query language: RediSearch's dialect 2, for the subset this package
+// implements (see the package doc).
+//
+//	union     := intersect ('|' intersect)*
+//	intersect := unary+
+//	unary     := '-' unary | atom
+//	atom      := '(' union ')' | '*' | '@' field ':' fieldexpr | term | '"' terms '"'
+//	fieldexpr := '[' bound bound ']' | '{' tag ('|' tag)* '}' | '(' union ')' | term
+//
+// A term is a run of characters other than spaces and punctuation (a
+// backslash escapes the next character); a trailing '*' makes it a
+// prefix; $name is replaced by the PARAMS value of name.
+
+type opKind int
+
+const (
+	opAll    opKind = iota // *
+	opNone                 // matches nothing (a lone stop word)
+	opTerm                 // text term in field (or every TEXT field)
+	opPrefix               // text prefix
+	opTag                  // tags
+	opNum                  // numeric range
+	opAnd
+	opOr
+	opNot
+)
+
+type tagTerm struct {
+	val    string
+	prefix bool
+}
+
+type node struct {
+	op    opKind
+	field string // attribute; "" for every TEXT field
+	term  string
+	tags  []tagTerm
+	lo    string
+	hi    string
+	loEx  bool
+	hiEx  bool
+	kids  []*node
+	stop  bool // a stop word: ignored in an intersection
+}
+
+// SyntaxError is a query the parser refuses, with RediSearch's message.
+type SyntaxError struct {
+	Msg string
+}
+
+func (e *SyntaxError) Error() string { return e.Msg }
+
+type parser struct {
+	s      string
+	pos    int
+	params map[string]string
+	idx    *index // nil: only syntax is checked (fuzzing)
+	depth  int
+}
+
+func (p *parser) errNear(off int) error {
+	// "near" names the token at the offset, as RediSearch's parser does.
+	near := p.s[min(off, len(p.s)):]
+	if near != "" {
+		n := 1
+		if !isPunct(near[0]) {
+			n = strings.IndexFunc(near, func(r rune) bool { return r < utf8.RuneSelf && (isPunct(byte(r)) || unicode.IsSpace(r)) })
+			if n < 0 {
+				n = len(near)
+			}
+		}
+		near = near[:max(n, 1)]
+	}
+	return &SyntaxError{fmt.Sprintf("Syntax error at offset %d near %s", off, near)}
+}
+
+// parseQuery parses q; idx resolves fields (nil accepts any field, as
+// TEXT, TAG or NUMERIC by the syntax used).
+func parseQuery(q string, params map[string]string, idx *index) (*node, error) {
+	p := &parser{s: q, params: params, idx: idx}
+	p.skipSpace()
+	if p.pos == len(p.s) {
+		return &node{op: opNone}, nil
+	}
+	n, err := p.union("")
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos < len(p.s) {
+		return nil, p.errNear(p.pos)
+	}
+	return n, nil
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.s) && (p.s[p.pos] == ' ' || p.s[p.pos] == '\t' || p.s[p.pos] == '\n' || p.s[p.pos] == '\r') {
+		p.pos++
+	}
+}
+
+func (p *parser) peek() byte {
+	if p.pos < len(p.s) {
+		return p.s[p.pos]
+	}
+	return 0
+}
+
+func (p *parser) union(field string) (*node, error) {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > 100 {
+		return nil, &SyntaxError{"Syntax error: query too deeply nested"}
+	}
+	first, err := p.intersect(field)
+	if err != nil {
+		return nil, err
+	}
+	kids := []*node{first}
+	for {
+		p.skipSpace()
+		if p.peek() != '|' {
+			break
+		}
+		p.pos++
+		n, err := p.intersect(field)
+		if err != nil {
+			return nil, err
+		}
+		kids = append(kids, n)
+	}
+	if len(kids) == 1 {
+		return first, nil
+	}
+	return &node{op: opOr, kids: kids}, nil
+}
+
+func (p *parser) intersect(field string) (*node, error) {
+	var kids []*node
+	for {
+		p.skipSpace()
+		c := p.peek()
+		if c == 0 || c == '|' || c == ')' {
+			break
+		}
+		n, err := p.unary(field)
+		if err != nil {
+			return nil, err
+		}
+		kids = append(kids, n)
+	}
+	if len(kids) == 0 {
+		return nil, p.errNear(p.pos)
+	}
+	if len(kids) == 1 {
+		return kids[0], nil
+	}
+	return &node{op: opAnd, kids: kids}, nil
+}
+
+func (p *parser) unary(field string) (*node, error) {
+	if p.peek() == '-' {
+		p.pos++
+		p.skipSpace()
+		if p.pos == len(p.s) {
+			return nil, p.errNear(p.pos)
+		}
+		n, err := p.unary(field)
+		if err != nil {
+			return nil, err
+		}
+		return &node{op: opNot, kids: []*node{n}}, nil
+	}
+	return p.atom(field)
+}
+
+func (p *parser) atom(field string) (*node, error) {
+	start := p.pos
+	switch c := p.peek(); c {
+	case '(':
+		p.pos++
+		n, err := p.union(field)
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.peek() != ')' {
+			return nil, p.errNear(p.pos)
+		}
+		p.pos++
+		return n, nil
+	case '*':
+		p.pos++
+		return &node{op: opAll}, nil
+	case '@':
+		if field != "" {
+			return nil, p.errNear(start)
+		}
+		p.pos++
+		name := p.word()
+		if name == "" || p.peek() != ':' {
+			return nil, p.errNear(start)
+		}
+		p.pos++
+		p.skipSpace()
+		return p.fieldExpr(name, start)
+	case '"':
+		p.pos++
+		var kids []*node
+		for {
+			p.skipSpace()
+			if p.pos == len(p.s) {
+				return nil, p.errNear(start)
+			}
+			if p.peek() == '"' {
+				p.pos++
+				break
+			}
+			if isPunct(p.peek()) && p.peek() != '\\' && p.peek() != '$' {
+				p.pos++ // punctuation inside a phrase separates words
+				continue
+			}
+			n, err := p.termAtom(field)
+			if err != nil {
+				return nil, err
+			}
+			kids = append(kids, n)
+		}
+		if len(kids) == 0 {
+			return &node{op: opNone}, nil
+		}
+		if len(kids) == 1 {
+			return kids[0], nil
+		}
+		return &node{op: opAnd, kids: kids}, nil
+	default:
+		return p.termAtom(field)
+	}
+}
+
+func (p *parser) fieldExpr(name string, start int) (*node, error) {
+	switch p.peek() {
+	case '[':
+		f, err := p.field(name, start, typeNumeric)
+		if err != nil {
+			return nil, err
+		}
+		p.pos++
+		var b [2]string
+		var ex [2]bool
+		for i := range b {
+			p.skipSpace()
+			if p.peek() == '(' {
+				ex[i] = true
+				p.pos++
+			}
+			bs := p.pos
+			v := p.rawUntil(" \t]")
+			if v == "" {
+				return nil, p.errNear(bs)
+			}
+			if v[0] == '$' {
+				pv, ok := p.params[v[1:]]
+				if !ok {
+					return nil, &SyntaxError{fmt.Sprintf("No such parameter `%s`", v[1:])}
+				}
+				v = pv
+				if strings.HasPrefix(v, "(") {
+					ex[i], v = true, v[1:]
+				}
+			}
+			k, ok := parseNumber(v)
+			if !ok {
+				return nil, p.errNear(bs)
+			}
+			b[i] = k
+		}
+		p.skipSpace()
+		if p.peek() != ']' {
+			return nil, p.errNear(p.pos)
+		}
+		p.pos++
+		return &node{op: opNum, field: f, lo: b[0], hi: b[1], loEx: ex[0], hiEx: ex[1]}, nil
+	case '{':
+		f, err := p.field(name, start, typeTag)
+		if err != nil {
+			return nil, err
+		}
+		p.pos++
+		var tags []tagTerm
+		for {
+			p.skipSpace()
+			ts := p.pos
+			var sb strings.Builder
+			prefix := false
+			for p.pos < len(p.s) {
+				c := p.s[p.pos]
+				if c == '\\' && p.pos+1 < len(p.s) {
+					sb.WriteByte(p.s[p.pos+1])
+					p.pos += 2
+					continue
+				}
+				if c == '|' || c == '}' {
+					break
+				}
+				sb.WriteByte(c)
+				p.pos++
+			}
+			if p.pos == len(p.s) {
+				return nil, p.errNear(ts)
+			}
+			v := strings.TrimRight(sb.String(), " \t")
+			raw := strings.TrimRight(p.s[ts:p.pos], " \t")
+			if strings.HasSuffix(raw, "*") && !strings.HasSuffix(raw, "\\*") {
+				prefix, v = true, strings.TrimRight(strings.TrimSuffix(v, "*"), " \t")
+			}
+			if strings.HasPrefix(raw, "$") {
+				pv, ok := p.params[v[1:]]
+				if !ok {
+					return nil, &SyntaxError{fmt.Sprintf("No such parameter `%s`", v[1:])}
+				}
+				v = pv
+			}
+			if v == "" && !prefix {
+				return nil, p.errNear(ts)
+			}
+			tags = append(tags, tagTerm{val: v, prefix: prefix})
+			if p.s[p.pos] == '}' {
+				p.pos++
+				break
+			}
+			p.pos++ // '|'
+		}
+		return &node{op: opTag, field: f, tags: tags}, nil
+	case '(':
+		f, err := p.field(name, start, typeText)
+		if err != nil {
+			return nil, err
+		}
+		p.pos++
+		n, err := p.union(f)
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.peek() != ')' {
+			return nil, p.errNear(p.pos)
+		}
+		p.pos++
+		return n, nil
+	case '-':
+		f, err := p.field(name, start, typeText)
+		if err != nil {
+			return nil, err
+		}
+		return p.unary(f)
+	default:
+		f, err := p.field(name, start, typeText)
+		if err != nil {
+			return nil, err
+		}
+		if p.peek() == '"' {
+			return p.atom(f)
+		}
+		return p.termAtom(f)
+	}
+}
+
+// field resolves attribute name for an expression of type want.
+func (p *parser) field(name string, start int, want fieldType) (string, error) {
+	if p.idx == nil {
+		return name, nil
+	}
+	f := p.idx.attr(name)
+	if f == nil || f.noindex {
+		return "", &SyntaxError{fmt.Sprintf("Unknown field at offset %d near %s", start, name)}
+	}
+	if f.typ != want {
+		return "", &SyntaxError{fmt.Sprintf("Syntax error at offset %d near %s", start, name)}
+	}
+	return f.alias, nil
+}
+
+// word reads a field name (letters, digits, '_', escaped characters).
+func (p *parser) word() string {
+	var sb strings.Builder
+	for p.pos < len(p.s) {
+		c := p.s[p.pos]
+		if c == '\\' && p.pos+1 < len(p.s) {
+			sb.WriteByte(p.s[p.pos+1])
+			p.pos += 2
+			continue
+		}
+		if isPunct(c) || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			break
+		}
+		sb.WriteByte(c)
+		p.pos++
+	}
+	return sb.String()
+}
+
+func (p *parser) rawUntil(stop string) string {
+	s := p.pos
+	for p.pos < len(p.s) && !strings.ContainsRune(stop, rune(p.s[p.pos])) {
+		p.pos++
+	}
+	return p.s[s:p.pos]
+}
+
+func (p *parser) termAtom(field string) (*node, error) {
+	start := p.pos
+	if p.peek() == '$' {
+		p.pos++
+		name := p.word()
+		v, ok := p.params[name]
+		if name == "" {
+			return nil, p.errNear(start)
+		}
+		if !ok {
+			return nil, &SyntaxError{fmt.Sprintf("No such parameter `%s`", name)}
+		}
+		return p.textNode(field, v, false), nil
+	}
+	w := p.word()
+	if w == "" {
+		return nil, p.errNear(start)
+	}
+	prefix := false
+	if p.peek() == '*' {
+		p.pos++
+		prefix = true
+	}
+	return p.textNode(field, w, prefix), nil
+}
+
+// textNode makes the node of one query word: folded as documents are.
+func (p *parser) textNode(field, w string, prefix bool) *node {
+	t := foldTerm(w)
+	if prefix {
+		return &node{op: opPrefix, field: field, term: t}
+	}
+	if p.idx != nil && p.idx.isStop(t) {
+		return &node{op: opNone, stop: true}
+	}
+	return &node{op: opTerm, field: field, term: t}
+}
+
+// punctuation separates words, in documents and in queries (RediSearch's
+// default separators).
+const punct = ",.<>{}[]\"':;!@#$%^&*()-+=~|/\\"
+
+func isPunct(c byte) bool { return strings.IndexByte(punct, c) >= 0 }
+
+// foldTerm is the case-folded form of a word.
+func foldTerm(w string) string { return strings.ToLower(w) }
+
+// tokenize calls fn for every word of a TEXT value, case-folded: words are
+// maximal runs of characters that are neither white space nor RediSearch's
+// separators (a backslash keeps the next character in the word).
+func tokenize(s string, fn func(w string)) {
+	var sb strings.Builder
+	flush := func() {
+		if sb.Len() > 0 {
+			fn(foldTerm(sb.String()))
+			sb.Reset()
+		}
+	}
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\\' && i+1 < len(s):
+			r2, n2 := utf8.DecodeRuneInString(s[i+1:])
+			sb.WriteRune(r2)
+			i += 1 + n2
+			continue
+		case r < utf8.RuneSelf && isPunct(byte(r)), unicode.IsSpace(r), unicode.IsControl(r):
+			flush()
+		default:
+			sb.WriteRune(r)
+		}
+		i += n
+	}
+	flush()
+}

@@ -1,0 +1,131 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// show renders a parsed query as an S-expression.
+func show(n *node) string {
+	switch n.op {
+	case opAll:
+		return "*"
+	case opNone:
+		return "none"
+	case opTerm:
+		return n.field + ":" + n.term
+	case opPrefix:
+		return n.field + ":" + n.term + "*"
+	case opTag:
+		var ts []string
+		for _, t := range n.tags {
+			s := t.val
+			if t.prefix {
+				s += "*"
+			}
+			ts = append(ts, s)
+		}
+		return "@" + n.field + "{" + strings.Join(ts, "|") + "}"
+	case opNum:
+		return fmt.Sprintf("@%s[%q %v %q %v]", n.field, n.lo, n.loEx, n.hi, n.hiEx)
+	}
+	var ks []string
+	for _, k := range n.kids {
+		ks = append(ks, show(k))
+	}
+	return "(" + [...]string{opAnd: "and", opOr: "or", opNot: "not"}[n.op] + " " + strings.Join(ks, " ") + ")"
+}
+
+func TestParseQuery(t *testing.T) {
+	params := map[string]string{"lo": "(5", "tag": "a b", "w": "Word"}
+	for _, c := range []struct{ q, want string }{
+		{"*", "*"},
+		{"hello", ":hello"},
+		{"Hello World", "(and :hello :world)"},
+		{"hello | world", "(or :hello :world)"},
+		{"a b | c", "(or (and :a :b) :c)"},
+		{"-hello world", "(and (not :hello) :world)"},
+		{"(a | b) c", "(and (or :a :b) :c)"},
+		{"@title:hello world", "(and title:hello :world)"},
+		{"@title:(hello | world)", "(or title:hello title:world)"},
+		{"hel*", ":hel*"},
+		{"@t:{a | B\\ c | pre*}", "@t{a|B c|pre*}"},
+		{"@t:{$tag}", "@t{a b}"},
+		{"$w", ":word"},
+		{"@n:[1 2]", `@n["\x03\x80\x011" false "\x03\x80\x012" false]`},
+		{"@n:[(1 +inf]", `@n["\x03\x80\x011" true "\x04" false]`},
+		{"@n:[$lo inf]", `@n["\x03\x80\x015" true "\x04" false]`},
+		{"@n:[-inf (0]", `@n["\x00" false "\x02" true]`},
+		{`"hello world"`, "(and :hello :world)"},
+		{"", "none"},
+	} {
+		n, err := parseQuery(c.q, params, nil)
+		if err != nil {
+			t.Errorf("%q: %v", c.q, err)
+			continue
+		}
+		if got := show(n); got != c.want {
+			t.Errorf("%q: got %s, want %s", c.q, got, c.want)
+		}
+	}
+	for _, c := range []struct{ q, err string }{
+		{"(hello", "Syntax error at offset 6 near "},
+		{"hello)", "Syntax error at offset 5 near )"},
+		{"@n:[1]", "Syntax error at offset 5 near ]"},
+		{"@n:[1 x]", "Syntax error at offset 6 near x"},
+		{"@t:{a", "Syntax error at offset 4 near a"},
+		{"$nope", "No such parameter `nope`"},
+		{"a | ", "Syntax error at offset 4 near "},
+		{"@:x", "Syntax error at offset 0 near @"}, {"a ~b", "Syntax error at offset 2 near ~"},
+	} {
+		_, err := parseQuery(c.q, params, nil)
+		if err == nil || err.Error() != c.err {
+			t.Errorf("%q: error %v, want %q", c.q, err, c.err)
+		}
+	}
+}
+
+func TestTokenize(t *testing.T) {
+	var got []string
+	tokenize("Hello, World! ÉCOLE foo-bar a\\-b  x.y", func(w string) { got = append(got, w) })
+	want := "hello world école foo bar a-b x y"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("got %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+var fuzzIndex = func() *index {
+	args := []string{"FT.CREATE", "i", "SCHEMA", "n", "NUMERIC", "t", "TAG", "title", "TEXT", "x", "TEXT"}
+	b := make([][]byte, len(args))
+	for i, a := range args {
+		b[i] = []byte(a)
+	}
+	ix, err := parseCreate(b, 0)
+	if err != "" {
+		panic(err)
+	}
+	return ix
+}()
+
+// FuzzParseQuery: the parser never panics, and a query it accepts
+// evaluates without panicking over an empty index.
+func FuzzParseQuery(f *testing.F) {
+	for _, s := range []string{"*", "a b | -c", "@t:{a|b*}", "@n:[(1 +inf]", "@x:(a|b)", `"a b"`, "$p", "((a)", "@t:{\\", "-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		n, err := parseQuery(q, map[string]string{"p": "v"}, nil)
+		if err != nil {
+			if _, ok := err.(*SyntaxError); !ok {
+				t.Fatalf("%q: error of type %T", q, err)
+			}
+			return
+		}
+		_ = show(n)
+		// With a schema: fields resolve and the query evaluates.
+		if n, err = parseQuery(q, map[string]string{"p": "v"}, fuzzIndex); err == nil {
+			fuzzIndex.eval(n)
+		}
+	})
+}

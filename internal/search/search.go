@@ -1,0 +1,276 @@
+// Package search is Ordo's engine-maintained secondary indexes and the
+// FT.* commands of RediSearch over them (FT.CREATE, FT.SEARCH, FT.INFO,
+// FT._LIST, FT.DROPINDEX, FT.DROP), registered into an engine like
+// scripting: engine.New(cfg, script.Register, search.Register).
+//
+// # Guarantees
+//
+//   - Never stale. Every change to a key under an index's prefixes (HSET,
+//     HDEL, DEL, RENAME, MOVE, FLUSHDB, SWAPDB, expiry, and the commands of
+//     MULTI and of scripts) is recorded inside the command's atomic step,
+//     through the engine's KeyObserver hook, and applied before any
+//     command reads an index, under the engine lock: a search right after
+//     a write sees it, and no client can see an index between the two. A key past its TTL is never returned, even
+//     before it is reaped: queries check expiry (without reaping).
+//   - Exact numbers. NUMERIC values are ordered by their exact decimal
+//     value (numeric.go): integers beyond 2^53 and long decimals compare
+//     exactly, ±inf included. A hash whose NUMERIC field is not a number
+//     is not indexed at all and counts in hash_indexing_failures, as in
+//     RediSearch.
+//   - Durable definitions. FT.CREATE and FT.DROPINDEX are logged to the
+//     AOF; an AOF rewrite or snapshot re-emits every definition first
+//     (engine.StateRewriter), and contents are rebuilt as keys load.
+//   - Per engine. Indexes belong to one engine; nothing is global.
+//
+// # Design
+//
+// An index holds, per field, a numeric tree (numeric.go), tag postings or
+// word postings, and per document what was indexed for it, so that a
+// change removes exactly that before the hash is re-read. Changed keys
+// are queued by KeyChanged and applied by the next FT command (sync), or
+// when the queue reaches 4096 keys: a command may report a key before it
+// has finished writing it, and every reader of an index takes the same
+// lock and syncs first. Queries evaluate to sorted document id lists
+// (intersection, union, difference), then drop keys past their TTL.
+//
+// # Differences from RediSearch
+//
+// An index covers the hashes of the database it was created in (clients
+// in other databases can query it by name). SKIPINITIALSCAN skips the
+// keys present at creation, but a restart indexes every key as it loads. FLUSHDB/FLUSHALL empty
+// indexes but keep their definitions. Creation indexes existing keys
+// synchronously (FT.INFO reports indexing 0, percent_indexed 1). TEXT has
+// no stemming, phonetics or positions: words are runs of characters other
+// than white space and RediSearch's separators, lower-cased with Unicode
+// rules (no UAX #29 segmentation: golang.org/x/text has no word
+// segmenter), RediSearch's default stop words are not indexed, a "phrase" matches documents having all its
+// words, and WITHSCORES is a simple TF-IDF (eval.go). Replies have
+// RediSearch's RESP2 shapes under RESP3 too. Not implemented: JSON, GEO
+// and VECTOR fields, FT.AGGREGATE, cursors, aliases, suggestions,
+// dictionaries, synonyms, FT.EXPLAIN/PROFILE, INKEYS/INFIELDS/GEOFILTER,
+// highlighting and summarization.
+package search
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ordo-db/ordo/internal/engine"
+)
+
+// Error replies, with RediSearch's texts.
+const (
+	ErrUnknownIndex = "Unknown Index name"
+	ErrIndexExists  = "Index already exists"
+)
+
+// state is one engine's indexes, guarded by the engine lock.
+type state struct {
+	e       *engine.Engine
+	indexes map[string]*index
+
+	// Keys changed since the indexes were last brought up to date, in
+	// order of first change. KeyChanged runs at a command's first change
+	// to a key, possibly before the command has finished writing it (HSET
+	// on a new key reports the key once, when it is created empty), so the
+	// key is re-read later: before any command reads an index (sync), all
+	// under the same lock hold as far as any client can tell.
+	pending []pendKey
+	pendSet map[pendKey]bool
+}
+
+type pendKey struct {
+	db  int
+	key string
+}
+
+// maxPending bounds the pending keys: beyond it, KeyChanged brings the
+// indexes up to date for every pending key but the one being changed.
+const maxPending = 4096
+
+// holder creates an engine's state on its first FT command (the engine
+// does not exist yet when its command table is built).
+type holder struct{ s *state }
+
+func (h *holder) get(e *engine.Engine) *state {
+	if h.s == nil {
+		h.s = &state{e: e, indexes: map[string]*index{}, pendSet: map[pendKey]bool{}}
+		e.Observe(h.s)
+		e.AddStateRewriter(h.s)
+	}
+	h.s.sync()
+	return h.s
+}
+
+// KeyChanged implements engine.KeyObserver (lock held): a key under an
+// index's prefixes becomes pending; FLUSHDB empties and SWAPDB rebuilds
+// the indexes over the databases concerned.
+func (s *state) KeyChanged(ev engine.KeyEvent) {
+	if len(s.indexes) == 0 {
+		return
+	}
+	switch ev.Event {
+	case "flushdb", "swapdb":
+		s.dropPending(ev.DB)
+		if ev.Event == "swapdb" {
+			s.dropPending(ev.Other)
+		}
+		for _, ix := range s.indexes {
+			switch {
+			case ev.Event == "flushdb" && ix.db == ev.DB:
+				ix.clear()
+			case ev.Event == "swapdb" && (ix.db == ev.DB || ix.db == ev.Other):
+				ix.rebuild(s.e)
+			}
+		}
+		return
+	}
+	covered := false
+	for _, ix := range s.indexes {
+		if ix.db == ev.DB && ix.covers(ev.Key) {
+			covered = true
+			break
+		}
+	}
+	if !covered {
+		return
+	}
+	pk := pendKey{ev.DB, ev.Key}
+	if s.pendSet[pk] {
+		return
+	}
+	if len(s.pending) >= maxPending {
+		s.sync()
+	}
+	pk.key = strings.Clone(ev.Key)
+	s.pendSet[pk] = true
+	s.pending = append(s.pending, pk)
+}
+
+// sync re-reads every pending key into the indexes over its database.
+func (s *state) sync() {
+	for _, pk := range s.pending {
+		for _, ix := range s.indexes {
+			if ix.db == pk.db && ix.covers(pk.key) {
+				ix.update(s.e, pk.key)
+			}
+		}
+	}
+	clear(s.pendSet)
+	s.pending = s.pending[:0]
+}
+
+// dropPending forgets the pending keys of database db.
+func (s *state) dropPending(db int) {
+	out := s.pending[:0]
+	for _, pk := range s.pending {
+		if pk.db == db {
+			delete(s.pendSet, pk)
+			continue
+		}
+		out = append(out, pk)
+	}
+	s.pending = out
+}
+
+// RewriteState implements engine.StateRewriter: the FT.CREATE of every
+// index, in name order.
+func (s *state) RewriteState(emit func(db int, args [][]byte)) {
+	names := make([]string, 0, len(s.indexes))
+	for n := range s.indexes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		ix := s.indexes[n]
+		emit(ix.db, ix.create)
+	}
+}
+
+// Register adds the FT.* commands (and MODULE LIST, reporting the search
+// module) to an engine's command table. The indexes belong to that one
+// engine.
+func Register(t *engine.Table) {
+	h := &holder{}
+	spec := func(arity int, flags ...string) engine.Spec {
+		return engine.Spec{Arity: arity, Flags: flags, Categories: []string{"@search"}}
+	}
+	t.RegisterSpec("ft.create", func(c *engine.Ctx) { ftCreate(c, h.get(c.E)) }, spec(-2, "write", "denyoom"))
+	t.RegisterSpec("ft.search", func(c *engine.Ctx) { ftSearch(c, h.get(c.E)) }, spec(-3, "readonly"))
+	t.RegisterSpec("ft.info", func(c *engine.Ctx) { ftInfo(c, h.get(c.E)) }, spec(2, "readonly"))
+	t.RegisterSpec("ft._list", func(c *engine.Ctx) { ftList(c, h.get(c.E)) }, spec(1, "readonly"))
+	t.RegisterSpec("ft.dropindex", func(c *engine.Ctx) { ftDrop(c, h.get(c.E), "dd") }, spec(-2, "write"))
+	t.RegisterSpec("ft.drop", func(c *engine.Ctx) { ftDrop(c, h.get(c.E), "keepdocs") }, spec(-2, "write"))
+	t.RegisterContainer("module")
+	t.Register("module|list", func(c *engine.Ctx) {
+		c.W.Array(1)
+		c.W.Array(8)
+		for _, s := range []string{"name", "search", "ver"} {
+			c.W.BulkString(s)
+		}
+		c.W.Int(ModuleVersion)
+		c.W.BulkString("path")
+		c.W.BulkString("")
+		c.W.BulkString("args")
+		c.W.Array(0)
+	})
+}
+
+// ModuleVersion is the RediSearch version MODULE LIST reports: clients
+// (redis-py, redis-om) check it before using FT.*.
+const ModuleVersion = 20610
+
+// ftList is FT._LIST.
+func ftList(c *engine.Ctx, s *state) {
+	names := make([]string, 0, len(s.indexes))
+	for n := range s.indexes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	c.W.Array(len(names))
+	for _, n := range names {
+		c.W.BulkString(n)
+	}
+}
+
+// ftDrop is FT.DROPINDEX idx [DD] (opt "dd": delete the documents when
+// given) and FT.DROP idx [KEEPDOCS] (opt "keepdocs": delete them unless).
+func ftDrop(c *engine.Ctx, s *state, opt string) {
+	name := string(c.Args[1])
+	ix := s.indexes[name]
+	if ix == nil {
+		c.Error(ErrUnknownIndex)
+		return
+	}
+	given := false
+	for i := 2; i < len(c.Args); i++ {
+		if len(c.Args[i]) == 0 {
+			continue // redis-py 4 sends FT.DROP idx "" to delete the documents
+		}
+		if !c.ArgIs(i, opt) {
+			c.Error("Unknown argument `" + string(c.Args[i]) + "`")
+			return
+		}
+		given = true
+	}
+	deleteDocs := given == (opt == "dd")
+	delete(s.indexes, name)
+	// The documents' deletions are logged as DELs in the index's database
+	// (the command's context moves there), then the drop itself.
+	c.DB = c.E.DBs()[ix.db]
+	if deleteDocs {
+		keys := make([]string, 0, len(ix.ids))
+		for k := range ix.ids {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if c.Delete([]byte(k)) {
+				c.PropagateStrings("DEL", k)
+			}
+		}
+	}
+	c.PropagateStrings("FT.DROPINDEX", name)
+	c.Dirty(1)
+	c.W.OK()
+}
