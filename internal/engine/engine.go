@@ -85,6 +85,8 @@ type Engine struct {
 
 	observers []KeyObserver // keyspace-change hook (notify.go)
 
+	acl *aclState // users and the ACL log (acl.go)
+
 	// blocking
 	blocked   map[blockKey][]*Waiter
 	readyKeys []blockKey
@@ -145,6 +147,7 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 	for _, f := range extra {
 		f(e.cmds)
 	}
+	e.acl = newACLState(e)
 	n := int(cfg.Int("databases"))
 	e.dbs = make([]*DB, n)
 	for i := range e.dbs {
@@ -206,6 +209,7 @@ type Client struct {
 	Proto         int
 	Authenticated bool
 	Kind          string // "normal", "embedded", "script", "aof"
+	user          *User  // the ACL user (nil: the default user)
 
 	// Kill asks the connection to close; set by the server.
 	Kill      func()
@@ -244,7 +248,7 @@ func (e *Engine) NewClient(kind string) *Client {
 		Created:       time.Now(),
 		Proto:         2,
 		Kind:          kind,
-		Authenticated: !e.Config.AuthRequired(),
+		Authenticated: !e.DefaultUserNeedsAuth(),
 	}
 	cl.LastActive.Store(time.Now().UnixMilli())
 	if kind == "normal" {
@@ -378,6 +382,10 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	if !cl.Authenticated && !cmd.Has(FlagNoAuth) {
 		c.rejectInMulti()
 		w.Error("NOAUTH Authentication required.")
+		return nil
+	}
+	if e.aclDenied(c, cmd) { // NOPERM (acl.go)
+		c.rejectInMulti()
 		return nil
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {

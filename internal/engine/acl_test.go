@@ -1,0 +1,304 @@
+package engine_test
+
+import (
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/redistest"
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// aclPair is a private redis-server and Ordo (ACL state is per server, so
+// these tests do not use the shared servers).
+type aclPair struct {
+	t          *testing.T
+	redis, ord string
+	*redistest.Diff
+}
+
+func newACLPair(t *testing.T, redisArgs []string, ordoSettings ...string) *aclPair {
+	t.Helper()
+	redistest.RequireRedis(t)
+	r := redistest.StartRedis(t, redisArgs...)
+	o := redistest.StartOrdo(t, ordoSettings...)
+	return &aclPair{t: t, redis: r.Addr, ord: o.Addr, Diff: redistest.NewDiffWith(t, r.Addr, o.Addr)}
+}
+
+// conn opens one more connection to each server.
+func (p *aclPair) conn() *redistest.Diff {
+	return redistest.NewDiffWith(p.t, p.redis, p.ord)
+}
+
+// normRules sorts the runs of single-command rules ("+get -set") in ACL
+// descriptions: Redis emits them in its command hash table's order, which
+// is randomized per process.
+func normRules(s string) string {
+	toks := strings.Split(s, " ")
+	isCmd := func(tok string) bool {
+		return len(tok) > 1 && (tok[0] == '+' || tok[0] == '-') && tok[1] != '@'
+	}
+	for i := 0; i < len(toks); {
+		if !isCmd(toks[i]) {
+			i++
+			continue
+		}
+		j := i
+		closing := false
+		for j < len(toks) && isCmd(toks[j]) {
+			if strings.HasSuffix(toks[j], ")") {
+				toks[j] = strings.TrimSuffix(toks[j], ")")
+				closing = true
+				j++
+				break
+			}
+			j++
+		}
+		sort.Strings(toks[i:j])
+		if closing {
+			toks[j-1] += ")"
+		}
+		i = j
+	}
+	return strings.Join(toks, " ")
+}
+
+func normValue(v resp.Value) resp.Value {
+	switch v.Kind {
+	case resp.KindBulk, resp.KindSimple, resp.KindVerbatim:
+		v.Str = normRules(v.Str)
+	}
+	for i := range v.Elems {
+		v.Elems[i] = normValue(v.Elems[i])
+	}
+	return v
+}
+
+// doACL compares replies whose rule descriptions may order single
+// commands differently.
+func doACL(t *testing.T, d *redistest.Diff, args ...string) resp.Value {
+	t.Helper()
+	want, _, err1 := resp.ParseReply(d.Redis.DoRaw(args...))
+	got, _, err2 := resp.ParseReply(d.Ordo.DoRaw(args...))
+	if err1 != nil || err2 != nil {
+		t.Fatalf("%q: %v %v", args, err1, err2)
+	}
+	w, g := redistest.Canonical(normValue(want), false), redistest.Canonical(normValue(got), false)
+	if w != g {
+		t.Errorf("%q:\n redis: %s\n  ordo: %s", args, w, g)
+	}
+	return want
+}
+
+func TestACLSetUserGetUserList(t *testing.T) {
+	p := newACLPair(t, nil)
+	d := p.Diff
+	cases := [][]string{
+		{"ACL", "SETUSER", "alice", "on", ">p1", "~k*", "%R~r*", "&ch", "+get", "+set", "-@all", "+@hash", "-hdel"},
+		{"ACL", "SETUSER", "bob"},
+		{"ACL", "SETUSER", "carol", "+@all", "-get", "-set", "-@dangerous", "~*", "allchannels"},
+		{"ACL", "SETUSER", "d1", "+get", "+set", "+incr", "+config|get", "+select|0", "+lpush", "+zadd"},
+		{"ACL", "SETUSER", "d2", "-@all", "+@read", "-get", "-hget", "+set"},
+		{"ACL", "SETUSER", "d3", "+@all", "-@write", "+set", "nopass", "on", "#" + strings.Repeat("a", 64)},
+		{"ACL", "SETUSER", "d4", "allcommands", "-config", "+config|get", "allkeys", "resetkeys", "%RW~x", "%W~y", "%R~y"},
+		{"ACL", "SETUSER", "d5", "+@read", "+@write", "-@keyspace", "+del", "+client", "-client|kill"},
+		{"ACL", "SETUSER", "d6", "nocommands", "+@admin", "-@dangerous", "+xadd", "+debug|object", "+debug|digest"},
+		{"ACL", "SETUSER", "d7", "+@all", "-@all", "+@sortedset", "+@list", "-@slow", "+@blocking", "&a", "&b", "&a"},
+		{"ACL", "SETUSER", "d8", ">a", ">b", ">a", "<a", "skip-sanitize-payload"},
+		{"ACL", "SETUSER", "d9", "reset", "+@all"},
+		{"ACL", "SETUSER", "d10", "on", "(~sel* +get)", "(", "%R~x", "+@read", ")", "+set", "~k"},
+		{"ACL", "SETUSER", "d10", "clearselectors", "(+@hash ~h*)"},
+		{"ACL", "SETUSER", "d11", "+@all", "-@pubsub", "-@scripting", "-@transaction", "-@connection"},
+	}
+	for _, c := range cases {
+		d.Do(c...)
+	}
+	doACL(t, d, "ACL", "LIST")
+	d.Do("ACL", "USERS")
+	for _, c := range cases {
+		doACL(t, d, "ACL", "GETUSER", c[2])
+	}
+	d.Do("ACL", "GETUSER", "nosuch")
+	d.Do("ACL", "GETUSER", "default")
+	d.Do("ACL", "WHOAMI")
+	d.Redis.Do("HELLO", "3")
+	d.Ordo.Do("HELLO", "3")
+	doACL(t, d, "ACL", "GETUSER", "d10")
+	doACL(t, d, "ACL", "GETUSER", "alice")
+	d.Do("ACL", "GETUSER", "nosuch")
+}
+
+func TestACLSetUserErrors(t *testing.T) {
+	p := newACLPair(t, nil)
+	d := p.Diff
+	for _, c := range [][]string{
+		{"x", "bad"},
+		{"x", "+nosuch"},
+		{"x", "+@nosuch"},
+		{"x", "-@nosuch"},
+		{"x", "-nosuch"},
+		{"x", "+config|nosuch"},
+		{"x", "+config|get|x"},
+		{"x", "+get|"},
+		{"x", "-select|0"},
+		{"x", "+select|0"},
+		{"x", "~*", "~a"},
+		{"x", "allkeys", "%R~a"},
+		{"x", "&*", "&a"},
+		{"x", "#abc"},
+		{"x", "#" + strings.Repeat("A", 64)},
+		{"x", "!abc"},
+		{"x", "<nosuch"},
+		{"x", "%X~a"},
+		{"x", "%RR~a"},
+		{"x", "~a b"},
+		{"x", "(", "+get"},
+		{"x", "(+nosuch)"},
+		{"x", "(bad)"},
+		{"x", "", "on"},
+		{"a b", "on"},
+		{"y", "on", "bad"},
+		{"x", "+"},
+		{"x", "-"},
+		{"x", "+@"},
+	} {
+		d.Do(append([]string{"ACL", "SETUSER"}, c...)...)
+	}
+	d.Do("ACL", "USERS")
+	doACL(t, d, "ACL", "LIST")
+	d.Do("ACL", "SETUSER")
+	d.Do("ACL", "DELUSER")
+	d.Do("ACL", "DELUSER", "default")
+	d.Do("ACL", "DELUSER", "x", "default")
+	d.Do("ACL", "DELUSER", "x", "nosuch")
+	d.Do("ACL", "USERS")
+	d.Do("ACL", "NOSUCH")
+	d.Do("ACL", "GETUSER")
+	d.Do("ACL", "GETUSER", "a", "b")
+	d.Do("ACL", "LIST", "x")
+	d.Do("ACL", "WHOAMI", "x")
+	d.Do("ACL", "HELP")
+	d.Do("ACL", "CAT")
+	d.Do("ACL", "CAT", "nosuch")
+	d.Do("ACL", "CAT", "a", "b")
+	for _, cat := range []string{"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string",
+		"bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow",
+		"blocking", "dangerous", "connection", "transaction", "scripting", "HASH"} {
+		d.DoSorted("ACL", "CAT", cat)
+	}
+	d.Do("ACL", "GENPASS", "0")
+	d.Do("ACL", "GENPASS", "4097")
+	d.Do("ACL", "GENPASS", "x")
+	d.DoShape("ACL", "GENPASS")
+	d.DoShape("ACL", "GENPASS", "5")
+	d.DoShape("ACL", "GENPASS", "4096")
+	d.Do("ACL", "LOAD")
+	d.Do("ACL", "SAVE")
+	d.Do("ACL", "LOG", "x")
+	d.Do("ACL", "LOG", "1", "2")
+	d.Do("ACL", "DRYRUN", "nosuch", "get", "x")
+	d.Do("ACL", "DRYRUN", "default", "nosuch", "x")
+	d.Do("ACL", "DRYRUN", "default", "get")
+	d.Do("ACL", "DRYRUN", "default", "get", "x")
+	d.Do("ACL", "DRYRUN", "default", "config", "nosuch")
+}
+
+func TestACLAuth(t *testing.T) {
+	p := newACLPair(t, []string{"--requirepass", "pw"}, "requirepass", "pw")
+	d := p.Diff
+	d.Do("PING")
+	d.Do("ACL", "WHOAMI")
+	d.Do("AUTH", "nopw")
+	d.Do("AUTH", "default", "nopw")
+	d.Do("AUTH", "pw")
+	d.Do("ACL", "LIST")
+	d.Do("ACL", "SETUSER", "alice", "on", ">a1", ">a2", "+@all", "~*")
+	d.Do("ACL", "SETUSER", "bob", "off", ">b", "+@all", "~*")
+	d.Do("ACL", "SETUSER", "nop", "on", "nopass", "+acl|whoami")
+	d.Do("CONFIG", "SET", "requirepass", "new")
+	d.Do("ACL", "GETUSER", "default")
+	d.Do("CONFIG", "GET", "requirepass")
+
+	a := p.conn()
+	a.Do("PING")
+	a.Do("AUTH", "pw")
+	a.Do("AUTH", "new")
+	a.Do("AUTH", "alice", "a2")
+	a.Do("ACL", "WHOAMI")
+	a.Do("AUTH", "bob", "b")
+	a.Do("AUTH", "nosuch", "x")
+	a.Do("AUTH", "nop", "anything")
+	a.Do("ACL", "WHOAMI")
+	a.Do("ACL", "USERS")
+	a.Do("HELLO", "2", "AUTH", "alice", "wrong")
+	a.DoShape("HELLO", "3", "AUTH", "alice", "a1", "SETNAME", "c1")
+	a.Do("ACL", "WHOAMI")
+	a.Do("CLIENT", "KILL", "USER", "nosuch")
+	d.Do("CLIENT", "KILL", "USER", "nosuch")
+	for _, c := range []*redistest.Conn{a.Redis, a.Ordo} {
+		info := c.Do("CLIENT", "INFO").Str
+		if !strings.Contains(info, " user=alice ") {
+			t.Errorf("CLIENT INFO: %q", info)
+		}
+	}
+	for _, c := range []*redistest.Conn{d.Redis, d.Ordo} {
+		list := c.Do("CLIENT", "LIST").Str
+		if !strings.Contains(list, " name=c1 ") || !strings.Contains(list, " user=alice ") || !strings.Contains(list, " user=default ") {
+			t.Errorf("CLIENT LIST: %q", list)
+		}
+	}
+	// Disabling a user does not disconnect its clients (Redis 7.0).
+	d.Do("ACL", "SETUSER", "alice", "off")
+	a.Do("ACL", "WHOAMI")
+	d.Do("ACL", "SETUSER", "alice", "on")
+
+	b := p.conn()
+	b.Do("AUTH", "alice", "a1")
+	d.Do("CLIENT", "KILL", "USER", "alice", "SKIPME", "yes")
+	expectClosed(t, a.Redis, "redis")
+	expectClosed(t, a.Ordo, "ordo")
+	expectClosed(t, b.Redis, "redis")
+	expectClosed(t, b.Ordo, "ordo")
+
+	// Deleting a user disconnects its clients, the caller included.
+	c := p.conn()
+	c.Do("AUTH", "alice", "a1")
+	e := p.conn()
+	e.Do("AUTH", "alice", "a1")
+	c.Do("ACL", "DELUSER", "alice")
+	expectClosed(t, c.Redis, "redis")
+	expectClosed(t, c.Ordo, "ordo")
+	expectClosed(t, e.Redis, "redis")
+	expectClosed(t, e.Ordo, "ordo")
+
+	d.Do("CONFIG", "SET", "requirepass", "")
+	d.Do("ACL", "GETUSER", "default")
+	f := p.conn()
+	f.Do("ACL", "WHOAMI")
+	f.Do("AUTH", "x")
+	d.Do("ACL", "SETUSER", "default", "off")
+	g := p.conn()
+	g.Do("PING")
+	g.Do("AUTH", "default", "")
+	d.Do("ACL", "SETUSER", "default", "on", "resetpass", ">zz")
+	h := p.conn()
+	h.Do("PING")
+	h.Do("HELLO", "3")
+	h.Do("AUTH", "zz")
+	h.Do("RESET")
+	h.Do("PING")
+}
+
+// expectClosed checks that the server closed c (after a PING at most).
+func expectClosed(t *testing.T, c *redistest.Conn, who string) {
+	t.Helper()
+	nc := c.NetConn()
+	nc.Write(resp.AppendCommand(nil, "PING"))
+	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	buf := make([]byte, 64)
+	n, err := nc.Read(buf)
+	if err == nil {
+		t.Errorf("%s: connection still open, read %q", who, buf[:n])
+	}
+}
