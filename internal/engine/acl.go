@@ -1219,14 +1219,18 @@ func (e *Engine) aclDenied(c *Ctx, cmd *Command) bool {
 		ctx = "multi"
 	}
 	e.aclLog(c.Client, r, ctx, e.aclObject(r, ac, c.Args, pos), u.name)
+	msg := "NOPERM this user has no permissions to access one of the channels used as arguments"
 	switch r {
 	case aclDeniedCmd:
-		c.W.Error("NOPERM this user has no permissions to run the '" + ac.name + "' command")
+		msg = "NOPERM this user has no permissions to run the '" + ac.name + "' command"
 	case aclDeniedKey:
-		c.W.Error("NOPERM this user has no permissions to access one of the keys used as arguments")
-	default:
-		c.W.Error("NOPERM this user has no permissions to access one of the channels used as arguments")
+		msg = "NOPERM this user has no permissions to access one of the keys used as arguments"
 	}
+	if cmd.Name == "exec" { // rejectCommand: execCommandAbort, in MULTI or not
+		e.discard(c.Client)
+		msg = "EXECABORT Transaction discarded because of: " + msg
+	}
+	c.W.Error(msg)
 	return true
 }
 

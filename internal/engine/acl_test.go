@@ -302,3 +302,131 @@ func expectClosed(t *testing.T, c *redistest.Conn, who string) {
 		t.Errorf("%s: connection still open, read %q", who, buf[:n])
 	}
 }
+
+func TestACLEnforcement(t *testing.T) {
+	p := newACLPair(t, nil)
+	d := p.Diff
+	d.Do("ACL", "SETUSER", "u", "on", ">p", "~k*", "%R~r*", "%W~w*", "&ch*",
+		"+@read", "+@write", "+@transaction", "+eval", "+evalsha", "-hset", "+select|1", "+client|id", "+acl|whoami", "-flushall")
+	d.Do("MSET", "k1", "a", "r1", "b", "w1", "c", "x", "d")
+	a := p.conn()
+	a.Do("AUTH", "u", "p")
+	for _, c := range [][]string{
+		{"GET", "k1"}, {"GET", "r1"}, {"GET", "w1"}, {"GET", "x"},
+		{"SET", "k1", "v"}, {"SET", "w1", "v"}, {"SET", "r1", "v"}, {"SET", "w1", "v", "GET"},
+		{"SET", "k2", "v", "GET"}, {"SET", "x", "v"},
+		{"MGET", "k1", "r1"}, {"MGET", "k1", "x", "r2"}, {"MSET", "k1", "a", "w2", "b"}, {"MSET", "k1", "a", "r2", "b"},
+		{"APPEND", "w1", "x"}, {"APPEND", "k1", "x"}, {"DEL", "w1"}, {"DEL", "r1"},
+		{"COPY", "r1", "w3"}, {"COPY", "w1", "k3"}, {"RENAME", "k1", "k9"}, {"LMOVE", "r1", "w1", "LEFT", "RIGHT"},
+		{"HSET", "k1", "a", "b"}, {"HGET", "k1", "a"}, {"PING"}, {"SELECT", "1"}, {"SELECT", "0"},
+		{"CLIENT", "GETNAME"}, {"CLIENT", "NOSUCH"}, {"CONFIG", "GET", "x"}, {"FLUSHALL"},
+		{"ACL", "WHOAMI"}, {"ACL", "LIST"}, {"NOSUCH"}, {"GET"},
+		{"ZUNIONSTORE", "w9", "2", "k1", "r1"}, {"ZUNIONSTORE", "k9", "2", "k1", "x"},
+		{"EXISTS", "w1"}, {"EXISTS", "r1"}, {"TOUCH", "r1"},
+		{"EVAL", "return redis.call('get', KEYS[1])", "1", "k1"},
+		{"EVAL", "return redis.call('get', KEYS[1])", "1", "x"},
+		{"EVAL", "return redis.call('get', 'x')", "1", "k1"},
+		{"EVAL", "return redis.call('set', 'r1', 'v')", "0"},
+		{"EVAL", "return redis.call('flushall')", "0"},
+		{"EVAL", "return redis.pcall('flushall')", "0"},
+		{"EVAL", "return redis.pcall('get', 'x')", "0"},
+		{"MULTI"}, {"GET", "k1"}, {"GET", "x"}, {"FLUSHALL"}, {"EXEC"},
+		{"MULTI"}, {"GET", "k1"}, {"SET", "w1", "1"},
+	} {
+		a.Do(c...)
+	}
+	d.Do("ACL", "SETUSER", "u", "-get", "resetkeys", "~k*")
+	a.Do("EXEC")
+	d.Do("ACL", "SETUSER", "u", "-@all")
+	a.Do("MULTI")
+	a.Do("EXEC")
+	d.Do("ACL", "SETUSER", "u", "+multi", "+exec", "+discard")
+	a.Do("MULTI")
+	a.Do("GET", "k1")
+	a.Do("DISCARD")
+
+	// selectors: a command runs if any selector allows it
+	d.Do("ACL", "SETUSER", "s", "on", "nopass", "~a*", "+get", "(~b* +set)", "(%R~c* +@read)")
+	b := p.conn()
+	b.Do("AUTH", "s", "x")
+	for _, c := range [][]string{
+		{"GET", "a1"}, {"GET", "b1"}, {"GET", "c1"}, {"SET", "a1", "v"}, {"SET", "b1", "v"}, {"SET", "c1", "v"},
+		{"MGET", "a1", "c1"}, {"STRLEN", "c1"}, {"STRLEN", "a1"}, {"DEL", "b1"},
+	} {
+		b.Do(c...)
+	}
+	for _, u := range []string{"u", "s", "default"} {
+		for _, c := range [][]string{
+			{"get", "k1"}, {"get", "x"}, {"set", "w1", "v"}, {"set", "r1", "v"},
+			{"hset", "k", "a", "b"}, {"select", "1"}, {"select", "2"}, {"client", "id"}, {"client", "kill", "1.1.1.1:1"},
+			{"GET", "a1"}, {"SET", "b1", "v"}, {"SET", "c1", "v"}, {"MGET", "a1", "c1"}, {"MGET", "a1", "b1", "c1"},
+		} {
+			d.Do(append([]string{"ACL", "DRYRUN", u}, c...)...)
+		}
+	}
+}
+
+// aclLogView is an ACL LOG reply without its fields that cannot match
+// (age-seconds, client-info), checked for presence instead.
+func aclLogView(t *testing.T, v resp.Value) string {
+	t.Helper()
+	var b strings.Builder
+	for _, e := range v.Elems {
+		for i := 0; i+1 < len(e.Elems); i += 2 {
+			k := e.Elems[i].Str
+			b.WriteString(k + "=")
+			switch k {
+			case "age-seconds":
+			case "client-info":
+				if !strings.Contains(e.Elems[i+1].Str, " user=") {
+					t.Errorf("client-info %q", e.Elems[i+1].Str)
+				}
+			default:
+				b.WriteString(redistest.Canonical(e.Elems[i+1], false))
+			}
+			b.WriteString(" ")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func TestACLLog(t *testing.T) {
+	p := newACLPair(t, []string{"--acllog-max-len", "5"}, "acllog-max-len", "5")
+	d := p.Diff
+	d.Do("ACL", "SETUSER", "u", "on", ">p", "~k*", "+get", "+multi", "+exec", "+eval", "&c")
+	a := p.conn()
+	a.Do("AUTH", "u", "wrong")
+	a.Do("AUTH", "nosuch", "wrong")
+	a.Do("HELLO", "2", "AUTH", "u", "wrong")
+	a.Do("AUTH", "u", "p")
+	a.Do("SET", "k", "v")
+	a.Do("SET", "k", "v")
+	a.Do("GET", "x")
+	a.Do("GET", "k")
+	a.Do("EVAL", "return redis.pcall('get', 'y')", "0")
+	a.Do("MULTI")
+	a.Do("GET", "z")
+	a.Do("EXEC")
+	cmp := func(args ...string) {
+		t.Helper()
+		w := aclLogView(t, d.Redis.Do(args...))
+		g := aclLogView(t, d.Ordo.Do(args...))
+		if w != g {
+			t.Errorf("%q:\n redis:\n%s ordo:\n%s", args, w, g)
+		}
+	}
+	cmp("ACL", "LOG")
+	cmp("ACL", "LOG", "2")
+	cmp("ACL", "LOG", "-1")
+	cmp("ACL", "LOG", "100")
+	d.Do("CONFIG", "SET", "acllog-max-len", "2")
+	a.Do("GET", "q")
+	cmp("ACL", "LOG")
+	d.Do("ACL", "LOG", "RESET")
+	d.Do("ACL", "LOG")
+	d.Redis.Do("HELLO", "3")
+	d.Ordo.Do("HELLO", "3")
+	a.Do("GET", "x2")
+	cmp("ACL", "LOG")
+}
