@@ -27,6 +27,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -1009,6 +1011,71 @@ type aclState struct {
 	// defNeedsAuth mirrors "the default user is off or has passwords":
 	// new clients start unauthenticated then (read without the lock).
 	defNeedsAuth atomic.Bool
+	startErr     error // loading the configured users or the aclfile failed
+}
+
+// ACLStartupError reports a failure to load the users of the config file
+// (user directives) or of the aclfile when the engine started: Redis
+// refuses to start then.
+func (e *Engine) ACLStartupError() error { return e.acl.startErr }
+
+// AddUser records a "user name rules..." directive (config file or
+// flags) after checking its rules as Redis's ACLAppendUserForLoading does
+// (unknown commands are only reported when the engine loads the users).
+func (c *Config) AddUser(argv []string) error {
+	if len(argv) < 1 {
+		return errors.New("wrong number of arguments")
+	}
+	for _, u := range c.users {
+		if u[0] == argv[0] {
+			return fmt.Errorf("Error in user declaration '%s': %s", argv[0], aclErrAlready)
+		}
+	}
+	merged, bad := mergeSelectorArgs(argv[1:])
+	if merged == nil && bad >= 0 {
+		return fmt.Errorf("Error in user declaration '%s': Unmatched parenthesis", argv[bad+1])
+	}
+	fake := newUser(newACLUniverse(&Table{cmds: map[string]*Command{}}), "fake")
+	for _, op := range merged {
+		if err := fake.set(op); err != nil && err != aclErrNoEnt {
+			return fmt.Errorf("Error in user declaration '%s': %s", op, err)
+		}
+	}
+	c.users = append(c.users, append([]string{argv[0]}, merged...))
+	return nil
+}
+
+// loadAtStartup is ACLLoadUsersAtStartup: the config's user directives,
+// then the aclfile (not both).
+func (a *aclState) loadAtStartup(e *Engine) error {
+	file := e.Config.Get("aclfile")
+	if file != "" && len(e.Config.users) > 0 {
+		return errors.New("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.")
+	}
+	for _, rules := range e.Config.users {
+		name := rules[0]
+		if hasSpaces(name) {
+			return errors.New("Spaces not allowed in ACL usernames")
+		}
+		u := a.users[name]
+		if u == nil {
+			u = newUser(a.un, name)
+			a.users[name] = u
+		} else {
+			u.set("reset")
+		}
+		for _, op := range rules[1:] {
+			if err := u.set(op); err != nil {
+				return fmt.Errorf("Error loading ACL rule '%s' for the user named '%s': %s", op, name, err)
+			}
+		}
+	}
+	if file != "" {
+		if errs := e.aclLoadFile(nil, file); errs != "" {
+			return errors.New("Aborting Redis startup because of ACL errors: " + errs)
+		}
+	}
+	return nil
 }
 
 func newACLState(e *Engine) *aclState {
@@ -1018,6 +1085,8 @@ func newACLState(e *Engine) *aclState {
 	if pw := e.Config.Get("requirepass"); pw != "" {
 		a.setDefaultPassword(pw)
 	}
+	e.acl = a // aclLoadFile reaches the state through the engine
+	a.startErr = a.loadAtStartup(e)
 	a.sync()
 	e.Config.OnChange("requirepass", func(v string) error {
 		a.setDefaultPassword(v)

@@ -1,13 +1,18 @@
 package engine_test
 
 import (
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ordo-db/ordo/internal/config"
+	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/redistest"
 	"github.com/ordo-db/ordo/internal/resp"
+	"github.com/ordo-db/ordo/internal/server"
 )
 
 // aclPair is a private redis-server and Ordo (ACL state is per server, so
@@ -429,4 +434,102 @@ func TestACLLog(t *testing.T) {
 	d.Ordo.Do("HELLO", "3")
 	a.Do("GET", "x2")
 	cmp("ACL", "LOG")
+}
+
+func TestACLFileSaveLoad(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "users.acl")
+	initial := "user alice on >pw ~a* &c +@all -flushall\nuser default on nopass ~* &* +@all\n\n"
+	if err := os.WriteFile(file, []byte(initial), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := newACLPair(t, []string{"--aclfile", file}, "aclfile", file)
+	d := p.Diff
+	doACL(t, d, "ACL", "LIST")
+	a := p.conn()
+	a.Do("AUTH", "alice", "pw")
+	d.Do("ACL", "SETUSER", "bob", "on", ">b", "~b*", "+get", "+set", "(~x* +hget)")
+	d.Do("ACL", "SETUSER", "default", ">dpw")
+	save := func() string {
+		d.Redis.Do("ACL", "SAVE")
+		r, _ := os.ReadFile(file)
+		d.Ordo.Do("ACL", "SAVE")
+		o, _ := os.ReadFile(file)
+		if normRules(string(r)) != normRules(string(o)) {
+			t.Errorf("ACL SAVE:\n redis: %q\n  ordo: %q", r, o)
+		}
+		return string(o)
+	}
+	saved := save()
+	d.Do("ACL", "DELUSER", "bob")
+	d.Do("ACL", "LOAD")
+	doACL(t, d, "ACL", "LIST")
+	// ACL LOAD replaces the users: their clients are disconnected.
+	expectClosed(t, a.Redis, "redis")
+	expectClosed(t, a.Ordo, "ordo")
+	for _, bad := range []string{
+		"user alice on +nosuch -alsonot\nfoo bar\nuser carol (~x\nuser a\\x b\nuser dup\nuser dup on\nuser x on #123 bad\n",
+		"  \nuser\n",
+		"user ok on\nuser bad +@nosuch\n",
+	} {
+		os.WriteFile(file, []byte(bad), 0o644)
+		d.Do("ACL", "LOAD")
+		doACL(t, d, "ACL", "LIST")
+	}
+	// No default user in the file: a fresh one (nopass, all permissions).
+	os.WriteFile(file, []byte("user zed on nopass +@all ~*\r\n"), 0o644)
+	d.Do("ACL", "LOAD")
+	doACL(t, d, "ACL", "LIST")
+	os.WriteFile(file, []byte(saved), 0o644)
+	d.Do("ACL", "LOAD")
+	doACL(t, d, "ACL", "LIST")
+	os.Remove(file)
+	d.Do("ACL", "LOAD")
+	doACL(t, d, "ACL", "LIST")
+}
+
+func TestACLConfigUsers(t *testing.T) {
+	redistest.RequireRedis(t)
+	r := redistest.StartRedis(t, "--user", "alice", "on", ">pw", "~a*", "+@read",
+		"--user", "default", "on", ">dpw", "~*", "+@all", "-debug", "--requirepass", "dpw")
+	cfg := engine.NewConfig()
+	for _, kv := range [][2]string{{"port", "0"}, {"bind", "127.0.0.1"}, {"appendonly", "no"}, {"dir", t.TempDir()}} {
+		cfg.Set(kv[0], kv[1], true)
+	}
+	conf := "requirepass dpw\nuser alice on >pw ~a* +@read\nuser default on >dpw ~* +@all -debug\n"
+	if err := config.Read(cfg, strings.NewReader(conf), "ordo.conf"); err != nil {
+		t.Fatal(err)
+	}
+	e := server.NewEngine(cfg)
+	if err := e.ACLStartupError(); err != nil {
+		t.Fatal(err)
+	}
+	s := server.New(e)
+	s.Logf = func(string, ...any) {}
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	t.Cleanup(func() { s.Close(); e.Close() })
+	d := redistest.NewDiffWith(t, r.Addr, s.Addrs()[0])
+	d.Do("PING")
+	d.Do("AUTH", "alice", "pw")
+	d.Do("ACL", "WHOAMI")
+	d.Do("AUTH", "dpw")
+	doACL(t, d, "ACL", "LIST")
+
+	for _, bad := range []string{"user alice bad\n", "user a on\nuser a off\n", "user a (~x\n"} {
+		err := config.Read(engine.NewConfig(), strings.NewReader(bad), "x.conf")
+		if err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if err := config.Read(engine.NewConfig(), strings.NewReader("user alice on +nosuch\n"), "x.conf"); err != nil {
+		t.Errorf("unknown commands are reported at load time only: %v", err)
+	}
+	cfg2 := engine.NewConfig()
+	config.Read(cfg2, strings.NewReader("user alice on +nosuch\n"), "x.conf")
+	if err := engine.New(cfg2).ACLStartupError(); err == nil || !strings.Contains(err.Error(), "Unknown command or category name in ACL") {
+		t.Errorf("startup error: %v", err)
+	}
 }

@@ -235,6 +235,10 @@ type Config struct {
 	File string
 
 	onChange map[string][]func(value string) error
+
+	// users are the "user name rules..." directives of the config file
+	// and flags, loaded when the engine starts (acl.go).
+	users [][]string
 }
 
 // NewConfig returns the defaults.
