@@ -971,12 +971,19 @@ func (s *aclSelector) check(cmd *Command, ac *aclCmd, args [][]byte, keys *[]key
 			}
 		}
 	}
-	if !s.allChannels {
-		first, last, pat := channelArgs(ac.name, len(args))
-		for i := first; i <= last && i > 0; i++ {
-			if !s.channelOK(string(args[i]), pat) {
-				return aclDeniedChannel, i
-			}
+	return s.checkChannels(ac.name, args)
+}
+
+// checkChannels checks the channel arguments of the publishing and
+// subscribing commands.
+func (s *aclSelector) checkChannels(name string, args [][]byte) (int, int) {
+	if s.allChannels {
+		return aclOK, 0
+	}
+	first, last, pat := channelArgs(name, len(args))
+	for i := first; i <= last && i > 0; i++ {
+		if !s.channelOK(string(args[i]), pat) {
+			return aclDeniedChannel, i
 		}
 	}
 	return aclOK, 0
@@ -1007,6 +1014,7 @@ type aclState struct {
 	un    *aclUniverse
 	users map[string]*User
 	def   *User // the default user: the same object for the engine's life
+	super *User // unrestricted, in no list: the AOF loader's user
 	log   []*aclLogEntry
 	// defNeedsAuth mirrors "the default user is off or has passwords":
 	// new clients start unauthenticated then (read without the lock).
@@ -1081,6 +1089,7 @@ func (a *aclState) loadAtStartup(e *Engine) error {
 func newACLState(e *Engine) *aclState {
 	a := &aclState{un: newACLUniverse(e.cmds), users: map[string]*User{}}
 	a.def = a.defaultUser()
+	a.super = a.defaultUser()
 	a.users["default"] = a.def
 	if pw := e.Config.Get("requirepass"); pw != "" {
 		a.setDefaultPassword(pw)

@@ -1,9 +1,11 @@
 package engine_test
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -531,5 +533,124 @@ func TestACLConfigUsers(t *testing.T) {
 	config.Read(cfg2, strings.NewReader("user alice on +nosuch\n"), "x.conf")
 	if err := engine.New(cfg2).ACLStartupError(); err == nil || !strings.Contains(err.Error(), "Unknown command or category name in ACL") {
 		t.Errorf("startup error: %v", err)
+	}
+}
+
+// TestACLDescribeRandom compares ACL GETUSER/LIST of random rule sets:
+// Redis's best-fit choice of categories in describing command rules.
+func TestACLDescribeRandom(t *testing.T) {
+	p := newACLPair(t, nil)
+	d := p.Diff
+	cats := []string{"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string",
+		"bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow",
+		"blocking", "dangerous", "connection", "transaction", "scripting", "all"}
+	cmds := []string{"get", "set", "hget", "config", "config|get", "config|set", "client", "client|kill",
+		"debug", "xadd", "xinfo", "xinfo|help", "object|freq", "acl", "acl|list", "flushall", "lpush",
+		"zadd", "eval", "ping", "auth", "multi", "exec", "publish", "subscribe", "keys", "scan", "info"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 150; i++ {
+		args := []string{"ACL", "SETUSER", "u" + strconv.Itoa(i)}
+		for n := rng.IntN(8) + 1; n > 0; n-- {
+			switch r := rng.IntN(20); {
+			case r < 9:
+				sign := "+@"
+				if rng.IntN(2) == 0 {
+					sign = "-@"
+				}
+				args = append(args, sign+cats[rng.IntN(len(cats))])
+			case r < 16:
+				sign := "+"
+				if rng.IntN(3) == 0 {
+					sign = "-"
+				}
+				args = append(args, sign+cmds[rng.IntN(len(cmds))])
+			case r == 16:
+				args = append(args, []string{"+select|0", "+select|1", "+debug|object"}[rng.IntN(3)])
+			case r == 17:
+				args = append(args, []string{"~a", "%R~b", "%W~c", "%RW~d", "allkeys", "resetkeys", "&x", "allchannels", "resetchannels"}[rng.IntN(9)])
+			case r == 18:
+				args = append(args, []string{"allcommands", "nocommands", "on", "off", "reset", "nopass", ">p", "resetpass"}[rng.IntN(8)])
+			default:
+				args = append(args, "(+@"+cats[rng.IntN(len(cats))]+" -"+cmds[rng.IntN(len(cmds))]+" ~s)")
+			}
+		}
+		d.Do(args...)
+		doACL(t, d, "ACL", "GETUSER", args[2])
+		if t.Failed() {
+			t.Fatalf("after %q", args)
+		}
+	}
+	doACL(t, d, "ACL", "LIST")
+}
+
+// TestACLDryRunRandom checks permissions of random users on commands
+// with keys in every kind of position, with ACL DRYRUN.
+func TestACLDryRunRandom(t *testing.T) {
+	p := newACLPair(t, nil)
+	d := p.Diff
+	keys := []string{"a1", "r1", "w1", "rw1", "x"}
+	k := func(rng *rand.Rand) string { return keys[rng.IntN(len(keys))] }
+	rng := rand.New(rand.NewPCG(3, 4))
+	ops := []string{"~a*", "%R~r*", "%W~w*", "%RW~rw*", "%R~rw*", "allkeys", "+@all", "+@read", "+@write",
+		"-@dangerous", "+get", "-set", "+select|1", "+config|get", "+object|freq", "-@keyspace", "+@string"}
+	for u := 0; u < 10; u++ {
+		args := []string{"ACL", "SETUSER", "u" + strconv.Itoa(u), "on"}
+		for n := rng.IntN(5) + 2; n > 0; n-- {
+			args = append(args, ops[rng.IntN(len(ops))])
+		}
+		if u%3 == 0 {
+			args = append(args, "(~w* +@write -del)", "(%R~x +mget)")
+		}
+		d.Do(args...)
+	}
+	for i := 0; i < 600; i++ {
+		var c []string
+		switch rng.IntN(22) {
+		case 0:
+			c = []string{"get", k(rng)}
+		case 1:
+			c = []string{"set", k(rng), "v"}
+		case 2:
+			c = []string{"set", k(rng), "v", "GET"}
+		case 3:
+			c = []string{"mget", k(rng), k(rng), k(rng)}
+		case 4:
+			c = []string{"mset", k(rng), "v", k(rng), "v"}
+		case 5:
+			c = []string{"lmove", k(rng), k(rng), "LEFT", "RIGHT"}
+		case 6:
+			c = []string{"copy", k(rng), k(rng)}
+		case 7:
+			c = []string{"zunionstore", k(rng), "2", k(rng), k(rng), "WEIGHTS", "1", "2"}
+		case 8:
+			c = []string{"georadius", k(rng), "0", "0", "1", "km", "STORE", k(rng)}
+		case 9:
+			c = []string{"blmpop", "0", "2", k(rng), k(rng), "LEFT"}
+		case 10:
+			c = []string{"eval", "return 1", "2", k(rng), k(rng)}
+		case 11:
+			c = []string{"object", "freq", k(rng)}
+		case 12:
+			c = []string{"del", k(rng), k(rng)}
+		case 13:
+			c = []string{"rename", k(rng), k(rng)}
+		case 14:
+			c = []string{"getex", k(rng), "PERSIST"}
+		case 15:
+			c = []string{"lcs", k(rng), k(rng)}
+		case 16:
+			c = []string{"smove", k(rng), k(rng), "m"}
+		case 17:
+			c = []string{"select", strconv.Itoa(rng.IntN(3))}
+		case 18:
+			c = []string{"config", "get", "x"}
+		case 19:
+			c = []string{"exists", k(rng), k(rng)}
+		case 20:
+			c = []string{"geosearchstore", k(rng), k(rng), "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km", "ASC"}
+		default:
+			c = []string{"zrangestore", k(rng), k(rng), "0", "-1"}
+		}
+		d.Do(append([]string{"ACL", "DRYRUN", "u" + strconv.Itoa(rng.IntN(10))}, c...)...)
 	}
 }

@@ -251,6 +251,9 @@ func (e *Engine) NewClient(kind string) *Client {
 		Authenticated: !e.DefaultUserNeedsAuth(),
 	}
 	cl.LastActive.Store(time.Now().UnixMilli())
+	if kind == "aof" {
+		cl.user = e.acl.super // replaying the log is not subject to ACLs
+	}
 	if kind == "normal" {
 		e.clientsMu.Lock()
 		e.clients[cl.ID] = cl
