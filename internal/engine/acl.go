@@ -1095,6 +1095,7 @@ func newACLState(e *Engine) *aclState {
 		a.setDefaultPassword(pw)
 	}
 	e.acl = a // aclLoadFile reaches the state through the engine
+	e.Config.userLines = a.listLines
 	a.startErr = a.loadAtStartup(e)
 	a.sync()
 	e.Config.OnChange("requirepass", func(v string) error {

@@ -654,3 +654,47 @@ func TestACLDryRunRandom(t *testing.T) {
 		d.Do(append([]string{"ACL", "DRYRUN", "u" + strconv.Itoa(rng.IntN(10))}, c...)...)
 	}
 }
+
+// CONFIG REWRITE writes the users as "user" lines, as Redis does.
+func TestACLConfigRewrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ordo.conf")
+	os.WriteFile(path, []byte("port 0\nuser old on nopass\nmaxmemory 1mb\nuser other off\n"), 0o644)
+	cfg := engine.NewConfig()
+	if err := config.Load(cfg, []string{path}); err != nil {
+		t.Fatal(err)
+	}
+	e := engine.New(cfg)
+	defer e.Close()
+	cl := e.NewClient("embedded")
+	do := func(args ...string) string {
+		b := make([][]byte, len(args))
+		for i, a := range args {
+			b[i] = []byte(a)
+		}
+		w := &resp.Writer{Proto: 2}
+		e.Lock()
+		e.Call(cl, b, w)
+		e.Unlock()
+		return string(w.Buf)
+	}
+	do("ACL", "SETUSER", "bob", "on", ">x", "+get")
+	do("ACL", "DELUSER", "other")
+	if r := do("CONFIG", "REWRITE"); r != "+OK\r\n" {
+		t.Fatal(r)
+	}
+	text, _ := os.ReadFile(path)
+	want := "port 0\nuser bob on #2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881 resetchannels -@all +get\n" +
+		"user default on nopass ~* &* +@all\nuser old on nopass resetchannels -@all\nmaxmemory 1048576\n"
+	if !strings.HasPrefix(string(text), want) {
+		t.Errorf("rewritten:\n%s\nwant:\n%s", text, want)
+	}
+	cfg2 := engine.NewConfig()
+	if err := config.Load(cfg2, []string{path}); err != nil {
+		t.Fatal(err)
+	}
+	e2 := engine.New(cfg2)
+	defer e2.Close()
+	if err := e2.ACLStartupError(); err != nil {
+		t.Fatal(err)
+	}
+}
