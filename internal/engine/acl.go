@@ -1390,16 +1390,17 @@ func (e *Engine) authClient(c *Ctx, name string, pass []byte) bool {
 	return false
 }
 
-// killUserClients disconnects the clients authenticated as u (ACL
-// DELUSER, ACL LOAD): they fall back to the default user, unauthenticated,
-// and close; the current client closes after its reply.
+// killUserClients disconnects the clients authenticated as u, a user
+// that no longer exists (ACL DELUSER, ACL LOAD); the current client closes
+// after its reply. The orphaned user is reset (off, no permissions), so
+// that a command such a client sends before its connection closes is
+// refused: Redis frees those clients before they run anything else.
 func (e *Engine) killUserClients(cur *Client, u *User) {
+	u.set("reset")
 	for _, cl := range e.Clients() {
 		if cl.user != u {
 			continue
 		}
-		cl.user = e.acl.def
-		cl.Authenticated = false
 		if cl == cur {
 			cl.closeNext = true
 			continue
