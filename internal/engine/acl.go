@@ -21,6 +21,17 @@ package engine
 // +@all/-@all, then the best-fitting categories, then single commands.
 // Redis emits those single commands in the order of its command hash
 // table, which is randomized per process; Ordo emits them sorted by name.
+//
+// Where the checks run: Engine.call (before a command runs or is queued,
+// after the arity and NOAUTH checks, as processCommand), EXEC (each queued
+// command again), redis.call/pcall (ScriptACLDenied), ACL DRYRUN. As in
+// Redis 7.0, disabling a user ("off") keeps its connections; deleting it
+// (DELUSER, ACL LOAD) closes them. Not done yet: commands answered BUSY
+// while a script runs (busy.go) are not checked, and since Ordo has no
+// pub/sub yet, channel rules are only checked for PUBLISH/SUBSCRIBE/
+// PSUBSCRIBE once those commands exist (channelArgs) and through
+// User.ChannelAllowed; killing subscribers whose channels a SETUSER
+// revokes (ACLKillPubsubClientsIfNeeded) is left to the pub/sub layer.
 
 import (
 	"crypto/rand"
