@@ -54,6 +54,12 @@ func ApplyFlags(cfg *engine.Config, args []string) error {
 			vals = append(vals, args[i])
 			i++
 		}
+		if name == "user" {
+			if err := cfg.AddUser(strings.Fields(strings.Join(vals, " "))); err != nil {
+				return fmt.Errorf("config: --user: %w", err)
+			}
+			continue
+		}
 		if err := cfg.Set(name, strings.Join(vals, " "), true); err != nil {
 			return fmt.Errorf("config: --%s: %w", name, err)
 		}
@@ -83,6 +89,12 @@ func Read(cfg *engine.Config, r io.Reader, name string) error {
 		vals := make([]string, len(argv)-1)
 		for i, a := range argv[1:] {
 			vals[i] = string(a)
+		}
+		if key == "user" { // ACL users, as redis.conf's user directive
+			if err := cfg.AddUser(vals); err != nil {
+				return fmt.Errorf("config: %s:%d: '%s': %w", name, n, line, err)
+			}
+			continue
 		}
 		if engine.LookupParam(key) == nil {
 			return fmt.Errorf("config: %s:%d: '%s': Bad directive or wrong number of arguments", name, n, line)

@@ -213,11 +213,11 @@ func (e *Engine) clientInfoLine(cl *Client) string {
 		cmd = "NULL"
 	}
 	events := "r"
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=0 psub=0 ssub=0 multi=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=%s cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=0 psub=0 ssub=0 multi=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=%s cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
 		cl.ID, cl.Addr, cl.LAddr, cl.FD, cl.Name,
 		int64(now.Sub(cl.Created)/time.Second),
 		(now.UnixMilli()-cl.LastActive.Load())/1000,
-		clientFlags(cl), cl.DB, multi, events, cmd, cl.Proto, cl.LibName, cl.LibVer)
+		clientFlags(cl), cl.DB, multi, events, cmd, e.userOf(cl).name, cl.Proto, cl.LibName, cl.LibVer)
 }
 
 func clientListCommand(c *Ctx) {
@@ -266,7 +266,7 @@ func clientKillCommand(c *Ctx) {
 		addr, laddr string
 		id          int64
 		typ         string
-		user        string
+		user        *User
 		skipMe      = true
 	)
 	oldForm := len(c.Args) == 3
@@ -301,11 +301,10 @@ func clientKillCommand(c *Ctx) {
 			case c.ArgIs(i, "laddr"):
 				laddr = v
 			case c.ArgIs(i, "user"):
-				if v != "default" {
+				if user = c.E.acl.users[v]; user == nil {
 					c.W.Error("ERR No such user '" + v + "'")
 					return
 				}
-				user = v
 			case c.ArgIs(i, "skipme"):
 				switch {
 				case EqualFold(c.Args[i+1], "yes"):
@@ -322,7 +321,6 @@ func clientKillCommand(c *Ctx) {
 			}
 		}
 	}
-	_ = user // every Ordo client is the default user
 	killed := 0
 	for _, cl := range c.E.Clients() {
 		if addr != "" && cl.Addr != addr {
@@ -335,6 +333,9 @@ func clientKillCommand(c *Ctx) {
 			continue
 		}
 		if typ != "" && typ != "normal" {
+			continue
+		}
+		if user != nil && c.E.userOf(cl) != user {
 			continue
 		}
 		if cl == c.Client && skipMe {

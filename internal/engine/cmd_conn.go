@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"crypto/subtle"
 	"strconv"
 )
 
@@ -48,19 +47,17 @@ func registerConn(t *Table) {
 			c.W.Error(ErrSyntax)
 			return
 		}
-		pass := c.E.Config.Get("requirepass")
 		user, given := "default", c.Args[len(c.Args)-1]
 		if len(c.Args) == 3 {
 			user = string(c.Args[1])
-		} else if pass == "" {
+		} else if c.E.acl.def.flags&userNopass != 0 {
 			c.W.Error(ErrAuthNotSet)
 			return
 		}
-		if !c.E.checkAuth(user, given) {
+		if !c.E.authClient(c, user, given) {
 			c.W.Error(ErrWrongPass)
 			return
 		}
-		c.Client.Authenticated = true
 		c.W.OK()
 	})
 	t.register("hello", helloCommand)
@@ -71,21 +68,10 @@ func registerConn(t *Table) {
 		cl.Proto = 2
 		c.W.Proto = 2
 		cl.Name = ""
-		cl.Authenticated = !c.E.Config.AuthRequired()
+		cl.user = nil // the default user
+		cl.Authenticated = !c.E.DefaultUserNeedsAuth()
 		c.W.Simple("RESET")
 	})
-}
-
-// checkAuth validates the default user's password in constant time.
-func (e *Engine) checkAuth(user string, pass []byte) bool {
-	if user != "default" {
-		return false
-	}
-	want := e.Config.Get("requirepass")
-	if want == "" {
-		return true
-	}
-	return subtle.ConstantTimeCompare([]byte(want), pass) == 1
 }
 
 func helloCommand(c *Ctx) {
@@ -111,11 +97,10 @@ func helloCommand(c *Ctx) {
 		more := len(c.Args) - i - 1
 		switch {
 		case c.ArgIs(i, "auth") && more >= 2:
-			if !c.E.checkAuth(string(c.Args[i+1]), c.Args[i+2]) {
+			if !c.E.authClient(c, string(c.Args[i+1]), c.Args[i+2]) {
 				c.W.Error(ErrWrongPass)
 				return
 			}
-			cl.Authenticated = true
 			i += 2
 		case c.ArgIs(i, "setname") && more >= 1:
 			if !validClientName(c.Args[i+1]) {

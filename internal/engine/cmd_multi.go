@@ -90,6 +90,10 @@ func execCommand(c *Ctx) {
 			wrote = true
 		}
 		cl.LastCmd = q.cmd.Name
+		if msg := c.E.aclExecDenied(&sub); msg != "" { // the rules changed since queueing (acl.go)
+			c.W.Error(msg)
+			continue
+		}
 		if c.E.invoke(&sub) {
 			c.E.finish(&sub)
 		}

@@ -329,6 +329,7 @@ var families = []func(*Table){
 	registerLists, registerSortedSets, registerGeo, registerJSON,
 	registerTransactions, registerPersistence, registerConfig, registerCommand,
 	registerClient, registerInfo, registerDebug, registerServer, registerDump, registerMigrate,
+	registerACL,
 }
 
 func newTable() *Table {

@@ -89,6 +89,8 @@ type Engine struct {
 	observers      []KeyObserver   // keyspace-change hook (notify.go)
 	stateRewriters []StateRewriter // non-key state for AOF rewrites (observe_read.go)
 
+	acl *aclState // users and the ACL log (acl.go)
+
 	// blocking
 	blocked   map[blockKey][]*Waiter
 	readyKeys []blockKey
@@ -157,6 +159,7 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 	for _, f := range extra {
 		f(e.cmds)
 	}
+	e.acl = newACLState(e)
 	n := int(cfg.Int("databases"))
 	e.dbs = make([]*DB, n)
 	for i := range e.dbs {
@@ -212,6 +215,7 @@ type Client struct {
 	Proto         int
 	Authenticated bool
 	Kind          string // "normal", "embedded", "script", "aof"
+	user          *User  // the ACL user (nil: the default user)
 
 	// Kill asks the connection to close; set by the server.
 	Kill      func()
@@ -257,9 +261,12 @@ func (e *Engine) NewClient(kind string) *Client {
 		Created:       time.Now(),
 		Proto:         2,
 		Kind:          kind,
-		Authenticated: !e.Config.AuthRequired(),
+		Authenticated: !e.DefaultUserNeedsAuth(),
 	}
 	cl.LastActive.Store(time.Now().UnixMilli())
+	if kind == "aof" {
+		cl.user = e.acl.super // replaying the log is not subject to ACLs
+	}
 	if kind == "normal" {
 		e.clientsMu.Lock()
 		e.clients[cl.ID] = cl
@@ -389,6 +396,10 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	}
 	if !cl.Authenticated && !cmd.Has(FlagNoAuth) {
 		e.reject(c, cmd, "NOAUTH Authentication required.")
+		return nil
+	}
+	if e.aclDenied(c, cmd) { // NOPERM (acl.go)
+		c.rejectInMulti()
 		return nil
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {

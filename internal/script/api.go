@@ -277,6 +277,9 @@ func (s *scripting) command(L *lua.LState, raise bool) int {
 	if cmd.Has(engine.FlagNoScript) {
 		return fail(L, raise, msgNoScriptCmd)
 	}
+	if msg := s.e.ScriptACLDenied(&s.sub, cmd, argv); msg != "" {
+		return fail(L, raise, msg)
+	}
 	if s.ro && cmd.Has(engine.FlagWrite|engine.FlagMayReplicate) {
 		// Redis counts may-replicate commands (PFCOUNT, PUBLISH) as
 		// writes in read-only scripts.

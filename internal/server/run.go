@@ -77,6 +77,9 @@ func Main(args []string) error {
 	}
 	e := NewEngine(cfg)
 	defer e.Close()
+	if err := e.ACLStartupError(); err != nil { // user directives, aclfile
+		return err
+	}
 	s := New(e)
 	// Load the data before listening; a clean exit writes a snapshot
 	// (SHUTDOWN NOSAVE only makes the log durable).
