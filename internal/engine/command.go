@@ -250,7 +250,7 @@ var families = []func(*Table){
 	registerConn, registerKeys, registerStrings, registerHashes, registerSets,
 	registerLists, registerSortedSets, registerGeo, registerJSON,
 	registerTransactions, registerPersistence, registerConfig, registerCommand,
-	registerClient, registerInfo, registerDebug, registerServer,
+	registerClient, registerInfo, registerDebug, registerServer, registerPubSub,
 }
 
 func newTable() *Table {

@@ -85,6 +85,9 @@ type Engine struct {
 
 	observers []KeyObserver // keyspace-change hook (notify.go)
 
+	pubsub    pubsubRegistry // channels and patterns (cmd_pubsub.go)
+	obufCache obufLimits     // parsed client-output-buffer-limit pubsub (outbox.go)
+
 	// blocking
 	blocked   map[blockKey][]*Waiter
 	readyKeys []blockKey
@@ -142,6 +145,7 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 		acct:      mem.NewAcct(nil, nil),
 	}
 	e.acct = mem.NewAcct(nil, e.nudgeGC)
+	e.pubsub.init()
 	for _, f := range extra {
 		f(e.cmds)
 	}
@@ -224,6 +228,10 @@ type Client struct {
 
 	waiter *Waiter
 
+	subs *clientSubs  // Pub/Sub subscriptions (cmd_pubsub.go)
+	out  *Outbox      // output queue once subscribed (outbox.go)
+	curW *resp.Writer // the top-level reply writer while the client runs a command
+
 	ctx Ctx // reused by every command of this client (see call)
 }
 
@@ -260,6 +268,7 @@ func (e *Engine) NewClient(kind string) *Client {
 func (e *Engine) RemoveClient(cl *Client) {
 	e.Lock()
 	e.unwatchAll(cl)
+	e.unsubscribeAll(cl)
 	if cl.waiter != nil {
 		e.removeWaiter(cl.waiter)
 	}
@@ -351,7 +360,9 @@ func (c *Ctx) Error(msg string) { c.W.Error(msg) }
 // reply is then written by Wait.
 func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	start := len(w.Buf)
+	cl.curW = w
 	wt := e.call(cl, args, w)
+	cl.curW = nil
 	e.afterCall(cl, w, start) // error statistics, CLIENT REPLY (cmd_server.go)
 	return wt
 }
@@ -378,6 +389,11 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	if !cl.Authenticated && !cmd.Has(FlagNoAuth) {
 		c.rejectInMulti()
 		w.Error("NOAUTH Authentication required.")
+		return nil
+	}
+	if cl.Proto == 2 && cl.subs != nil && cl.subscribed() && !allowedSubscribed(cmd.Name) {
+		c.rejectInMulti()
+		w.Error(subscribedModeError(cmd.Name))
 		return nil
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {

@@ -192,7 +192,53 @@ func (s *Server) handle(conn net.Conn) {
 	rd.MaxBulkLen = e.Config.Int("proto-max-bulk-len")
 	w := &resp.Writer{Proto: 2, Buf: make([]byte, 0, 4096)}
 
+	// Once the client subscribes, its replies and the messages published
+	// to it share one ordered queue (engine.Outbox): replies are handed
+	// over under the lock, so a message published after a reply was made
+	// is written after it; a second goroutine writes messages that arrive
+	// while this one waits for requests.
+	stopPush := make(chan struct{})
+	defer close(stopPush)
+	pushing := false
+	handoff := func() {
+		if ob := cl.Outbox(); ob != nil && len(w.Buf) > 0 {
+			ob.Append(w.Buf)
+			w.Reset()
+		}
+	}
+	writeOut := func(ob *engine.Outbox) bool {
+		if h := e.SyncHook; h != nil {
+			h(context.Background())
+		}
+		n, err := ob.WriteTo(conn)
+		e.Stats.NetOutput.Add(n)
+		return err == nil && !ob.Dead()
+	}
 	flush := func() bool {
+		if ob := cl.Outbox(); ob != nil {
+			if len(w.Buf) > 0 {
+				e.Lock()
+				handoff()
+				e.Unlock()
+			}
+			if !pushing {
+				pushing = true
+				go func() {
+					for {
+						select {
+						case <-stopPush:
+							return
+						case <-ob.Notify():
+							if !writeOut(ob) {
+								conn.Close()
+								return
+							}
+						}
+					}
+				}()
+			}
+			return writeOut(ob)
+		}
 		if len(w.Buf) == 0 {
 			return true
 		}
@@ -231,6 +277,7 @@ func (s *Server) handle(conn net.Conn) {
 		}
 		for {
 			if wt := e.Call(cl, args, w); wt != nil {
+				handoff()
 				e.Unlock()
 				if !flush() || !s.waitBlocked(conn, rd, cl, wt) {
 					return
@@ -250,8 +297,12 @@ func (s *Server) handle(conn net.Conn) {
 				break
 			}
 		}
+		handoff()
 		e.Unlock()
 		if perr != nil {
+			if !flush() {
+				return
+			}
 			s.protocolFailure(conn, w, perr)
 			return
 		}

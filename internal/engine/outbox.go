@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Outbox is a client's output queue once it has subscribed to something:
+// messages published by other clients are appended to it under the engine
+// lock, in publication order, and the connection (or the embedded
+// subscription) drains it without the lock. Appending never blocks, so a
+// stuck reader never stalls PUBLISH; instead the queue is bounded as
+// Redis bounds a pubsub client's output buffer (client-output-buffer-limit
+// pubsub <hard> <soft> <seconds>): past the hard limit, or above the soft
+// limit for longer than the given seconds, the client is disconnected and
+// its queue dropped.
+type Outbox struct {
+	mu       sync.Mutex
+	buf      []byte
+	spare    []byte
+	inflight int // bytes taken by the writer and not yet written
+	dead     bool
+	softAt   time.Time // when the soft limit was first exceeded, or zero
+
+	notify chan struct{} // one pending wake-up for the drainer
+	wmu    sync.Mutex    // held while taking and writing, so chunks go out in order
+
+	cl *Client
+	e  *Engine
+}
+
+func newOutbox(e *Engine, cl *Client) *Outbox {
+	return &Outbox{e: e, cl: cl, notify: make(chan struct{}, 1)}
+}
+
+// Outbox returns the client's output queue, or nil if the client never
+// subscribed (its replies then go straight from its writer to its
+// connection).
+func (cl *Client) Outbox() *Outbox { return cl.out }
+
+// Notify is signalled when bytes were appended.
+func (o *Outbox) Notify() <-chan struct{} { return o.notify }
+
+// Dead reports whether the queue was dropped for exceeding its limits.
+func (o *Outbox) Dead() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.dead
+}
+
+// Append queues bytes (the caller's replies, handed over in order) and
+// enforces the limits; it never blocks on I/O.
+func (o *Outbox) Append(parts ...[]byte) {
+	o.mu.Lock()
+	if o.dead {
+		o.mu.Unlock()
+		return
+	}
+	for _, p := range parts {
+		o.buf = append(o.buf, p...)
+	}
+	over := o.overLimit()
+	if over {
+		o.dead = true
+		o.buf, o.spare = nil, nil
+	}
+	o.mu.Unlock()
+	if over {
+		o.e.Logf("Client id=%d addr=%s closed for overcoming of output buffer limits.", o.cl.ID, o.cl.Addr)
+		o.cl.killed.Store(true)
+		if o.cl.Kill != nil {
+			o.cl.Kill()
+		}
+	}
+	select {
+	case o.notify <- struct{}{}:
+	default:
+	}
+}
+
+// overLimit applies the pubsub class limits while the client has
+// subscriptions (a client that unsubscribed from everything is a normal
+// client again, whose output Redis does not limit by default). o.mu held.
+func (o *Outbox) overLimit() bool {
+	if !o.cl.subscribed() {
+		o.softAt = time.Time{}
+		return false
+	}
+	hard, soft, secs := o.e.pubsubLimits()
+	n := int64(len(o.buf) + o.inflight)
+	if hard > 0 && n >= hard {
+		return true
+	}
+	if soft > 0 && n >= soft {
+		if o.softAt.IsZero() {
+			o.softAt = time.Now()
+			return false
+		}
+		return time.Since(o.softAt) > time.Duration(secs)*time.Second
+	}
+	o.softAt = time.Time{}
+	return false
+}
+
+// Pending is the number of bytes queued and not yet written.
+func (o *Outbox) Pending() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.buf) + o.inflight
+}
+
+// WriteTo writes everything queued so far to w. Concurrent callers write
+// in turn, in queue order. It returns the bytes written.
+func (o *Outbox) WriteTo(w io.Writer) (int64, error) {
+	o.wmu.Lock()
+	defer o.wmu.Unlock()
+	var total int64
+	for {
+		o.mu.Lock()
+		if len(o.buf) == 0 || o.dead {
+			o.mu.Unlock()
+			return total, nil
+		}
+		b := o.buf
+		o.buf, o.spare = o.spare[:0], nil
+		o.inflight = len(b)
+		o.mu.Unlock()
+		n, err := w.Write(b)
+		total += int64(n)
+		o.mu.Lock()
+		o.inflight = 0
+		if cap(b) <= 1<<20 {
+			o.spare = b[:0]
+		}
+		o.mu.Unlock()
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// Take removes and returns everything queued (for an in-process reader).
+func (o *Outbox) Take() []byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	b := o.buf
+	o.buf = nil
+	return b
+}
+
+// pubsubLimits parses the pubsub class of client-output-buffer-limit.
+func (e *Engine) pubsubLimits() (hard, soft, secs int64) {
+	v := e.Config.Get("client-output-buffer-limit")
+	if v == e.obufCache.raw && e.obufCache.ok {
+		return e.obufCache.hard, e.obufCache.soft, e.obufCache.secs
+	}
+	f := strings.Fields(v)
+	for i := 0; i+3 < len(f); i += 4 {
+		if strings.EqualFold(f[i], "pubsub") {
+			hard, _ = ParseMemory(f[i+1])
+			soft, _ = ParseMemory(f[i+2])
+			secs, _ = strconv.ParseInt(f[i+3], 10, 64)
+		}
+	}
+	e.obufCache.raw, e.obufCache.ok = v, true
+	e.obufCache.hard, e.obufCache.soft, e.obufCache.secs = hard, soft, secs
+	return
+}
+
+type obufLimits struct {
+	raw              string
+	ok               bool
+	hard, soft, secs int64
+}
