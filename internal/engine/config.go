@@ -499,28 +499,9 @@ func normalizeSave(v string) (string, error) {
 	return strings.Join(out, " "), nil
 }
 
-// Keyspace event classes, as Redis's notify.c spells them.
-const (
-	nkGeneric = 1 << iota
-	nkString
-	nkList
-	nkSet
-	nkHash
-	nkZset
-	nkExpired
-	nkEvicted
-	nkStream
-	nkModule
-	nkKeyspace
-	nkKeyevent
-	nkKeyMiss
-	nkNew
-	nkAll = nkGeneric | nkString | nkList | nkSet | nkHash | nkZset | nkExpired | nkEvicted | nkStream | nkModule
-)
-
-// normalizeKeyspaceEvents parses and re-prints notify-keyspace-events as
-// Redis does ("KEA" becomes "AKE").
-func normalizeKeyspaceEvents(v string) (string, error) {
+// parseKeyspaceEvents turns a notify-keyspace-events value into class
+// flags, ignoring unknown characters (the value was validated).
+func parseKeyspaceEvents(v string) int {
 	flags := 0
 	for i := 0; i < len(v); i++ {
 		switch v[i] {
@@ -554,10 +535,39 @@ func normalizeKeyspaceEvents(v string) (string, error) {
 			flags |= nkModule
 		case 'n':
 			flags |= nkNew
-		default:
+		}
+	}
+	return flags
+}
+
+// Keyspace event classes, as Redis's notify.c spells them.
+const (
+	nkGeneric = 1 << iota
+	nkString
+	nkList
+	nkSet
+	nkHash
+	nkZset
+	nkExpired
+	nkEvicted
+	nkStream
+	nkModule
+	nkKeyspace
+	nkKeyevent
+	nkKeyMiss
+	nkNew
+	nkAll = nkGeneric | nkString | nkList | nkSet | nkHash | nkZset | nkExpired | nkEvicted | nkStream | nkModule
+)
+
+// normalizeKeyspaceEvents parses and re-prints notify-keyspace-events as
+// Redis does ("KEA" becomes "AKE").
+func normalizeKeyspaceEvents(v string) (string, error) {
+	for i := 0; i < len(v); i++ {
+		if !strings.ContainsRune("Ag$lshzxeKEtmdn", rune(v[i])) {
 			return "", fmt.Errorf("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
 		}
 	}
+	flags := parseKeyspaceEvents(v)
 	var b strings.Builder
 	if flags&nkAll == nkAll {
 		b.WriteByte('A')

@@ -131,6 +131,8 @@ func (c *Ctx) Set(key []byte, v Value, keepTTL bool) {
 	db := c.DB
 	if old, ok := db.keys.Get(k); ok {
 		db.used -= countedBytes(k, old)
+	} else if len(c.E.observers) > 0 {
+		c.notifyOnce(KeyEvent{DB: db.ID, Key: k, Event: "new"})
 	}
 	db.keys.Set(k, v)
 	db.used += keyBytes(k, v)
@@ -142,6 +144,9 @@ func (c *Ctx) Set(key []byte, v Value, keepTTL bool) {
 
 // Add stores a new value at a key known to be absent.
 func (c *Ctx) Add(key []byte, v Value) {
+	if len(c.E.observers) > 0 {
+		c.notifyOnce(KeyEvent{DB: c.DB.ID, Key: view(key), Event: "new"})
+	}
 	c.DB.keys.Set(view(key), v)
 	c.DB.used += keyBytes(view(key), v)
 	c.changed(key)
@@ -183,7 +188,7 @@ func (c *Ctx) Removed(key []byte, removed, left int) {
 		return
 	}
 	if left == 0 {
-		c.Delete(key)
+		c.Emptied(key)
 	} else {
 		c.Modified(key)
 	}
@@ -193,8 +198,16 @@ func (c *Ctx) Removed(key []byte, removed, left int) {
 // DeleteIfEmpty removes key when a collection value became empty.
 func (c *Ctx) DeleteIfEmpty(key []byte, n int) {
 	if n == 0 {
-		c.Delete(key)
+		c.Emptied(key)
 	}
+}
+
+// Emptied deletes the key of a collection the current command emptied:
+// the command's own event comes first, then "del", as Redis notifies
+// (LPOP of the last element: "lpop", then "del").
+func (c *Ctx) Emptied(key []byte) {
+	c.changed(key)
+	c.Delete(key)
 }
 
 // Modified must follow every change to the value at key: it invalidates

@@ -87,6 +87,8 @@ type Engine struct {
 
 	pubsub    pubsubRegistry // channels and patterns (cmd_pubsub.go)
 	obufCache obufLimits     // parsed client-output-buffer-limit pubsub (outbox.go)
+	nkFlags   int            // notify-keyspace-events classes (notify.go)
+	nkBuf     []byte         // keyspace notification channel scratch
 
 	// blocking
 	blocked   map[blockKey][]*Waiter
@@ -146,6 +148,11 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 	}
 	e.acct = mem.NewAcct(nil, e.nudgeGC)
 	e.pubsub.init()
+	e.setKeyspaceEvents(cfg.Get("notify-keyspace-events"))
+	cfg.OnChange("notify-keyspace-events", func(v string) error {
+		e.setKeyspaceEvents(v)
+		return nil
+	})
 	for _, f := range extra {
 		f(e.cmds)
 	}
@@ -326,6 +333,8 @@ type Ctx struct {
 	block  *Waiter
 	prop   [][][]byte // replacement propagation, if the handler set one
 	lastEv KeyEvent   // the last key event reported (notify.go)
+	evName string     // the event name set by SetEvent (notify.go)
+	quiet  bool       // key events suppressed (notify.go)
 	dirty  int64
 }
 
