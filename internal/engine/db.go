@@ -83,7 +83,11 @@ func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Lookup returns the live value at key, deleting it first if it expired.
 func (c *Ctx) Lookup(key []byte) (Value, bool) {
-	return c.DB.lookup(c, view(key))
+	v, ok := c.DB.lookup(c, view(key))
+	if !ok && c.E.nkFlags&nkKeyMiss != 0 {
+		c.keyMiss(key)
+	}
+	return v, ok
 }
 
 func (db *DB) lookup(c *Ctx, key string) (Value, bool) {
@@ -159,7 +163,7 @@ func (c *Ctx) Add(key []byte, v Value) {
 
 // Delete removes key and reports whether it existed (expired keys count as absent).
 func (c *Ctx) Delete(key []byte) bool {
-	old, ok := c.Lookup(key)
+	old, ok := c.DB.lookup(c, view(key))
 	if !ok {
 		return false
 	}

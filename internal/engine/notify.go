@@ -195,6 +195,25 @@ func (n keyspaceNotifier) KeyChanged(ev KeyEvent) {
 	e.nkBuf = buf
 }
 
+// keyMiss publishes the "keymiss" notification (class m) of a read
+// command's lookup of a missing key, as Redis's lookupKeyRead does. It is
+// a notification only: observers are not told, nothing changed.
+func (c *Ctx) keyMiss(key []byte) {
+	if c.Cmd == nil || c.quiet {
+		return
+	}
+	switch c.Cmd.Name {
+	case "getdel", "getex": // writes that look up as reads
+	case "object|encoding", "object|freq", "object|idletime", "object|refcount":
+		return // LOOKUP_NONOTIFY
+	default:
+		if !c.Cmd.Has(FlagReadonly) {
+			return
+		}
+	}
+	keyspaceNotifier{c.E}.KeyChanged(KeyEvent{DB: c.DB.ID, Key: view(key), Event: "keymiss"})
+}
+
 // setKeyspaceEvents applies a (normalised) notify-keyspace-events value.
 // Under the lock, or before the engine serves.
 func (e *Engine) setKeyspaceEvents(v string) {

@@ -235,3 +235,45 @@ func TestKeyspaceNotificationsDiff(t *testing.T) {
 	keyspaceDiff(t, "KEA", keyspaceScript)
 	keyspaceDiff(t, "KEn", keyspaceScript)
 }
+
+// The key-miss class: reads of missing keys.
+func TestKeyspaceKeyMissDiff(t *testing.T) {
+	redistest.RequireRedis(t)
+	keyspaceDiff(t, "KEm", [][]string{
+		{"GET", "nosuch"},
+		{"SET", "k", "v"},
+		{"GET", "k"},
+		{"MGET", "k", "no1", "no2"},
+		{"EXISTS", "nosuch"},
+		{"TYPE", "nosuch"},
+		{"TTL", "nosuch"},
+		{"STRLEN", "nosuch"},
+		{"HGET", "nosuch", "f"},
+		{"HGETALL", "nosuch"},
+		{"LRANGE", "nosuch", "0", "-1"},
+		{"LINDEX", "nosuch", "0"},
+		{"SMEMBERS", "nosuch"},
+		{"SISMEMBER", "nosuch", "m"},
+		{"SINTER", "k2", "nosuch"},
+		{"ZRANGE", "nosuch", "0", "-1"},
+		{"ZSCORE", "nosuch", "m"},
+		{"GETDEL", "nosuch"},
+		{"GETEX", "nosuch", "PERSIST"},
+		{"OBJECT", "FREQ", "nosuch"},
+		{"OBJECT", "IDLETIME", "nosuch"},
+		{"INCR", "n"},
+		{"DEL", "nosuch"},
+		{"OBJECT", "ENCODING", "nosuch"},
+		{"GETRANGE", "nosuch", "0", "1"},
+		{"SUBSTR", "nosuch", "0", "1"},
+		{"HEXISTS", "nosuch", "f"},
+		{"LPOS", "nosuch", "x"},
+		{"SRANDMEMBER", "nosuch"},
+		{"ZCARD", "nosuch"},
+		{"GEOPOS", "nosuch", "m"},
+		{"EVAL", "return redis.call('get', KEYS[1])", "1", "nosuch"},
+		{"MULTI"},
+		{"GET", "nosuch"},
+		{"EXEC"},
+	})
+}
