@@ -400,9 +400,15 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		w.Error("NOAUTH Authentication required.")
 		return nil
 	}
-	if cl.Proto == 2 && cl.subs != nil && cl.subscribed() && !allowedSubscribed(cmd.Name) {
+	// A container resolved without its subcommand answers "unknown
+	// subcommand" before this check, as Redis's lookup fails first.
+	if cl.Proto == 2 && cl.subs != nil && cmd.Sub == nil && cl.subscribed() && !allowedSubscribed(cmd.Name) {
 		c.rejectInMulti()
-		w.Error(subscribedModeError(cmd.Name))
+		msg := subscribedModeError(cmd.Name)
+		if cmd.Name == "exec" {
+			msg = "EXECABORT Transaction discarded because of: " + msg[len("ERR "):]
+		}
+		w.Error(msg)
 		return nil
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {
