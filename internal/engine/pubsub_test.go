@@ -340,3 +340,86 @@ func TestPubSubOrderingAndUnsubscribe(t *testing.T) {
 	close(stop)
 	<-pubDone
 }
+
+// A subscriber that never reads is disconnected once its output passes
+// the pubsub hard limit, on Redis and on Ordo alike, while PUBLISH keeps
+// answering and a subscriber that reads receives every message in order.
+func TestPubSubSlowSubscriber(t *testing.T) {
+	r, o := startPair(t)
+	payload := strings.Repeat("x", 4096)
+	for _, srv := range []struct{ name, addr string }{{"redis", r.Addr}, {"ordo", o.Addr}} {
+		t.Run(srv.name, func(t *testing.T) {
+			admin := redistest.Dial(t, srv.addr)
+			if v := admin.Do("CONFIG", "SET", "client-output-buffer-limit", "pubsub 256kb 128kb 60"); v.Str != "OK" {
+				t.Fatalf("CONFIG SET: %v", v)
+			}
+			slow := redistest.Dial(t, srv.addr)
+			slow.Do("SUBSCRIBE", "ch")
+			fast := redistest.Dial(t, srv.addr)
+			fast.Do("SUBSCRIBE", "ch")
+			got := make(chan int, 1)
+			stop := make(chan struct{})
+			go func() { // reads until the marker message
+				n := 0
+				br := bufio.NewReader(fast.NetConn())
+				for {
+					raw, err := resp.ReadRawReply(br, nil)
+					if err != nil {
+						got <- -1
+						return
+					}
+					v, _, _ := resp.ParseReply(raw)
+					if len(v.Elems) != 3 {
+						got <- -1
+						return
+					}
+					if v.Elems[2].Str == "end" {
+						got <- n
+						return
+					}
+					if v.Elems[2].Str != payload {
+						got <- -1
+						return
+					}
+					n++
+					select {
+					case <-stop:
+						return
+					default:
+					}
+				}
+			}()
+			pub := redistest.Dial(t, srv.addr)
+			sent, dropped := 0, false
+			for batch := 0; batch < 500 && !dropped; batch++ {
+				var b []byte
+				for i := 0; i < 50; i++ {
+					b = resp.AppendCommand(b, "PUBLISH", "ch", payload)
+				}
+				pub.Write(b)
+				for i := 0; i < 50; i++ {
+					reply := string(pub.ReadRaw())
+					sent++
+					if reply == ":1\r\n" {
+						dropped = true
+					} else if reply != ":2\r\n" {
+						t.Fatalf("PUBLISH: %q", reply)
+					}
+				}
+			}
+			if !dropped {
+				close(stop)
+				t.Fatalf("the slow subscriber was never disconnected after %d messages", sent)
+			}
+			if v := pub.Do("PUBLISH", "ch", "end"); v.Int != 1 {
+				t.Fatalf("PUBLISH end: %v", v)
+			}
+			if n := <-got; n != sent {
+				t.Errorf("the reading subscriber got %d of %d messages", n, sent)
+			}
+			if v := pub.Do("PUBSUB", "NUMSUB", "ch"); v.Elems[1].Int != 1 {
+				t.Errorf("NUMSUB after the disconnection: %v", v)
+			}
+		})
+	}
+}
