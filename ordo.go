@@ -34,6 +34,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -192,6 +193,9 @@ func (c *Conn) DoArgs(ctx context.Context, args [][]byte) *Reply {
 }
 
 func (c *Conn) do(ctx context.Context, argv [][]byte) *Reply {
+	if isSubscribe(argv[0]) {
+		return &Reply{err: errSubscribeDo}
+	}
 	db := c.db
 	if !db.enter() {
 		return &Reply{err: ErrClosed}
@@ -225,6 +229,18 @@ func (c *Conn) do(ctx context.Context, argv [][]byte) *Reply {
 		return &Reply{err: fmt.Errorf("ordo: reply: %w", err)}
 	}
 	return newReply(v)
+}
+
+// errSubscribeDo refuses the subscription commands in Do: a subscribed
+// session receives messages, which DB.Subscribe delivers.
+var errSubscribeDo = errors.New("ordo: use DB.Subscribe, PSubscribe or SSubscribe to subscribe")
+
+func isSubscribe(name []byte) bool {
+	switch strings.ToLower(string(name)) {
+	case "subscribe", "psubscribe", "ssubscribe":
+		return true
+	}
+	return false
 }
 
 func toArg(a any) []byte {

@@ -183,6 +183,9 @@ func (e *Engine) Logf(format string, args ...any) {
 // Blocked commands waiting in Wait return ErrClosed.
 func (e *Engine) Close() { e.closeOnce.Do(func() { close(e.closed) }) }
 
+// Done is closed when the engine is closed.
+func (e *Engine) Done() <-chan struct{} { return e.closed }
+
 // ErrClosed is returned by Wait when the engine closes under a blocked
 // command.
 var ErrClosed = errors.New("engine: closed")

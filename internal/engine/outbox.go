@@ -142,13 +142,23 @@ func (o *Outbox) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
-// Take removes and returns everything queued (for an in-process reader).
+// Take removes and returns everything queued, for an in-process reader,
+// which calls Release once it has delivered it: until then the bytes
+// still count against the limits.
 func (o *Outbox) Take() []byte {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	b := o.buf
 	o.buf = nil
+	o.inflight = len(b)
 	return b
+}
+
+// Release ends the delivery of what Take returned.
+func (o *Outbox) Release() {
+	o.mu.Lock()
+	o.inflight = 0
+	o.mu.Unlock()
 }
 
 // pubsubLimits parses the pubsub class of client-output-buffer-limit.
