@@ -234,6 +234,28 @@ func TestPubSubMessagesAndIntrospection(t *testing.T) {
 			}
 		}
 	}
+	// CLIENT LIST: the pubsub type, the P flag and the counts.
+	fields := func(c *redistest.Conn, args ...string) string {
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(c.Do(args...).Str), "\n") {
+			var keep []string
+			for _, f := range strings.Fields(l) {
+				for _, k := range []string{"flags=", "sub=", "psub=", "ssub=", "resp="} {
+					if strings.HasPrefix(f, k) {
+						keep = append(keep, f)
+					}
+				}
+			}
+			lines = append(lines, strings.Join(keep, " "))
+		}
+		slices.Sort(lines)
+		return strings.Join(lines, "; ")
+	}
+	for _, args := range [][]string{{"CLIENT", "LIST", "TYPE", "pubsub"}, {"CLIENT", "LIST", "TYPE", "normal"}} {
+		if a, b := fields(pub.r, args...), fields(pub.o, args...); a != b {
+			t.Errorf("%q:\n redis %s\n ordo  %s", args, a, b)
+		}
+	}
 	// Disconnected subscribers are forgotten.
 	sub2.r.Close()
 	sub2.o.Close()
