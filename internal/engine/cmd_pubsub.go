@@ -69,7 +69,8 @@ type pubsubRegistry struct {
 	channels map[string]map[*Client]struct{}
 	patterns map[string]map[*Client]struct{}
 	shard    map[string]map[*Client]struct{}
-	patList  []string // the keys of patterns, for PUBLISH's scan
+	patList  [][]byte // the keys of patterns, for PUBLISH's scan
+	scratch  []byte   // PUBLISH's encoding buffer
 }
 
 func (r *pubsubRegistry) init() {
@@ -165,7 +166,7 @@ func (e *Engine) subscribe(cl *Client, k subKind, name []byte) {
 			m = map[*Client]struct{}{}
 			t[ch] = m
 			if k == kindPattern {
-				e.pubsub.patList = append(e.pubsub.patList, ch)
+				e.pubsub.patList = append(e.pubsub.patList, []byte(ch))
 			}
 		}
 		m[cl] = struct{}{}
@@ -182,7 +183,7 @@ func (e *Engine) unsubscribe(cl *Client, k subKind, ch string) bool {
 	if len(m) == 0 {
 		delete(t, ch)
 		if k == kindPattern {
-			if i := slices.Index(e.pubsub.patList, ch); i >= 0 {
+			if i := slices.IndexFunc(e.pubsub.patList, func(p []byte) bool { return string(p) == ch }); i >= 0 {
 				e.pubsub.patList = slices.Delete(e.pubsub.patList, i, i+1)
 			}
 		}
@@ -295,8 +296,10 @@ func (e *Engine) deliver(cl *Client, hdr [2][]byte, body []byte) {
 func (e *Engine) Publish(channel, msg []byte) int64 {
 	var n int64
 	subs := e.pubsub.channels[view(channel)]
+	// Receivers copy the body (Outbox.Append, or the publisher's own
+	// writer), so one scratch buffer serves every publication.
+	body := e.pubsub.scratch[:0]
 	if len(subs) > 0 {
-		body := make([]byte, 0, 32+len(channel)+len(msg))
 		body = append(body, "$7\r\nmessage\r\n"...)
 		body = appendBulk(body, channel)
 		body = appendBulk(body, msg)
@@ -306,18 +309,20 @@ func (e *Engine) Publish(channel, msg []byte) int64 {
 		}
 	}
 	for _, pat := range e.pubsub.patList {
-		if !glob.Match([]byte(pat), channel, false) {
+		if !glob.Match(pat, channel, false) {
 			continue
 		}
-		body := make([]byte, 0, 40+len(pat)+len(channel)+len(msg))
-		body = append(body, "$8\r\npmessage\r\n"...)
-		body = appendBulk(body, []byte(pat))
+		body = append(body[:0], "$8\r\npmessage\r\n"...)
+		body = appendBulk(body, pat)
 		body = appendBulk(body, channel)
 		body = appendBulk(body, msg)
-		for cl := range e.pubsub.patterns[pat] {
+		for cl := range e.pubsub.patterns[view(pat)] {
 			e.deliver(cl, hdr4, body)
 			n++
 		}
+	}
+	if cap(body) <= 64<<10 {
+		e.pubsub.scratch = body[:0]
 	}
 	return n
 }
@@ -328,7 +333,12 @@ func (e *Engine) publishShard(channel, msg []byte) int64 {
 	if len(subs) == 0 {
 		return 0
 	}
-	body := make([]byte, 0, 32+len(channel)+len(msg))
+	body := e.pubsub.scratch[:0]
+	defer func() {
+		if cap(body) <= 64<<10 {
+			e.pubsub.scratch = body[:0]
+		}
+	}()
 	body = append(body, "$8\r\nsmessage\r\n"...)
 	body = appendBulk(body, channel)
 	body = appendBulk(body, msg)

@@ -80,6 +80,18 @@ func TestGoRedisPubSub(t *testing.T) {
 			if err := ps.PUnsubscribe(ctx); err != nil {
 				t.Fatal(err)
 			}
+			// go-redis does not wait for the confirmations: wait until the
+			// server has processed the unsubscriptions.
+			for i := 0; ; i++ {
+				n, _ := rdb.PubSubNumSub(ctx, "news").Result()
+				p, _ := rdb.PubSubNumPat(ctx).Result()
+				if n["news"] == 0 && p == 0 {
+					break
+				}
+				if i == 100000 {
+					t.Fatal("the unsubscriptions never took effect")
+				}
+			}
 			rdb.Publish(ctx, "news", "late")
 			rdb.Publish(ctx, "sport", "goal")
 			if m := <-ch; m.Channel != "sport" || m.Payload != "goal" {

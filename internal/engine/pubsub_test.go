@@ -380,18 +380,22 @@ func TestPubSubSlowSubscriber(t *testing.T) {
 			fast := redistest.Dial(t, srv.addr)
 			fast.Do("SUBSCRIBE", "ch")
 			got := make(chan int, 1)
+			var why string
 			stop := make(chan struct{})
+			read := make(chan int, 1<<16) // the reader's progress
 			go func() { // reads until the marker message
 				n := 0
 				br := bufio.NewReader(fast.NetConn())
 				for {
 					raw, err := resp.ReadRawReply(br, nil)
 					if err != nil {
+						why = err.Error()
 						got <- -1
 						return
 					}
 					v, _, _ := resp.ParseReply(raw)
 					if len(v.Elems) != 3 {
+						why = fmt.Sprintf("%q", raw)
 						got <- -1
 						return
 					}
@@ -400,10 +404,12 @@ func TestPubSubSlowSubscriber(t *testing.T) {
 						return
 					}
 					if v.Elems[2].Str != payload {
+						why = fmt.Sprintf("payload %d: %.60q", n, v.Elems[2].Str)
 						got <- -1
 						return
 					}
 					n++
+					read <- n
 					select {
 					case <-stop:
 						return
@@ -414,12 +420,22 @@ func TestPubSubSlowSubscriber(t *testing.T) {
 			pub := redistest.Dial(t, srv.addr)
 			sent, dropped := 0, false
 			for batch := 0; batch < 500 && !dropped; batch++ {
+				// The reading subscriber keeps up: at most one batch is
+				// queued for it at any time, well under its limit, however
+				// the goroutines are scheduled.
+				for n := 0; n < sent; {
+					select {
+					case n = <-read:
+					case x := <-got:
+						t.Fatalf("the reading subscriber stopped after %d messages (%s)", x, why)
+					}
+				}
 				var b []byte
-				for i := 0; i < 50; i++ {
+				for i := 0; i < 20; i++ {
 					b = resp.AppendCommand(b, "PUBLISH", "ch", payload)
 				}
 				pub.Write(b)
-				for i := 0; i < 50; i++ {
+				for i := 0; i < 20; i++ {
 					reply := string(pub.ReadRaw())
 					sent++
 					if reply == ":1\r\n" {
@@ -437,7 +453,7 @@ func TestPubSubSlowSubscriber(t *testing.T) {
 				t.Fatalf("PUBLISH end: %v", v)
 			}
 			if n := <-got; n != sent {
-				t.Errorf("the reading subscriber got %d of %d messages", n, sent)
+				t.Errorf("the reading subscriber got %d of %d messages (%s)", n, sent, why)
 			}
 			if v := pub.Do("PUBSUB", "NUMSUB", "ch"); v.Elems[1].Int != 1 {
 				t.Errorf("NUMSUB after the disconnection: %v", v)
