@@ -383,7 +383,7 @@ func TestPubSubSlowSubscriber(t *testing.T) {
 			var why string
 			stop := make(chan struct{})
 			read := make(chan int, 1<<16) // the reader's progress
-			go func() { // reads until the marker message
+			go func() {                   // reads until the marker message
 				n := 0
 				br := bufio.NewReader(fast.NetConn())
 				for {
