@@ -591,7 +591,21 @@ func normalizeKeyspaceEvents(v string) (string, error) {
 	if flags&nkKeyMiss != 0 {
 		b.WriteByte('m')
 	}
+	if flags&nkAll == nkAll && flags&nkNew != 0 {
+		b.WriteByte('n') // kept, but not shown (displayValue)
+	}
 	return b.String(), nil
+}
+
+// displayValue is what CONFIG GET shows for a stored value: Redis 7.0
+// prints notify-keyspace-events without its 'n' when 'A' is set (its
+// keyspaceEventsFlagsToString), though the class stays enabled, so the
+// stored value keeps the 'n'.
+func displayValue(name, v string) string {
+	if name == "notify-keyspace-events" && strings.HasPrefix(v, "A") {
+		return strings.Replace(v, "n", "", 1)
+	}
+	return v
 }
 
 // ParseMemory parses "100", "100k", "100kb", "2gb" ... as redis.conf does

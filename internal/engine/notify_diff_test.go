@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,4 +277,82 @@ func TestKeyspaceKeyMissDiff(t *testing.T) {
 		{"GET", "nosuch"},
 		{"EXEC"},
 	})
+}
+
+// More writes: expiries in the past, GETEX's forms, COPY to another
+// database, MOVE onto an existing key, SWAPDB and FLUSHALL (which notify
+// nothing), and commands on missing keys.
+func TestKeyspaceNotificationsMoreDiff(t *testing.T) {
+	redistest.RequireRedis(t)
+	keyspaceDiff(t, "AKEn", [][]string{
+		{"SET", "k", "v"},
+		{"EXPIRE", "k", "0"},
+		{"SET", "k", "v"},
+		{"PEXPIREAT", "k", "1"},
+		{"SET", "k", "v"},
+		{"GETEX", "k", "PXAT", "1"},
+		{"SET", "k", "v"},
+		{"GETEX", "k", "EXAT", "99999999999"},
+		{"SET", "k", "v", "GET"},
+		{"SET", "k", "w", "PXAT", "99999999999999"},
+		{"SET", "k", "w", "EX", "100", "GET"},
+		{"COPY", "k", "k2", "DB", "2"},
+		{"COPY", "k", "k2", "DB", "2"},
+		{"SELECT", "2"},
+		{"SET", "k", "other"},
+		{"SELECT", "0"},
+		{"MOVE", "k", "2"},
+		{"SWAPDB", "0", "2"},
+		{"SWAPDB", "0", "2"},
+		{"HINCRBYFLOAT", "nh", "f", "1"},
+		{"HINCRBY", "nh", "g", "1"},
+		{"LPUSH", "nl", "a"},
+		{"LREM", "nl", "0", "a"},
+		{"RPUSH", "nl", "a", "b", "c"},
+		{"LSET", "nl", "-1", "z"},
+		{"LINSERT", "nl", "AFTER", "z", "y"},
+		{"LPOS", "nl", "z"},
+		{"SADD", "ns", "a", "b"},
+		{"SINTERCARD", "1", "ns"},
+		{"SREM", "ns", "a", "b"},
+		{"ZADD", "nz", "GT", "CH", "1", "a"},
+		{"ZADD", "nz", "GT", "CH", "0", "a"},
+		{"ZADD", "nz", "LT", "CH", "0", "a"},
+		{"ZADD", "nz", "NX", "5", "a"},
+		{"ZINCRBY", "nz", "-1", "a"},
+		{"ZREMRANGEBYSCORE", "nz", "-inf", "+inf"},
+		{"ZUNIONSTORE", "nz2", "1", "nosuch"},
+		{"SUNIONSTORE", "ns2", "nosuch"},
+		{"SET", "n", "1"},
+		{"INCRBYFLOAT", "n", "0.5"},
+		{"SETRANGE", "nr", "2", "ab"},
+		{"APPEND", "nr", ""},
+		{"DEL", "n", "nr"},
+		{"FLUSHALL"},
+	})
+}
+
+// Active expiry notifies "expired" (and nothing else) without any command
+// touching the key.
+func TestKeyspaceActiveExpiryDiff(t *testing.T) {
+	r, o := startPair(t)
+	for _, addr := range []string{r.Addr, o.Addr} {
+		sub, cmd := redistest.Dial(t, addr), redistest.Dial(t, addr)
+		cmd.Do("CONFIG", "SET", "notify-keyspace-events", "Ex")
+		sub.Do("SUBSCRIBE", "__keyevent@0__:expired")
+		cmd.Do("SET", "a", "1", "PX", "1")
+		cmd.Do("SET", "b", "1", "PX", "1")
+		var keys []string
+		for len(keys) < 2 { // both servers expire them within about 100 ms
+			v, _, err := resp.ParseReply(sub.ReadRaw())
+			if err != nil || len(v.Elems) != 3 {
+				t.Fatalf("%s: %v %v", addr, v, err)
+			}
+			keys = append(keys, v.Elems[1].Str+" "+v.Elems[2].Str)
+		}
+		slices.Sort(keys)
+		if want := []string{"__keyevent@0__:expired a", "__keyevent@0__:expired b"}; !slices.Equal(keys, want) {
+			t.Errorf("%s: %q, want %q", addr, keys, want)
+		}
+	}
 }

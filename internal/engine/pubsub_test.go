@@ -382,8 +382,10 @@ func TestPubSubSlowSubscriber(t *testing.T) {
 			got := make(chan int, 1)
 			var why string
 			stop := make(chan struct{})
-			read := make(chan int, 1<<16) // the reader's progress
-			go func() {                   // reads until the marker message
+			// read carries the reader's progress; it reads until the
+			// marker message.
+			read := make(chan int, 1<<16)
+			go func() {
 				n := 0
 				br := bufio.NewReader(fast.NetConn())
 				for {
