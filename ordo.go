@@ -24,6 +24,20 @@
 //
 // Commands that keep per-connection state (SELECT, MULTI, WATCH) need a
 // Conn, which must be closed when no longer needed.
+//
+// # Pub/Sub and keyspace notifications
+//
+// Subscribe, PSubscribe and SSubscribe return a Subscription whose
+// channel C receives the messages published to it (by Publish, by any
+// Conn, by scripts, or by ordo-server clients when the engine is served),
+// in publication order, none after an Unsubscribe returns. With
+// notify-keyspace-events set (Options.Config or CONFIG SET), keyspace
+// notifications arrive the same way, on the __keyspace@<db>__:<key> and
+// __keyevent@<db>__:<event> channels, with Redis 7.0's event names. A
+// subscriber that stops reading never slows publishers down: past the
+// pubsub client-output-buffer-limit its C is closed and Err returns
+// ErrSlowSubscriber, as Redis disconnects such a client. Do refuses the
+// SUBSCRIBE commands, whose replies are a stream.
 package ordo
 
 import (

@@ -29,6 +29,12 @@
 //     internal/script's), configuration, expiry loop, memory accounting,
 //     run id and statistics. Only immutable tables (Redis's command
 //     metadata, configuration parameter definitions) are shared.
+//   - Pub/Sub (cmd_pubsub.go) is the engine's own registry: a message is
+//     appended to each subscriber's Outbox under the lock, so no message
+//     published after an UNSUBSCRIBE reaches the client and messages keep
+//     their publication order; appending never blocks, and an Outbox past
+//     the pubsub output limit disconnects its client (outbox.go).
+//     Keyspace notifications are a KeyObserver that publishes (notify.go).
 //   - The engine never sees a socket and never imports the layers above
 //     it (server, embedded DB, persistence, scripting): they reach it
 //     through typed hooks (Persister, SyncHook, Propagate, KeyObserver).

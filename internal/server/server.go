@@ -8,6 +8,14 @@
 // costs one lock and one syscall per batch, not per command. Parsing and
 // writing run outside the lock, so many connections use every core.
 //
+// Once a client subscribes, its replies go through the engine's Outbox for
+// it, which published messages are also appended to, under the lock: a
+// message comes after every reply made before it. The connection writes
+// the Outbox after each batch, and a second goroutine writes the messages
+// that arrive while the connection waits for requests. A client that does
+// not read is disconnected at the pubsub output limit, never slowing
+// PUBLISH.
+//
 // A malformed request gets Redis's "-ERR Protocol error: ..." reply after
 // the replies to the requests before it, and the connection is closed;
 // other connections are not affected.
