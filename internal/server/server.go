@@ -29,6 +29,7 @@ import (
 	"log"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -237,6 +238,10 @@ func (s *Server) handle(conn net.Conn) {
 						case <-stopPush:
 							return
 						case <-ob.Notify():
+							// Let the publishers running now add theirs, so
+							// that one write carries many messages (as
+							// Redis writes once per event-loop turn).
+							runtime.Gosched()
 							if !writeOut(ob) {
 								conn.Close()
 								return
