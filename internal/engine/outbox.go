@@ -99,7 +99,8 @@ func (o *Outbox) overLimit() bool {
 			o.softAt = time.Now()
 			return false
 		}
-		return time.Since(o.softAt) > time.Duration(secs)*time.Second
+		// Whole seconds of wall-clock time, as Redis compares unixtimes.
+		return time.Now().Unix()-o.softAt.Unix() > secs
 	}
 	o.softAt = time.Time{}
 	return false
