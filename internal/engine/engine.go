@@ -91,10 +91,10 @@ type Engine struct {
 
 	observers []KeyObserver // keyspace-change hook (notify.go)
 
-	pubsub    pubsubRegistry // channels and patterns (cmd_pubsub.go)
-	obufCache obufLimits     // parsed client-output-buffer-limit pubsub (outbox.go)
-	nkFlags   int            // notify-keyspace-events classes (notify.go)
-	nkBuf     []byte         // keyspace notification channel scratch
+	pubsub     pubsubRegistry // channels and patterns (cmd_pubsub.go)
+	obufLimits obufLimits     // client-output-buffer-limit's pubsub class (outbox.go)
+	nkFlags    int            // notify-keyspace-events classes (notify.go)
+	nkBuf      []byte         // keyspace notification channel scratch
 
 	// blocking
 	blocked   map[blockKey][]*Waiter
@@ -155,6 +155,11 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 	e.acct = mem.NewAcct(nil, e.nudgeGC)
 	e.pubsub.init()
 	e.setKeyspaceEvents(cfg.Get("notify-keyspace-events"))
+	e.setOutputLimits(cfg.Get("client-output-buffer-limit"))
+	cfg.OnChange("client-output-buffer-limit", func(v string) error {
+		e.setOutputLimits(v)
+		return nil
+	})
 	cfg.OnChange("notify-keyspace-events", func(v string) error {
 		e.setKeyspaceEvents(v)
 		return nil

@@ -162,27 +162,27 @@ func (o *Outbox) Release() {
 	o.mu.Unlock()
 }
 
-// pubsubLimits parses the pubsub class of client-output-buffer-limit.
+// pubsubLimits returns the pubsub class of client-output-buffer-limit.
+// Under the lock.
 func (e *Engine) pubsubLimits() (hard, soft, secs int64) {
-	v := e.Config.Get("client-output-buffer-limit")
-	if v == e.obufCache.raw && e.obufCache.ok {
-		return e.obufCache.hard, e.obufCache.soft, e.obufCache.secs
-	}
+	l := &e.obufLimits
+	return l.hard, l.soft, l.secs
+}
+
+// setOutputLimits parses client-output-buffer-limit (at start and on
+// CONFIG SET, under the lock) and keeps its pubsub class.
+func (e *Engine) setOutputLimits(v string) {
 	f := strings.Fields(v)
 	for i := 0; i+3 < len(f); i += 4 {
 		if strings.EqualFold(f[i], "pubsub") {
-			hard, _ = ParseMemory(f[i+1])
-			soft, _ = ParseMemory(f[i+2])
-			secs, _ = strconv.ParseInt(f[i+3], 10, 64)
+			hard, _ := ParseMemory(f[i+1])
+			soft, _ := ParseMemory(f[i+2])
+			secs, _ := strconv.ParseInt(f[i+3], 10, 64)
+			e.obufLimits = obufLimits{hard, soft, secs}
 		}
 	}
-	e.obufCache.raw, e.obufCache.ok = v, true
-	e.obufCache.hard, e.obufCache.soft, e.obufCache.secs = hard, soft, secs
-	return
 }
 
 type obufLimits struct {
-	raw              string
-	ok               bool
 	hard, soft, secs int64
 }
