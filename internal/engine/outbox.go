@@ -81,6 +81,17 @@ func (o *Outbox) Append(parts ...[]byte) {
 	}
 }
 
+// AppendReply queues the client's own replies made without the engine
+// lock, which the limits are not checked against (they are, at the next
+// Append).
+func (o *Outbox) AppendReply(b []byte) {
+	o.mu.Lock()
+	if !o.dead {
+		o.buf = append(o.buf, b...)
+	}
+	o.mu.Unlock()
+}
+
 // overLimit applies the pubsub class limits while the client has
 // subscriptions (a client that unsubscribed from everything is a normal
 // client again, whose output Redis does not limit by default). o.mu held.

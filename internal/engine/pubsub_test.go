@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ordo-db/ordo/internal/redistest"
 	"github.com/ordo-db/ordo/internal/resp"
@@ -461,5 +462,27 @@ func TestPubSubSlowSubscriber(t *testing.T) {
 				t.Errorf("NUMSUB after the disconnection: %v", v)
 			}
 		})
+	}
+}
+
+// A protocol error from a subscribed client: Redis's error after the
+// earlier replies, then the connection closes.
+func TestPubSubProtocolError(t *testing.T) {
+	r, o := startPair(t)
+	for _, proto := range []string{"2", "3"} {
+		tw := newTwin(t, r.Addr, o.Addr)
+		tw.send("HELLO", proto)
+		tw.r.ReadRaw()
+		tw.o.ReadRaw()
+		tw.send("SUBSCRIBE", "a")
+		tw.r.Write([]byte("*1\r\n$x\r\n"))
+		tw.o.Write([]byte("*1\r\n$x\r\n"))
+		tw.read("RESP"+proto+" subscribe then protocol error", 2)
+		for _, c := range []*redistest.Conn{tw.r, tw.o} {
+			c.NetConn().SetReadDeadline(time.Now().Add(10 * time.Second))
+			if n, err := c.NetConn().Read(make([]byte, 1)); err == nil {
+				t.Errorf("RESP%s: connection still open (%d bytes)", proto, n)
+			}
+		}
 	}
 }

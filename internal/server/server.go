@@ -226,9 +226,10 @@ func (s *Server) handle(conn net.Conn) {
 	flush := func() bool {
 		if ob := cl.Outbox(); ob != nil {
 			if len(w.Buf) > 0 {
-				e.Lock()
-				handoff()
-				e.Unlock()
+				// Replies made without the lock (BUSY, a blocked
+				// command's, a protocol error): queued as they are.
+				ob.AppendReply(w.Buf)
+				w.Reset()
 			}
 			if !pushing {
 				pushing = true
@@ -275,7 +276,7 @@ func (s *Server) handle(conn net.Conn) {
 		}
 		args, err := rd.ReadCommand()
 		if err != nil {
-			s.protocolFailure(conn, w, err)
+			s.protocolFailure(w, err, flush)
 			return
 		}
 		cl.LastActive.Store(time.Now().UnixMilli())
@@ -313,10 +314,7 @@ func (s *Server) handle(conn net.Conn) {
 		handoff()
 		e.Unlock()
 		if perr != nil {
-			if !flush() {
-				return
-			}
-			s.protocolFailure(conn, w, perr)
+			s.protocolFailure(w, perr, flush)
 			return
 		}
 		if !flush() || cl.CloseAfterReply() || cl.Killed() {
@@ -338,21 +336,16 @@ func (c countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// protocolFailure answers a malformed request as Redis does, then the
-// caller closes the connection. I/O errors close silently.
-func (s *Server) protocolFailure(conn net.Conn, w *resp.Writer, err error) {
+// protocolFailure answers a malformed request as Redis does (after the
+// replies before it), then the caller closes the connection. I/O errors
+// close silently.
+func (s *Server) protocolFailure(w *resp.Writer, err error, flush func() bool) {
 	var pe *resp.ProtocolError
 	if errors.As(err, &pe) {
 		w.Error("ERR " + pe.Error())
 		s.E.Stats.TotalErrorReplies.Add(1)
 	}
-	if len(w.Buf) > 0 {
-		if h := s.E.SyncHook; h != nil {
-			h(context.Background())
-		}
-		conn.Write(w.Buf)
-		w.Reset()
-	}
+	flush()
 }
 
 // waitBlocked waits for a blocked command while watching the socket, so
