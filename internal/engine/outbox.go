@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // Outbox is a client's output queue once it has subscribed to something:
@@ -78,6 +80,16 @@ func (o *Outbox) Append(parts ...[]byte) {
 	select {
 	case o.notify <- struct{}{}:
 	default:
+	}
+}
+
+// handoff moves a reply made under the lock for a subscribed client
+// that waited (a served or timed-out blocking command) into its Outbox,
+// so that it precedes the messages published after it.
+func (cl *Client) handoff(w *resp.Writer) {
+	if cl.out != nil && len(w.Buf) > 0 {
+		cl.out.Append(w.Buf)
+		w.Reset()
 	}
 }
 

@@ -486,3 +486,31 @@ func TestPubSubProtocolError(t *testing.T) {
 		}
 	}
 }
+
+// A RESP3 subscriber served in a blocking command gets its reply before
+// the messages published after it.
+func TestPubSubRESP3Blocking(t *testing.T) {
+	r, o := startPair(t)
+	sub := newTwin(t, r.Addr, o.Addr)
+	other := newTwin(t, r.Addr, o.Addr)
+	sub.send("HELLO", "3")
+	sub.r.ReadRaw()
+	sub.o.ReadRaw()
+	sub.do(1, "SUBSCRIBE", "ch")
+	sub.send("BLPOP", "l", "0")
+	for _, c := range []*redistest.Conn{other.r, other.o} {
+		for i := 0; ; i++ { // until the BLPOP is blocked
+			if strings.Contains(c.Do("INFO", "clients").Str, "blocked_clients:1") {
+				break
+			}
+			if i == 100000 {
+				t.Fatal("BLPOP never blocked")
+			}
+		}
+	}
+	other.do(1, "RPUSH", "l", "x")
+	other.do(1, "PUBLISH", "ch", "after")
+	sub.read("BLPOP reply, then the message", 2)
+	sub.send("BLPOP", "l", "0.01")
+	sub.read("BLPOP timeout", 1)
+}
