@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 
@@ -55,7 +56,7 @@ func (s *subSet) keys() []string {
 	for k := range s.m {
 		out = append(out, k)
 	}
-	slices.SortFunc(out, func(a, b string) int { return int(s.m[a]) - int(s.m[b]) })
+	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(s.m[a], s.m[b]) })
 	return out
 }
 
@@ -85,9 +86,6 @@ func (cl *Client) subscribed() bool {
 	s := cl.subs
 	return s != nil && s.channels.len()+s.patterns.len()+s.shard.len() > 0
 }
-
-// Subscribed reports whether the client has any subscription.
-func (cl *Client) Subscribed() bool { return cl.subscribed() }
 
 func (cl *Client) subCount() int64 {
 	if cl.subs == nil {
@@ -253,8 +251,9 @@ func unsubscribeHandler(k subKind) Handler {
 	}
 }
 
-// message is one encoded publication: the body after the array or push
-// header, shared by every receiver.
+// appendBulk appends b as a RESP bulk string. A publication is encoded
+// once as the body after the array or push header (hdr3, hdr4), shared by
+// every receiver whatever its protocol.
 func appendBulk(dst []byte, b []byte) []byte {
 	dst = append(dst, '$')
 	dst = strconv.AppendInt(dst, int64(len(b)), 10)
