@@ -115,7 +115,7 @@ var eventNames = map[string]string{
 	"lpushx": "lpush", "rpushx": "rpush",
 	"blpop": "lpop", "brpop": "rpop",
 	"zincrby": "zincr", "bzpopmin": "zpopmin", "bzpopmax": "zpopmax",
-	"geoadd": "zadd",
+	"geoadd": "zadd", "georadius": "georadiusstore", "georadiusbymember": "georadiusstore",
 	"unlink": "del", "getdel": "del",
 	"pexpire": "expire", "expireat": "expire", "pexpireat": "expire",
 	"bitfield": "setbit", "pfmerge": "pfadd",
