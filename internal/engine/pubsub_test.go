@@ -260,7 +260,7 @@ func TestPubSubMessagesAndIntrospection(t *testing.T) {
 	// Disconnected subscribers are forgotten.
 	sub2.r.Close()
 	sub2.o.Close()
-	for i := 0; i < 1000; i++ { // until both servers noticed the close
+	for i := 0; i < 10000; i++ { // until both servers noticed the close
 		rv, ov := pub.r.Do("PUBSUB", "NUMPAT"), pub.o.Do("PUBSUB", "NUMPAT")
 		if rv.Int == 1 && ov.Int == 1 {
 			break
