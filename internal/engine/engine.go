@@ -383,9 +383,10 @@ func (c *Ctx) Error(msg string) { c.W.Error(msg) }
 // reply is then written by Wait.
 func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	start := len(w.Buf)
+	prevW := cl.curW
 	cl.curW = w
 	wt := e.call(cl, args, w)
-	cl.curW = nil
+	cl.curW = prevW
 	e.afterCall(cl, w, start) // error statistics, CLIENT REPLY (cmd_server.go)
 	return wt
 }
