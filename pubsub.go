@@ -217,7 +217,8 @@ func (s *Subscription) run() {
 			return
 		case <-s.ob.Notify():
 		}
-		buf := s.ob.Take()
+		taken := s.ob.Take()
+		buf := taken
 		for len(buf) > 0 {
 			v, n, err := resp.ParseReply(buf)
 			if err != nil {
@@ -240,7 +241,7 @@ func (s *Subscription) run() {
 				return
 			}
 		}
-		s.ob.Release()
+		s.ob.Release(taken)
 	}
 }
 

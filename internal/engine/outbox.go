@@ -173,15 +173,19 @@ func (o *Outbox) Take() []byte {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	b := o.buf
-	o.buf = nil
+	o.buf, o.spare = o.spare[:0], nil
 	o.inflight = len(b)
 	return b
 }
 
-// Release ends the delivery of what Take returned.
-func (o *Outbox) Release() {
+// Release ends the delivery of b, which Take returned; the Outbox may
+// reuse it.
+func (o *Outbox) Release(b []byte) {
 	o.mu.Lock()
 	o.inflight = 0
+	if cap(b) <= 1<<20 {
+		o.spare = b[:0]
+	}
 	o.mu.Unlock()
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 	"time"
+
+	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // The pubsub output limits: past the hard limit at once, above the soft
@@ -68,5 +70,49 @@ func TestOutboxLimits(t *testing.T) {
 	cl.Outbox().Append(chunk(5000))
 	if cl.Outbox().Dead() || *kills != 0 {
 		t.Fatal("limits applied to an unsubscribed client")
+	}
+}
+
+// BenchmarkPublish measures PUBLISH inside the engine (encoding once,
+// appending to each subscriber's Outbox), with 1 and 50 subscribers whose
+// queues are drained every 64 messages, and with a pattern subscriber.
+func BenchmarkPublish(b *testing.B) {
+	for _, tc := range []struct {
+		name     string
+		subs     int
+		patterns bool
+	}{{"1sub", 1, false}, {"50subs", 50, false}, {"1pattern", 1, true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			e := New(nil)
+			defer e.Close()
+			var obs []*Outbox
+			e.Lock()
+			for i := 0; i < tc.subs; i++ {
+				cl := e.NewClient("embedded")
+				if tc.patterns {
+					e.subscribe(cl, kindPattern, []byte("news.*"))
+				} else {
+					e.subscribe(cl, kindChannel, []byte("news.tech"))
+				}
+				obs = append(obs, cl.Outbox())
+			}
+			e.Unlock()
+			pub := e.NewClient("embedded")
+			w := &resp.Writer{Proto: 2}
+			args := [][]byte{[]byte("PUBLISH"), []byte("news.tech"), []byte("a message of some 32 bytes......")}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				w.Reset()
+				e.Lock()
+				e.Call(pub, args, w)
+				e.Unlock()
+				if i&63 == 63 {
+					for _, ob := range obs {
+						ob.Release(ob.Take())
+					}
+				}
+			}
+		})
 	}
 }
