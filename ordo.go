@@ -24,6 +24,20 @@
 //
 // Commands that keep per-connection state (SELECT, MULTI, WATCH) need a
 // Conn, which must be closed when no longer needed.
+//
+// # Pub/Sub and keyspace notifications
+//
+// Subscribe, PSubscribe and SSubscribe return a Subscription whose
+// channel C receives the messages published to it (by Publish, by any
+// Conn, by scripts, or by ordo-server clients when the engine is served),
+// in publication order, none after an Unsubscribe returns. With
+// notify-keyspace-events set (Options.Config or CONFIG SET), keyspace
+// notifications arrive the same way, on the __keyspace@<db>__:<key> and
+// __keyevent@<db>__:<event> channels, with Redis 7.0's event names. A
+// subscriber that stops reading never slows publishers down: past the
+// pubsub client-output-buffer-limit its C is closed and Err returns
+// ErrSlowSubscriber, as Redis disconnects such a client. Do refuses the
+// SUBSCRIBE commands, whose replies are a stream.
 package ordo
 
 import (
@@ -34,6 +48,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -193,6 +208,9 @@ func (c *Conn) DoArgs(ctx context.Context, args [][]byte) *Reply {
 }
 
 func (c *Conn) do(ctx context.Context, argv [][]byte) *Reply {
+	if isSubscribe(argv[0]) {
+		return &Reply{err: errSubscribeDo}
+	}
 	db := c.db
 	if !db.enter() {
 		return &Reply{err: ErrClosed}
@@ -226,6 +244,18 @@ func (c *Conn) do(ctx context.Context, argv [][]byte) *Reply {
 		return &Reply{err: fmt.Errorf("ordo: reply: %w", err)}
 	}
 	return newReply(v)
+}
+
+// errSubscribeDo refuses the subscription commands in Do: a subscribed
+// session receives messages, which DB.Subscribe delivers.
+var errSubscribeDo = errors.New("ordo: use DB.Subscribe, PSubscribe or SSubscribe to subscribe")
+
+func isSubscribe(name []byte) bool {
+	switch strings.ToLower(string(name)) {
+	case "subscribe", "psubscribe", "ssubscribe":
+		return true
+	}
+	return false
 }
 
 func toArg(a any) []byte {

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -271,6 +272,37 @@ type tpRow struct {
 	name  string
 	tests string   // redis-benchmark -t, or ""
 	cmd   []string // a custom command
+	subs  int      // subscribers to "bench:ch" reading all the while (PUBLISH rows)
+}
+
+// subscribe connects n clients subscribed to channel, each draining its
+// messages as fast as it can until stop is called.
+func subscribe(port, n int, channel string) (stop func(), err error) {
+	var conns []net.Conn
+	stop = func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+	for i := 0; i < n; i++ {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		conns = append(conns, c)
+		br := bufio.NewReader(c)
+		if _, err := c.Write(resp.AppendCommand(nil, "SUBSCRIBE", channel)); err != nil {
+			stop()
+			return nil, err
+		}
+		if _, err := resp.ReadRawReply(br, nil); err != nil {
+			stop()
+			return nil, err
+		}
+		go io.Copy(io.Discard, br)
+	}
+	return stop, nil
 }
 
 var lockReleaseScript = "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('del',KEYS[1]) else return 0 end"
@@ -294,6 +326,8 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		{name: "PFADD", cmd: []string{"pfadd", "hll", "ele:__rand_int__"}},
 		{name: "PFCOUNT", cmd: []string{"pfcount", "hll"}},
 		{name: "EVALSHA lock release", cmd: []string{"evalsha", "SHA", "1", "lock:__rand_int__", "token"}},
+		{name: "PUBLISH 1 subscriber", cmd: []string{"publish", "bench:ch", "message:__rand_int__"}, subs: 1},
+		{name: "PUBLISH 50 subscribers", cmd: []string{"publish", "bench:ch", "message:__rand_int__"}, subs: 50},
 	}
 	rowName := func(r tpRow, pipe int) string { return fmt.Sprintf("%s -P %d", r.name, pipe) }
 	var want []tpRow
@@ -347,7 +381,18 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 						}
 						args = append(args, cmd...)
 					}
+					var stopSubs func()
+					if r.subs > 0 {
+						var err error
+						if stopSubs, err = subscribe(s.port, r.subs, "bench:ch"); err != nil {
+							errs = append(errs, s.name+": subscribe: "+err.Error())
+							continue
+						}
+					}
 					rps, p50, p99, err := runBenchmark(args)
+					if stopSubs != nil {
+						stopSubs()
+					}
 					if err != nil {
 						errs = append(errs, s.name+": "+err.Error())
 						continue

@@ -76,6 +76,7 @@ func (e *Engine) Wait(ctx context.Context, wt *Waiter) error {
 			} else {
 				wt.w.NullArray()
 			}
+			wt.client.handoff(wt.w)
 		}
 		e.Unlock()
 	case <-ctx.Done():
@@ -173,9 +174,12 @@ func (e *Engine) serveReady() {
 					}
 					c := Ctx{E: e, Client: wt.client, DB: e.dbs[bk.db], W: wt.w, Args: wt.args,
 						Cmd: e.cmds.Lookup(wt.args), Now: NowMs(), NoBlock: true}
+					wt.client.curW = wt.w
 					served, ok := e.serve(wt, &c)
+					wt.client.curW = nil
 					if served {
 						wt.served = true
+						wt.client.handoff(wt.w)
 						e.removeWaiter(wt)
 						close(wt.done)
 						if ok {

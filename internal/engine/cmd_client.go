@@ -172,9 +172,21 @@ func clientUnblockCommand(c *Ctx) {
 	c.W.Int(0)
 }
 
+// clientType is the client's class for CLIENT LIST/KILL TYPE: "pubsub"
+// while subscribed, else "normal" (Ordo has no replicas).
+func clientType(cl *Client) string {
+	if cl.subscribed() {
+		return "pubsub"
+	}
+	return "normal"
+}
+
 // clientFlags are CLIENT LIST's flags letters.
 func clientFlags(cl *Client) string {
 	var b []byte
+	if cl.subscribed() {
+		b = append(b, 'P')
+	}
 	if cl.multi {
 		b = append(b, 'x')
 	}
@@ -213,11 +225,19 @@ func (e *Engine) clientInfoLine(cl *Client) string {
 		cmd = "NULL"
 	}
 	events := "r"
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=0 psub=0 ssub=0 multi=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=%s cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
+	var nsub, npsub, nssub int
+	if s := cl.subs; s != nil {
+		nsub, npsub, nssub = s.channels.len(), s.patterns.len(), s.shard.len()
+	}
+	var omem int
+	if cl.out != nil {
+		omem = cl.out.Pending()
+	}
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
 		cl.ID, cl.Addr, cl.LAddr, cl.FD, cl.Name,
 		int64(now.Sub(cl.Created)/time.Second),
 		(now.UnixMilli()-cl.LastActive.Load())/1000,
-		clientFlags(cl), cl.DB, multi, events, cmd, e.userOf(cl).name, cl.Proto, cl.LibName, cl.LibVer)
+		clientFlags(cl), cl.DB, nsub, npsub, nssub, multi, omem, omem, events, cmd, e.userOf(cl).name, cl.Proto, cl.LibName, cl.LibVer)
 }
 
 func clientListCommand(c *Ctx) {
@@ -252,7 +272,7 @@ func clientListCommand(c *Ctx) {
 		if ids != nil && !ids[cl.ID] {
 			continue
 		}
-		if typ != "" && typ != "normal" {
+		if typ != "" && typ != clientType(cl) {
 			continue
 		}
 		b.WriteString(c.E.clientInfoLine(cl))
@@ -332,7 +352,7 @@ func clientKillCommand(c *Ctx) {
 		if id != 0 && cl.ID != id {
 			continue
 		}
-		if typ != "" && typ != "normal" {
+		if typ != "" && typ != clientType(cl) {
 			continue
 		}
 		if user != nil && c.E.userOf(cl) != user {

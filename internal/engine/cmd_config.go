@@ -53,7 +53,7 @@ func configGetCommand(c *Ctx) {
 			}
 			if p := LookupParam(name); p != nil {
 				seen[name] = true
-				out = append(out, match{name, vals[p.Name]})
+				out = append(out, match{name, displayValue(p.Name, vals[p.Name])})
 			}
 			continue
 		}
@@ -63,7 +63,7 @@ func configGetCommand(c *Ctx) {
 					continue
 				}
 				seen[n] = true
-				out = append(out, match{n, vals[p.Name]})
+				out = append(out, match{n, displayValue(p.Name, vals[p.Name])})
 			}
 		}
 	}

@@ -12,6 +12,18 @@ const RedisVersion = "7.0.15"
 
 func registerConn(t *Table) {
 	t.register("ping", func(c *Ctx) {
+		if c.Client.Proto == 2 && c.Client.subscribed() && len(c.Args) <= 2 {
+			// Subscribed mode: a pong message, as the connection only
+			// carries messages (Redis's pingCommand).
+			c.W.Array(2)
+			c.W.BulkString("pong")
+			if len(c.Args) == 2 {
+				c.W.Bulk(c.Args[1])
+			} else {
+				c.W.BulkString("")
+			}
+			return
+		}
 		switch len(c.Args) {
 		case 1:
 			c.W.Simple("PONG")
@@ -64,6 +76,7 @@ func registerConn(t *Table) {
 	t.register("reset", func(c *Ctx) {
 		cl := c.Client
 		c.E.discard(cl)
+		c.E.unsubscribeAll(cl)
 		cl.DB = 0
 		cl.Proto = 2
 		c.W.Proto = 2

@@ -230,13 +230,17 @@ func renameGeneric(c *Ctx, nx bool) {
 			c.W.Int(0)
 			return
 		}
-		c.Delete(dst)
+		c.quietly(func() { c.Delete(dst) })
 	}
-	c.Add(dst, v)
-	if at != -1 {
-		c.SetExpire(dst, at)
-	}
-	c.Delete(src)
+	c.quietly(func() {
+		c.Add(dst, v)
+		if at != -1 {
+			c.SetExpire(dst, at)
+		}
+		c.Delete(src)
+	})
+	c.Notify(src, "rename_from")
+	c.Notify(dst, "rename_to")
 	signalIfBlockable(c, dst, v)
 	c.Dirty(1)
 	if nx {
@@ -328,17 +332,20 @@ func copyCommand(c *Ctx) {
 				c.W.Int(0)
 				return
 			}
-			c.Delete(newkey)
+			c.quietly(func() { c.Delete(newkey) })
 		}
 		nv, ok := copyValue(v)
 		if !ok {
 			c.W.Error(ErrWrongType)
 			return
 		}
-		c.Add(newkey, nv)
-		if at != -1 {
-			c.SetExpire(newkey, at)
-		}
+		c.quietly(func() {
+			c.Add(newkey, nv)
+			if at != -1 {
+				c.SetExpire(newkey, at)
+			}
+		})
+		c.Notify(newkey, "copy_to")
 		signalIfBlockable(c, newkey, nv)
 		c.Dirty(1)
 		c.W.Int(1)
@@ -371,10 +378,12 @@ func moveCommand(c *Ctx) {
 		if c.Exists(key) {
 			return
 		}
-		c.Add(key, v)
-		if at != -1 {
-			c.SetExpire(key, at)
-		}
+		c.quietly(func() {
+			c.Add(key, v)
+			if at != -1 {
+				c.SetExpire(key, at)
+			}
+		})
 		signalIfBlockable(c, key, v)
 		moved = true
 	})
@@ -382,7 +391,9 @@ func moveCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	c.Delete(key)
+	c.quietly(func() { c.Delete(key) })
+	c.Notify(key, "move_from")
+	c.inDB(dst, func() { c.Notify(key, "move_to") })
 	c.Dirty(1)
 	c.W.Int(1)
 }

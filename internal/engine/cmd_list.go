@@ -125,7 +125,7 @@ func registerLists(t *Table) {
 func listChanged(c *Ctx, key []byte, l *List, n int) {
 	c.Dirty(n)
 	if l.Len() == 0 {
-		c.Delete(key)
+		c.Emptied(key)
 	} else {
 		c.Modified(key)
 	}
@@ -148,6 +148,22 @@ func listPopName(left bool) string {
 		return "LPOP"
 	}
 	return "RPOP"
+}
+
+// listPopEvent and listPushEvent are the keyspace events of a pop and a
+// push at one end.
+func listPopEvent(left bool) string {
+	if left {
+		return "lpop"
+	}
+	return "rpop"
+}
+
+func listPushEvent(left bool) string {
+	if left {
+		return "lpush"
+	}
+	return "rpush"
 }
 
 func listPosName(left bool) string {
@@ -467,7 +483,7 @@ func ltrimCommand(c *Ctx) {
 		ltrim, rtrim = start, n-end-1
 	}
 	if ltrim == n {
-		c.Delete(key)
+		c.Emptied(key)
 	} else {
 		l.TruncateFront(int(ltrim))
 		l.TruncateBack(int(rtrim))
@@ -605,6 +621,8 @@ func lmoveFrom(c *Ctx, src *List, fromLeft, toLeft bool) bool {
 		return false
 	}
 	s := src.Pop(fromLeft)
+	// Redis notifies the push to the destination, then the pop.
+	c.SetEvent(listPushEvent(toLeft))
 	if dst == nil {
 		dst = NewList()
 		c.Add(dstKey, ObjectValue(dst))
@@ -614,7 +632,9 @@ func lmoveFrom(c *Ctx, src *List, fromLeft, toLeft bool) bool {
 	dst.Push(s, toLeft)
 	c.Ready(dstKey)
 	c.W.BulkString(s)
+	c.SetEvent(listPopEvent(fromLeft))
 	listChanged(c, srcKey, src, 1)
+	c.SetEvent("")
 	return true
 }
 
@@ -747,6 +767,8 @@ func lmpopGeneric(c *Ctx, numIdx int, block bool) {
 // (count -1: reply [key, element]) or [B]LMPOP (reply [key, [elements]]),
 // logging the pop as LPOP/RPOP.
 func popWithKey(c *Ctx, key []byte, l *List, left bool, count int64) {
+	c.SetEvent(listPopEvent(left))
+	defer c.SetEvent("")
 	c.W.Array(2)
 	c.W.Bulk(key)
 	if count < 0 {

@@ -87,7 +87,12 @@ func TestConfigSet(t *testing.T) {
 	d.Do("CONFIG", "SET", "hash-max-ziplist-entries", "100", "hash-max-listpack-entries", "3")
 	d.Do("CONFIG", "SET", "save", "foo")
 	d.Do("CONFIG", "SET", "save", "1 2 3")
+	for _, v := range []string{"AKEn", "nAm", "gn", "A", "KA", "$lshzxetdmn", "KEg$lshzxetdn", "Eg$lshzxetd", "tdm", "ee", "K", ""} {
+		d.Do("CONFIG", "SET", "notify-keyspace-events", v)
+		d.DoPairs("CONFIG", "GET", "notify-keyspace-events")
+	}
 	d.Do("CONFIG", "SET", "notify-keyspace-events", "Q")
+	d.Do("CONFIG", "SET", "notify-keyspace-events", "Kx Q")
 	d.Do("CONFIG", "SET", "notify-keyspace-events", "KEA")
 	d.DoPairs("CONFIG", "GET", "notify-keyspace-events")
 	d.Do("CONFIG", "SET", "notify-keyspace-events", "Exg$")

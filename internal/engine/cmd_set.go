@@ -453,7 +453,7 @@ func spopCommand(c *Ctx) {
 	s.remove(m)
 	stPropagateSrem(c, key, []string{m})
 	if s.Len() == 0 {
-		c.Delete(key)
+		c.Emptied(key)
 	} else {
 		c.Modified(key)
 	}
@@ -497,7 +497,7 @@ func spopWithCount(c *Ctx) {
 		}
 		w.Set(int(size))
 		res.writeMembers(w)
-		c.Delete(key)
+		c.Emptied(key)
 		c.Propagate([]byte("DEL"), append([]byte(nil), key...))
 		c.Dirty(int(size))
 		return
@@ -586,11 +586,14 @@ func smoveCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
+	c.SetEvent("srem")
 	if s.Len() == 0 {
-		c.Delete(src)
+		c.Emptied(src)
 	} else {
 		c.Modified(src)
 	}
+	c.SetEvent("sadd")
+	defer c.SetEvent("")
 	if d == nil {
 		d = stNewFor(m)
 		c.Add(dst, ObjectValue(d))

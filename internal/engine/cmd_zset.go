@@ -183,7 +183,7 @@ func zsetChanged(c *Ctx, key []byte, z *ZSet, n int) {
 		return
 	}
 	if z.s.Len() == 0 {
-		c.Delete(key)
+		c.Emptied(key)
 	} else {
 		c.Modified(key)
 	}
@@ -238,6 +238,9 @@ func zaddGeneric(c *Ctx, zincrby bool) {
 	if incr && elements > 1 {
 		c.Error(ErrZAddIncrPair)
 		return
+	}
+	if incr {
+		c.SetEvent("zincr")
 	}
 	var sbuf [8]float64
 	scores := sbuf[:0]
@@ -990,7 +993,13 @@ func zpopFirst(c *Ctx, keys [][]byte, max bool, count int, mpop bool) (done, ok 
 			continue
 		}
 		ps := zpopN(z, count, max)
+		if max {
+			c.SetEvent("zpopmax")
+		} else {
+			c.SetEvent("zpopmin")
+		}
 		zsetChanged(c, k, z, len(ps))
+		c.SetEvent("")
 		if mpop {
 			c.PropagateStrings(popName(max), string(k), strconv.Itoa(len(ps)))
 			c.W.Array(2)

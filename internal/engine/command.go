@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -75,6 +76,9 @@ type Command struct {
 	info  resp.Value // Redis's COMMAND INFO entry, or one built for Ordo
 	docs  resp.Value // Redis's COMMAND DOCS entry (a map), if any
 	specs []keySpec  // Redis's key specs, parsed from info
+	// noKeys: every key spec is not_key (the shard channel of SPUBLISH,
+	// SSUBSCRIBE, SUNSUBSCRIBE), so the command has no keys.
+	noKeys bool
 }
 
 // keySpec is one of Redis 7's key specifications: where to start looking
@@ -102,12 +106,23 @@ func mapGet(m resp.Value, key string) (resp.Value, bool) {
 	return resp.Value{}, false
 }
 
+// notKeySpec reports whether a key spec is flagged not_key.
+func notKeySpec(sp resp.Value) bool {
+	fl, _ := mapGet(sp, "flags")
+	return slices.ContainsFunc(fl.Elems, func(f resp.Value) bool { return f.Str == "not_key" })
+}
+
 func parseKeySpecs(info resp.Value) []keySpec {
 	if len(info.Elems) <= 8 {
 		return nil
 	}
 	var out []keySpec
 	for _, sp := range info.Elems[8].Elems {
+		// A not_key spec (SPUBLISH's shard channel) names no key: Redis
+		// uses it only for cluster slots, COMMAND GETKEYS leaves it out.
+		if notKeySpec(sp) {
+			continue
+		}
 		var ks keySpec
 		bs, _ := mapGet(sp, "begin_search")
 		bt, _ := mapGet(bs, "type")
@@ -147,6 +162,9 @@ func (cmd *Command) Has(f Flag) bool { return cmd.Flags&f != 0 }
 // HasKeys reports whether the command takes key arguments at all (it has
 // key specs in Redis's metadata, or a key-extraction function).
 func (cmd *Command) HasKeys() bool {
+	if cmd.noKeys {
+		return false
+	}
 	return cmd.Keys != nil || len(cmd.info.Elems) > 8 && len(cmd.info.Elems[8].Elems) > 0
 }
 
@@ -158,6 +176,9 @@ func (cmd *Command) HasKeys() bool {
 // invalidates them all), then, when they are invalid, the command's
 // getkeys_proc (Keys) if it has one.
 func (cmd *Command) KeyIndexes(args [][]byte) []int {
+	if cmd.noKeys {
+		return nil
+	}
 	if len(cmd.specs) > 0 {
 		if idx, ok := keysFromSpecs(cmd, args); ok || cmd.Keys == nil {
 			return idx
@@ -329,7 +350,7 @@ var families = []func(*Table){
 	registerLists, registerSortedSets, registerGeo, registerJSON,
 	registerTransactions, registerPersistence, registerConfig, registerCommand,
 	registerClient, registerInfo, registerDebug, registerServer, registerDump, registerMigrate,
-	registerACL,
+	registerACL, registerPubSub,
 }
 
 func newTable() *Table {
@@ -433,6 +454,8 @@ func (t *Table) registerSpec(name string, h Handler, s Spec) *Command {
 func (t *Table) install(name string, h Handler, info resp.Value) *Command {
 	_, docs := redisMeta()
 	cmd := &Command{Name: name, Handler: h, info: info, docs: docs[name], specs: parseKeySpecs(info)}
+	cmd.noKeys = len(info.Elems) > 8 && len(info.Elems[8].Elems) > 0 &&
+		!slices.ContainsFunc(info.Elems[8].Elems, func(sp resp.Value) bool { return !notKeySpec(sp) })
 	e := info.Elems
 	cmd.Arity = int(e[1].Int)
 	for _, f := range e[2].Elems {

@@ -528,28 +528,9 @@ func normalizeSave(v string) (string, error) {
 	return strings.Join(out, " "), nil
 }
 
-// Keyspace event classes, as Redis's notify.c spells them.
-const (
-	nkGeneric = 1 << iota
-	nkString
-	nkList
-	nkSet
-	nkHash
-	nkZset
-	nkExpired
-	nkEvicted
-	nkStream
-	nkModule
-	nkKeyspace
-	nkKeyevent
-	nkKeyMiss
-	nkNew
-	nkAll = nkGeneric | nkString | nkList | nkSet | nkHash | nkZset | nkExpired | nkEvicted | nkStream | nkModule
-)
-
-// normalizeKeyspaceEvents parses and re-prints notify-keyspace-events as
-// Redis does ("KEA" becomes "AKE").
-func normalizeKeyspaceEvents(v string) (string, error) {
+// parseKeyspaceEvents turns a notify-keyspace-events value into class
+// flags, ignoring unknown characters (the value was validated).
+func parseKeyspaceEvents(v string) int {
 	flags := 0
 	for i := 0; i < len(v); i++ {
 		switch v[i] {
@@ -583,10 +564,39 @@ func normalizeKeyspaceEvents(v string) (string, error) {
 			flags |= nkModule
 		case 'n':
 			flags |= nkNew
-		default:
+		}
+	}
+	return flags
+}
+
+// Keyspace event classes, as Redis's notify.c spells them.
+const (
+	nkGeneric = 1 << iota
+	nkString
+	nkList
+	nkSet
+	nkHash
+	nkZset
+	nkExpired
+	nkEvicted
+	nkStream
+	nkModule
+	nkKeyspace
+	nkKeyevent
+	nkKeyMiss
+	nkNew
+	nkAll = nkGeneric | nkString | nkList | nkSet | nkHash | nkZset | nkExpired | nkEvicted | nkStream | nkModule
+)
+
+// normalizeKeyspaceEvents parses and re-prints notify-keyspace-events as
+// Redis does ("KEA" becomes "AKE").
+func normalizeKeyspaceEvents(v string) (string, error) {
+	for i := 0; i < len(v); i++ {
+		if !strings.ContainsRune("Ag$lshzxeKEtmdn", rune(v[i])) {
 			return "", fmt.Errorf("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
 		}
 	}
+	flags := parseKeyspaceEvents(v)
 	var b strings.Builder
 	if flags&nkAll == nkAll {
 		b.WriteByte('A')
@@ -610,7 +620,21 @@ func normalizeKeyspaceEvents(v string) (string, error) {
 	if flags&nkKeyMiss != 0 {
 		b.WriteByte('m')
 	}
+	if flags&nkAll == nkAll && flags&nkNew != 0 {
+		b.WriteByte('n') // kept, but not shown (displayValue)
+	}
 	return b.String(), nil
+}
+
+// displayValue is what CONFIG GET shows for a stored value: Redis 7.0
+// prints notify-keyspace-events without its 'n' when 'A' is set (its
+// keyspaceEventsFlagsToString), though the class stays enabled, so the
+// stored value keeps the 'n'.
+func displayValue(name, v string) string {
+	if name == "notify-keyspace-events" && strings.HasPrefix(v, "A") {
+		return strings.Replace(v, "n", "", 1)
+	}
+	return v
 }
 
 // ParseMemory parses "100", "100k", "100kb", "2gb" ... as redis.conf does

@@ -105,7 +105,11 @@ func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Lookup returns the live value at key, deleting it first if it expired.
 func (c *Ctx) Lookup(key []byte) (Value, bool) {
-	return c.DB.lookup(c, view(key))
+	v, ok := c.DB.lookup(c, view(key))
+	if !ok && c.E.nkFlags&nkKeyMiss != 0 {
+		c.keyMiss(key)
+	}
+	return v, ok
 }
 
 func (db *DB) lookup(c *Ctx, key string) (Value, bool) {
@@ -153,6 +157,8 @@ func (c *Ctx) Set(key []byte, v Value, keepTTL bool) {
 	db := c.DB
 	if old, ok := db.keys.Get(k); ok {
 		db.used -= countedBytes(k, old)
+	} else if len(c.E.observers) > 0 {
+		c.notifyOnce(KeyEvent{DB: db.ID, Key: k, Event: "new"})
 	}
 	db.keys.Set(k, v)
 	db.used += keyBytes(k, v)
@@ -164,6 +170,9 @@ func (c *Ctx) Set(key []byte, v Value, keepTTL bool) {
 
 // Add stores a new value at a key known to be absent.
 func (c *Ctx) Add(key []byte, v Value) {
+	if len(c.E.observers) > 0 {
+		c.notifyOnce(KeyEvent{DB: c.DB.ID, Key: view(key), Event: "new"})
+	}
 	c.DB.keys.Set(view(key), v)
 	c.DB.used += keyBytes(view(key), v)
 	c.changed(key)
@@ -176,7 +185,7 @@ func (c *Ctx) Add(key []byte, v Value) {
 
 // Delete removes key and reports whether it existed (expired keys count as absent).
 func (c *Ctx) Delete(key []byte) bool {
-	old, ok := c.Lookup(key)
+	old, ok := c.DB.lookup(c, view(key))
 	if !ok {
 		return false
 	}
@@ -205,7 +214,7 @@ func (c *Ctx) Removed(key []byte, removed, left int) {
 		return
 	}
 	if left == 0 {
-		c.Delete(key)
+		c.Emptied(key)
 	} else {
 		c.Modified(key)
 	}
@@ -215,8 +224,16 @@ func (c *Ctx) Removed(key []byte, removed, left int) {
 // DeleteIfEmpty removes key when a collection value became empty.
 func (c *Ctx) DeleteIfEmpty(key []byte, n int) {
 	if n == 0 {
-		c.Delete(key)
+		c.Emptied(key)
 	}
+}
+
+// Emptied deletes the key of a collection the current command emptied:
+// the command's own event comes first, then "del", as Redis notifies
+// (LPOP of the last element: "lpop", then "del").
+func (c *Ctx) Emptied(key []byte) {
+	c.changed(key)
+	c.Delete(key)
 }
 
 // Modified must follow every change to the value at key: it invalidates

@@ -29,6 +29,12 @@
 //     internal/script's), configuration, expiry loop, memory accounting,
 //     run id and statistics. Only immutable tables (Redis's command
 //     metadata, configuration parameter definitions) are shared.
+//   - Pub/Sub (cmd_pubsub.go) is the engine's own registry: a message is
+//     appended to each subscriber's Outbox under the lock, so no message
+//     published after an UNSUBSCRIBE reaches the client and messages keep
+//     their publication order; appending never blocks, and an Outbox past
+//     the pubsub output limit disconnects its client (outbox.go).
+//     Keyspace notifications are a KeyObserver that publishes (notify.go).
 //   - The engine never sees a socket and never imports the layers above
 //     it (server, embedded DB, persistence, scripting): they reach it
 //     through typed hooks (Persister, SyncHook, Propagate, KeyObserver).
@@ -90,6 +96,11 @@ type Engine struct {
 	stateRewriters []StateRewriter // non-key state for AOF rewrites (observe_read.go)
 
 	acl *aclState // users and the ACL log (acl.go)
+
+	pubsub     pubsubRegistry // channels and patterns (cmd_pubsub.go)
+	obufLimits obufLimits     // client-output-buffer-limit's pubsub class (outbox.go)
+	nkFlags    int            // notify-keyspace-events classes (notify.go)
+	nkBuf      []byte         // keyspace notification channel scratch
 
 	// blocking
 	blocked   map[blockKey][]*Waiter
@@ -156,6 +167,17 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 	}
 	e.acct = mem.NewAcct(nil, e.nudgeGC)
 	e.zsetMaxBytes = zset.MaxMemberBytes
+	e.pubsub.init()
+	e.setKeyspaceEvents(cfg.Get("notify-keyspace-events"))
+	e.setOutputLimits(cfg.Get("client-output-buffer-limit"))
+	cfg.OnChange("client-output-buffer-limit", func(v string) error {
+		e.setOutputLimits(v)
+		return nil
+	})
+	cfg.OnChange("notify-keyspace-events", func(v string) error {
+		e.setKeyspaceEvents(v)
+		return nil
+	})
 	for _, f := range extra {
 		f(e.cmds)
 	}
@@ -186,6 +208,9 @@ func (e *Engine) Logf(format string, args ...any) {
 // Close stops background work.
 // Blocked commands waiting in Wait return ErrClosed.
 func (e *Engine) Close() { e.closeOnce.Do(func() { close(e.closed) }) }
+
+// Done is closed when the engine is closed.
+func (e *Engine) Done() <-chan struct{} { return e.closed }
 
 // ErrClosed is returned by Wait when the engine closes under a blocked
 // command.
@@ -234,6 +259,10 @@ type Client struct {
 
 	waiter *Waiter
 
+	subs *clientSubs  // Pub/Sub subscriptions (cmd_pubsub.go)
+	out  *Outbox      // output queue once subscribed (outbox.go)
+	curW *resp.Writer // the top-level reply writer while the client runs a command
+
 	ctx Ctx // reused by every command of this client (see call)
 }
 
@@ -280,6 +309,7 @@ func (e *Engine) NewClient(kind string) *Client {
 func (e *Engine) RemoveClient(cl *Client) {
 	e.Lock()
 	e.unwatchAll(cl)
+	e.unsubscribeAll(cl)
 	if cl.waiter != nil {
 		e.removeWaiter(cl.waiter)
 	}
@@ -337,6 +367,8 @@ type Ctx struct {
 	block  *Waiter
 	prop   [][][]byte // replacement propagation, if the handler set one
 	lastEv KeyEvent   // the last key event reported (notify.go)
+	evName string     // the event name set by SetEvent (notify.go)
+	quiet  bool       // key events suppressed (notify.go)
 	dirty  int64
 }
 
@@ -371,7 +403,10 @@ func (c *Ctx) Error(msg string) { c.W.Error(msg) }
 // reply is then written by Wait.
 func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	start := len(w.Buf)
+	prevW := cl.curW
+	cl.curW = w
 	wt := e.call(cl, args, w)
+	cl.curW = prevW
 	e.afterCall(cl, w, start) // error statistics, CLIENT REPLY (cmd_server.go)
 	return wt
 }
@@ -400,6 +435,17 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	}
 	if e.aclDenied(c, cmd) { // NOPERM (acl.go)
 		c.rejectInMulti()
+		return nil
+	}
+	// A container resolved without its subcommand answers "unknown
+	// subcommand" before this check, as Redis's lookup fails first.
+	if cl.Proto == 2 && cl.subs != nil && cmd.Sub == nil && cl.subscribed() && !allowedSubscribed(cmd.Name) {
+		c.rejectInMulti()
+		msg := subscribedModeError(cmd.Name)
+		if cmd.Name == "exec" {
+			msg = "EXECABORT Transaction discarded because of: " + msg[len("ERR "):]
+		}
+		w.Error(msg)
 		return nil
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {

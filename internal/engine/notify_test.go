@@ -47,12 +47,12 @@ func TestKeyObserver(t *testing.T) {
 		rec.got = nil
 	}
 	do("SET", "a", "1")
-	expect("SET", "0:set:a")
+	expect("SET", "0:new:a", "0:set:a")
 	do("GET", "a")
 	do("EXISTS", "a")
 	expect("reads")
 	do("HSET", "h", "f", "v", "g", "w")
-	expect("HSET", "0:hset:h")
+	expect("HSET", "0:new:h", "0:hset:h")
 	do("HDEL", "h", "nosuch")
 	expect("HDEL of nothing")
 	do("DEL", "a", "h", "nosuch")
@@ -61,9 +61,9 @@ func TestKeyObserver(t *testing.T) {
 	do("RPUSH", "l", "x")
 	do("INCR", "n")
 	do("EXEC")
-	expect("MULTI/EXEC", "0:rpush:l", "0:incr:n")
+	expect("MULTI/EXEC", "0:new:l", "0:rpush:l", "0:new:n", "0:incrby:n")
 	do("SET", "t", "x", "PX", "1")
-	expect("SET PX", "0:set:t", "0:expire:t")
+	expect("SET PX", "0:new:t", "0:set:t", "0:expire:t")
 	time.Sleep(5 * time.Millisecond)
 	do("GET", "t") // lazy expiry
 	expect("expiry", "0:expired:t")

@@ -8,6 +8,14 @@
 // costs one lock and one syscall per batch, not per command. Parsing and
 // writing run outside the lock, so many connections use every core.
 //
+// Once a client subscribes, its replies go through the engine's Outbox for
+// it, which published messages are also appended to, under the lock: a
+// message comes after every reply made before it. The connection writes
+// the Outbox after each batch, and a second goroutine writes the messages
+// that arrive while the connection waits for requests. A client that does
+// not read is disconnected at the pubsub output limit, never slowing
+// PUBLISH.
+//
 // A malformed request gets Redis's "-ERR Protocol error: ..." reply after
 // the replies to the requests before it, and the connection is closed;
 // other connections are not affected.
@@ -21,6 +29,7 @@ import (
 	"log"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -219,7 +228,58 @@ func (s *Server) handle(conn net.Conn) {
 	rd.MaxBulkLen = e.Config.Int("proto-max-bulk-len")
 	w := &resp.Writer{Proto: 2, Buf: make([]byte, 0, 4096)}
 
+	// Once the client subscribes, its replies and the messages published
+	// to it share one ordered queue (engine.Outbox): replies are handed
+	// over under the lock, so a message published after a reply was made
+	// is written after it; a second goroutine writes messages that arrive
+	// while this one waits for requests.
+	stopPush := make(chan struct{})
+	defer close(stopPush)
+	pushing := false
+	handoff := func() {
+		if ob := cl.Outbox(); ob != nil && len(w.Buf) > 0 {
+			ob.Append(w.Buf)
+			w.Reset()
+		}
+	}
+	writeOut := func(ob *engine.Outbox) bool {
+		if h := e.SyncHook; h != nil {
+			h(context.Background())
+		}
+		n, err := ob.WriteTo(conn)
+		e.Stats.NetOutput.Add(n)
+		return err == nil && !ob.Dead()
+	}
 	flush := func() bool {
+		if ob := cl.Outbox(); ob != nil {
+			if len(w.Buf) > 0 {
+				// Replies made without the lock (BUSY, a blocked
+				// command's, a protocol error): queued as they are.
+				ob.AppendReply(w.Buf)
+				w.Reset()
+			}
+			if !pushing {
+				pushing = true
+				go func() {
+					for {
+						select {
+						case <-stopPush:
+							return
+						case <-ob.Notify():
+							// Let the publishers running now add theirs, so
+							// that one write carries many messages (as
+							// Redis writes once per event-loop turn).
+							runtime.Gosched()
+							if !writeOut(ob) {
+								conn.Close()
+								return
+							}
+						}
+					}
+				}()
+			}
+			return writeOut(ob)
+		}
 		if len(w.Buf) == 0 {
 			return true
 		}
@@ -243,7 +303,7 @@ func (s *Server) handle(conn net.Conn) {
 		}
 		args, err := rd.ReadCommand()
 		if err != nil {
-			s.protocolFailure(conn, w, err)
+			s.protocolFailure(w, err, flush)
 			return
 		}
 		cl.LastActive.Store(time.Now().UnixMilli())
@@ -258,6 +318,7 @@ func (s *Server) handle(conn net.Conn) {
 		}
 		for {
 			if wt := e.Call(cl, args, w); wt != nil {
+				handoff()
 				e.Unlock()
 				if !flush() || !s.waitBlocked(conn, rd, cl, wt) {
 					return
@@ -277,9 +338,10 @@ func (s *Server) handle(conn net.Conn) {
 				break
 			}
 		}
+		handoff()
 		e.Unlock()
 		if perr != nil {
-			s.protocolFailure(conn, w, perr)
+			s.protocolFailure(w, perr, flush)
 			return
 		}
 		if !flush() || cl.CloseAfterReply() || cl.Killed() {
@@ -301,21 +363,16 @@ func (c countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// protocolFailure answers a malformed request as Redis does, then the
-// caller closes the connection. I/O errors close silently.
-func (s *Server) protocolFailure(conn net.Conn, w *resp.Writer, err error) {
+// protocolFailure answers a malformed request as Redis does (after the
+// replies before it), then the caller closes the connection. I/O errors
+// close silently.
+func (s *Server) protocolFailure(w *resp.Writer, err error, flush func() bool) {
 	var pe *resp.ProtocolError
 	if errors.As(err, &pe) {
 		w.Error("ERR " + pe.Error())
 		s.E.Stats.TotalErrorReplies.Add(1)
 	}
-	if len(w.Buf) > 0 {
-		if h := s.E.SyncHook; h != nil {
-			h(context.Background())
-		}
-		conn.Write(w.Buf)
-		w.Reset()
-	}
+	flush()
 }
 
 // waitBlocked waits for a blocked command while watching the socket, so
