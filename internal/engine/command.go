@@ -248,7 +248,7 @@ type Table struct {
 // one file per family, as Redis's t_*.c.
 var families = []func(*Table){
 	registerConn, registerKeys, registerStrings, registerHashes, registerSets,
-	registerLists, registerSortedSets, registerGeo, registerJSON,
+	registerLists, registerSortedSets, registerSort, registerGeo, registerJSON,
 	registerTransactions, registerPersistence, registerConfig, registerCommand,
 	registerClient, registerInfo, registerDebug, registerServer,
 }

@@ -126,7 +126,11 @@ func (c *Ctx) Exists(key []byte) bool {
 }
 
 // Set stores v at key, keeping an existing TTL only if keepTTL.
-func (c *Ctx) Set(key []byte, v Value, keepTTL bool) {
+func (c *Ctx) Set(key []byte, v Value, keepTTL bool) { c.setAs(key, v, keepTTL, c.event()) }
+
+// setAs is Set reporting the change as event (SORT ... STORE reports
+// "sortstore", as Redis notifies).
+func (c *Ctx) setAs(key []byte, v Value, keepTTL bool, event string) {
 	k := view(key)
 	db := c.DB
 	if old, ok := db.keys.Get(k); ok {
@@ -137,7 +141,7 @@ func (c *Ctx) Set(key []byte, v Value, keepTTL bool) {
 	if !keepTTL && db.expires.Len() > 0 {
 		db.expires.Delete(k)
 	}
-	c.changed(key)
+	c.changedAs(key, event)
 }
 
 // Add stores a new value at a key known to be absent.
@@ -200,7 +204,14 @@ func (c *Ctx) DeleteIfEmpty(key []byte, n int) {
 // Modified must follow every change to the value at key: it invalidates
 // WATCHes and wakes blocked clients. (Redis's signalModifiedKey.)
 func (c *Ctx) Modified(key []byte) {
-	// A collection changed in place: count its new size.
+	c.recount(key)
+	c.changed(key)
+}
+
+// recount counts the new size of the collection at key after a change in
+// place (Modified), or a change of encoding only (SORT converting a small
+// sorted set, as Redis's zsetConvert), which is no change for WATCH.
+func (c *Ctx) recount(key []byte) {
 	if v, ok := c.DB.keys.Get(view(key)); ok {
 		if a, ok := v.o.(accounted); ok {
 			p := a.countedBytes()
@@ -209,7 +220,6 @@ func (c *Ctx) Modified(key []byte) {
 			*p = n
 		}
 	}
-	c.changed(key)
 }
 
 // changed invalidates WATCHes and tells the observers that key changed.
