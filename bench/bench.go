@@ -289,6 +289,7 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		{name: "ZRANGEBYSCORE LIMIT", cmd: []string{"zrangebyscore", "myz", "100000", "+inf", "LIMIT", "0", "10"}},
 		{name: "ZRANGEBYLEX LIMIT", cmd: []string{"zrangebylex", "myz", "[m:5", "(m:6", "LIMIT", "0", "10"}},
 		{name: "ZRANK", cmd: []string{"zrank", "myz", "m:__rand_int__"}},
+		{name: "SORT BY LIMIT", cmd: []string{"sort", "sortl", "BY", "sortw_*", "LIMIT", "0", "10"}},
 		{name: "EVALSHA lock release", cmd: []string{"evalsha", "SHA", "1", "lock:__rand_int__", "token"}},
 	}
 	rowName := func(r tpRow, pipe int) string { return fmt.Sprintf("%s -P %d", r.name, pipe) }
@@ -315,6 +316,12 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 	for _, s := range []*server{rs, ors} {
 		if v, err := s.do("SCRIPT", "LOAD", lockReleaseScript); err == nil && v.Kind == resp.KindBulk {
 			sha[s] = v.Str
+		}
+		// SORT's data: a list of 100 elements and their weights.
+		for i := 0; i < 100; i++ {
+			e := strconv.Itoa((i * 37) % 100)
+			s.do("RPUSH", "sortl", e)
+			s.do("SET", "sortw_"+e, strconv.Itoa((i*53)%100))
 		}
 	}
 	var out []Result
