@@ -21,7 +21,7 @@ func registerDebug(t *Table) {
 			c.W.Null()
 			return
 		}
-		c.W.BulkString(valueEncoding(v))
+		c.W.BulkString(c.DB.encoding(view(c.Args[2]), v))
 	})
 	t.register("object|refcount", func(c *Ctx) {
 		v, ok := c.Lookup(c.Args[2])
@@ -29,7 +29,7 @@ func registerDebug(t *Table) {
 			c.W.Null()
 			return
 		}
-		c.W.Int(c.E.refcount(v))
+		c.W.Int(c.E.refcount(c.DB, view(c.Args[2]), v))
 	})
 	t.register("object|idletime", func(c *Ctx) {
 		if _, ok := c.Lookup(c.Args[2]); !ok {
@@ -113,14 +113,34 @@ func valueEncoding(v Value) string {
 	return "unknown"
 }
 
-// refcount is OBJECT REFCOUNT: Redis shares the integers 0..9999 (with
-// refcount INT_MAX) unless an LRU/LFU policy needs per-key metadata.
-func (e *Engine) refcount(v Value) int64 {
-	if v.o == nil && stringEncoding(v.s) == "int" {
-		n, _ := strconv.ParseInt(v.s, 10, 64)
+// encoding is OBJECT ENCODING's reply for the value v at key.
+func (db *DB) encoding(key string, v Value) string {
+	if v.o == nil {
+		if enc := db.encOf(key); enc != 0 {
+			return enc.String()
+		}
+	}
+	return valueEncoding(v)
+}
+
+// sharedInt reports whether s is one of the integers 0..9999, which Redis
+// stores as shared objects.
+func sharedInt(s string) bool {
+	if stringEncoding(s) != "int" {
+		return false
+	}
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n >= 0 && n < 10000
+}
+
+// refcount is OBJECT REFCOUNT of the value v at key: Redis shares the
+// integers 0..9999 (with refcount INT_MAX) unless an LRU/LFU policy needs
+// per-key metadata, and except where the value is a copy (strEnc).
+func (e *Engine) refcount(db *DB, key string, v Value) int64 {
+	if v.o == nil && sharedInt(v.s) && db.encOf(key) == 0 {
 		policy := e.Config.Get("maxmemory-policy")
 		shareable := e.Config.Int("maxmemory") == 0 || !(strings.HasSuffix(policy, "-lru") || strings.HasSuffix(policy, "-lfu"))
-		if n >= 0 && n < 10000 && shareable {
+		if shareable {
 			return 2147483647
 		}
 	}
@@ -146,10 +166,17 @@ func jemallocSize(n int64) int64 {
 }
 
 // keyMemoryUsage is MEMORY USAGE's estimate for key holding v.
-func keyMemoryUsage(key string, v Value) int64 {
+func keyMemoryUsage(key string, v Value) int64 { return keyMemoryUsageAs(key, v, "") }
+
+// keyMemoryUsageAs is keyMemoryUsage for a string encoded as enc (""
+// for the encoding its content gives).
+func keyMemoryUsageAs(key string, v Value, enc string) int64 {
 	var size int64
 	if v.o == nil {
-		switch stringEncoding(v.s) {
+		if enc == "" {
+			enc = stringEncoding(v.s)
+		}
+		switch enc {
 		case "int":
 			size = 16
 		case "embstr":
@@ -200,7 +227,11 @@ func memoryUsageCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	c.W.Int(keyMemoryUsage(string(c.Args[2]), v))
+	enc := ""
+	if e := c.DB.encOf(view(c.Args[2])); e != 0 {
+		enc = e.String()
+	}
+	c.W.Int(keyMemoryUsageAs(string(c.Args[2]), v, enc))
 }
 
 func memoryStatsCommand(c *Ctx) {
@@ -324,7 +355,7 @@ func debugCommand(c *Ctx) {
 			}
 		}
 		c.W.Simple(fmt.Sprintf("Value at:0x%x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:0%s",
-			0xc000000000+int64(len(c.Args[2]))*64, c.E.refcount(v), valueEncoding(v), serializedLength(v),
+			0xc000000000+int64(len(c.Args[2]))*64, c.E.refcount(c.DB, view(c.Args[2]), v), c.DB.encoding(view(c.Args[2]), v), serializedLength(v),
 			time.Now().Unix()&(1<<24-1), extra))
 	case sub == "set-active-expire" && n == 3:
 		v, ok := ParseInt(c.Args[2])

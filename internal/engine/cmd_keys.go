@@ -222,6 +222,7 @@ func renameGeneric(c *Ctx, nx bool) {
 		return
 	}
 	at := c.TTL(src)
+	enc := c.DB.encOf(view(src))
 	if c.Exists(dst) {
 		if nx {
 			c.W.Int(0)
@@ -230,6 +231,7 @@ func renameGeneric(c *Ctx, nx bool) {
 		c.Delete(dst)
 	}
 	c.Add(dst, v)
+	c.DB.setEnc(string(dst), enc)
 	if at != -1 {
 		c.SetExpire(dst, at)
 	}
@@ -319,6 +321,12 @@ func copyCommand(c *Ctx) {
 		return
 	}
 	at := c.TTL(key)
+	enc := c.DB.encOf(view(key))
+	if enc == 0 && v.o == nil && sharedInt(v.s) {
+		// A copy of a shared integer is an integer of its own, as
+		// Redis's dupStringObject makes it.
+		enc = encIntUnshared
+	}
 	c.inDB(dst, func() {
 		if c.Exists(newkey) {
 			if !replace {
@@ -333,6 +341,7 @@ func copyCommand(c *Ctx) {
 			return
 		}
 		c.Add(newkey, nv)
+		c.DB.setEnc(string(newkey), enc)
 		if at != -1 {
 			c.SetExpire(newkey, at)
 		}
@@ -363,12 +372,14 @@ func moveCommand(c *Ctx) {
 		return
 	}
 	at := c.TTL(key)
+	enc := c.DB.encOf(view(key))
 	moved := false
 	c.inDB(dst, func() {
 		if c.Exists(key) {
 			return
 		}
 		c.Add(key, v)
+		c.DB.setEnc(string(key), enc)
 		if at != -1 {
 			c.SetExpire(key, at)
 		}
@@ -593,6 +604,7 @@ func flushOne(db *DB) int {
 	n := db.keys.Len()
 	db.keys.Clear()
 	db.expires.Clear()
+	db.strEnc = nil
 	db.expireCursor = 0
 	db.used = 0
 	return n
@@ -647,6 +659,7 @@ func swapdbCommand(c *Ctx) {
 		a.expires, b.expires = b.expires, a.expires
 		a.expireCursor, b.expireCursor = b.expireCursor, a.expireCursor
 		a.used, b.used = b.used, a.used
+		a.strEnc, b.strEnc = b.strEnc, a.strEnc
 		if len(e.observers) > 0 {
 			e.notify(KeyEvent{DB: id1, Other: id2, Event: "swapdb"})
 		}

@@ -80,6 +80,18 @@ func stringEncoding(s string) string {
 	return "raw"
 }
 
+// markEncoding records that the string s just stored at key has Redis's
+// encoding enc, or embstr or raw by its length for encEmbstr (Redis's
+// createStringObject), where that is not what its content gives.
+func (c *Ctx) markEncoding(key []byte, s string, enc strEncoding) {
+	if enc == encEmbstr && len(s) > 44 {
+		enc = encRaw
+	}
+	if stringEncoding(s) != enc.String() {
+		c.DB.setEnc(string(key), enc)
+	}
+}
+
 // Flags of SET and GETEX options.
 const (
 	setNX = 1 << iota
@@ -373,6 +385,7 @@ func appendCommand(c *Ctx) {
 	}
 	ns := c.E.appendBuf.append(s, c.Args[2])
 	c.Set(key, StringValue(ns), true)
+	c.markEncoding(key, ns, encRaw) // Redis appends to a raw copy
 	c.Dirty(1)
 	c.W.Int(int64(len(ns)))
 }
@@ -433,6 +446,8 @@ func incrbyfloatCommand(c *Ctx) {
 	} else {
 		c.Add(key, StringValue(ns))
 	}
+	// Redis stores the result as a string, never as an integer.
+	c.markEncoding(key, ns, encEmbstr)
 	c.Dirty(1)
 	c.W.BulkString(ns)
 	c.Propagate([]byte("SET"), key, []byte(ns), []byte("KEEPTTL"))
@@ -513,6 +528,7 @@ func setrangeCommand(c *Ctx) {
 	} else {
 		c.Add(key, StringValue(ns))
 	}
+	c.markEncoding(key, ns, encRaw) // Redis writes into a raw string
 	c.Dirty(1)
 	c.W.Int(size)
 }

@@ -65,6 +65,60 @@ type DB struct {
 
 	expireCursor uint64
 	used         int64 // bytes of this database's keys and values (memory.go)
+
+	// strEnc holds the encoding Redis gives the few string values whose
+	// encoding is not the one their content gives (stringEncoding):
+	// APPEND and SETRANGE leave a raw string, INCRBYFLOAT an embstr, COPY
+	// an unshared integer. Any store or deletion at a key drops its entry;
+	// RENAME, MOVE and COPY carry it. Usually empty.
+	strEnc map[string]strEncoding
+}
+
+// strEncoding is a string's encoding where its content does not say it.
+type strEncoding uint8
+
+const (
+	encRaw         strEncoding = iota + 1 // "raw"
+	encEmbstr                             // "embstr"
+	encIntUnshared                        // "int", not one of the shared integers
+)
+
+func (e strEncoding) String() string {
+	switch e {
+	case encRaw:
+		return "raw"
+	case encEmbstr:
+		return "embstr"
+	}
+	return "int"
+}
+
+// forgetEnc drops key's encoding entry: a new value or none is stored.
+func (db *DB) forgetEnc(key string) {
+	if len(db.strEnc) > 0 {
+		delete(db.strEnc, key)
+	}
+}
+
+// setEnc records that the string at key is encoded as enc (0: as its
+// content gives).
+func (db *DB) setEnc(key string, enc strEncoding) {
+	if enc == 0 {
+		db.forgetEnc(key)
+		return
+	}
+	if db.strEnc == nil {
+		db.strEnc = map[string]strEncoding{}
+	}
+	db.strEnc[key] = enc
+}
+
+// encOf is key's encoding entry, 0 if none.
+func (db *DB) encOf(key string) strEncoding {
+	if len(db.strEnc) == 0 {
+		return 0
+	}
+	return db.strEnc[key]
 }
 
 func newDB(id int, acct *mem.Acct) *DB {
@@ -108,6 +162,7 @@ func (db *DB) expireKey(e *Engine, key string) {
 	}
 	db.keys.Delete(k)
 	db.expires.Delete(k)
+	db.forgetEnc(k)
 	e.Stats.ExpiredKeys.Add(1)
 	db.touchWatched(k)
 	if len(e.observers) > 0 {
@@ -141,6 +196,7 @@ func (c *Ctx) setAs(key []byte, v Value, keepTTL bool, event string) {
 	if !keepTTL && db.expires.Len() > 0 {
 		db.expires.Delete(k)
 	}
+	db.forgetEnc(k)
 	c.changedAs(key, event)
 }
 
@@ -148,6 +204,7 @@ func (c *Ctx) setAs(key []byte, v Value, keepTTL bool, event string) {
 func (c *Ctx) Add(key []byte, v Value) {
 	c.DB.keys.Set(view(key), v)
 	c.DB.used += keyBytes(view(key), v)
+	c.DB.forgetEnc(view(key))
 	c.changed(key)
 	if v.o != nil {
 		// A new list or sorted set (RENAME, RESTORE, SORT STORE ...)
@@ -169,6 +226,7 @@ func (c *Ctx) Delete(key []byte) bool {
 		c.DB.expires.Delete(k)
 	}
 	c.DB.keys.ShrinkIfNeeded()
+	c.DB.forgetEnc(k)
 	if len(c.DB.watched) > 0 {
 		c.DB.touchWatched(k)
 	}
@@ -335,6 +393,7 @@ func (db *DB) Flush() int {
 	n := db.keys.Len()
 	db.keys.Clear()
 	db.expires.Clear()
+	db.strEnc = nil
 	db.used = 0
 	for k := range db.watched {
 		db.touchWatched(k)
