@@ -379,3 +379,56 @@ func TestKeysStringEncodingHistory(t *testing.T) {
 	d.Do("OBJECT", "ENCODING", "m")
 	d.Do("EXEC")
 }
+
+// TestKeysCopyKeepsEncoding: COPY and MOVE keep an encoding that a value
+// keeps after shrinking (a hash or set table, a sorted set's skiplist,
+// including one SORT converted), as Redis's *Dup functions do.
+func TestKeysCopyKeepsEncoding(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("ZADD", "z", "1", "a", "2", "b")
+	d.Do("SORT", "z", "BY", "nosort")
+	d.Do("COPY", "z", "z2")
+	d.Do("OBJECT", "ENCODING", "z2")
+	bigh := []string{"HSET", "h"}
+	for i := 0; i < 200; i++ {
+		bigh = append(bigh, "f"+strconv.Itoa(i), "v")
+	}
+	d.Do(bigh...)
+	for i := 2; i < 200; i++ {
+		d.Do("HDEL", "h", "f"+strconv.Itoa(i))
+	}
+	d.Do("OBJECT", "ENCODING", "h")
+	d.Do("COPY", "h", "h2")
+	d.Do("OBJECT", "ENCODING", "h2")
+	d.Do("SADD", "s", "a", "1", "2")
+	d.Do("SREM", "s", "a")
+	d.Do("OBJECT", "ENCODING", "s")
+	d.Do("COPY", "s", "s2")
+	d.Do("OBJECT", "ENCODING", "s2")
+	d.Do("SORT", "s2", "ALPHA")
+	bigz := []string{"ZADD", "bz"}
+	for i := 0; i < 200; i++ {
+		bigz = append(bigz, strconv.Itoa(i), "m"+strconv.Itoa(i))
+	}
+	d.Do(bigz...)
+	d.Do("ZREMRANGEBYRANK", "bz", "2", "-1")
+	d.Do("COPY", "bz", "bz2")
+	d.Do("OBJECT", "ENCODING", "bz2")
+	d.Do("ZRANGESTORE", "bz3", "bz", "0", "-1")
+	d.Do("OBJECT", "ENCODING", "bz3")
+	d.Do("SORT", "bz", "STORE", "bz4", "ALPHA")
+	d.Do("OBJECT", "ENCODING", "bz4")
+	d.Do("LMOVE", "bz4", "nl", "LEFT", "LEFT")
+	d.Do("OBJECT", "ENCODING", "nl")
+	d.DoPairs("HRANDFIELD", "h", "5", "WITHVALUES")
+	d.Do("SMISMEMBER", "s", "1", "2", "3")
+	d.Do("LCS", "z", "s")
+	d.Do("SET", "n1", "12345")
+	d.Do("SET", "n2", "12")
+	d.Do("LCS", "n1", "n2", "IDX", "WITHMATCHLEN")
+	d.Do("TOUCH", "z", "h", "nokey")
+	d.Do("MOVE", "h", "1")
+	d.Do("SELECT", "1")
+	d.Do("OBJECT", "ENCODING", "h")
+	d.Do("SELECT", "0")
+}
