@@ -594,3 +594,25 @@ func TestSortEvents(t *testing.T) {
 		t.Fatalf("events %q, want %q", rec.got, want)
 	}
 }
+
+// TestSortScripts: SORT is a write command (refused by EVAL_RO, SORT_RO is
+// not), its errors inside scripts, a set sorted when stored from a script,
+// and options in any case and order.
+func TestSortScripts(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("RPUSH", "l", "3", "1", "2")
+	d.Do("EVAL_RO", "return redis.call('SORT', KEYS[1])", "1", "l")
+	d.Do("EVAL_RO", "return redis.call('SORT_RO', KEYS[1])", "1", "l")
+	d.Do("EVAL_RO", "return redis.call('SORT', KEYS[1], 'STORE', 'x')", "1", "l")
+	d.Do("EVAL", "return redis.call('SORT', KEYS[1], 'STORE', KEYS[2])", "2", "l", "x")
+	d.Do("EVAL", "return redis.call('SORT_RO', KEYS[1], 'STORE', KEYS[2])", "2", "l", "x")
+	d.Do("EVAL", "return redis.pcall('SORT', KEYS[1], 'BY')", "1", "l")
+	d.Do("SADD", "s", "b", "a", "c")
+	d.Do("EVAL", "return redis.call('SORT', KEYS[1], 'BY', 'nosort', 'STORE', 'y')", "1", "s")
+	d.Do("LRANGE", "y", "0", "-1")
+	d.Do("SET", "str", "x")
+	d.Do("EVAL", "return redis.pcall('SORT', KEYS[1])", "1", "str")
+	d.Do("sort", "l", "limit", "0", "1", "desc", "alpha", "get", "#", "by", "x", "store", "z")
+	d.Do("LRANGE", "z", "0", "-1")
+	d.Do("SORT", "l", "GET", "#", "GET", "#")
+}
