@@ -35,6 +35,12 @@ func registerSort(t *Table) {
 	// falls back to sortGetKeys, ported as sortKeys.
 	cmd.specs = nil
 	cmd.Keys = sortKeys
+	cmd.KeyFlags = func(_ [][]byte, i int) []string {
+		if i == 1 {
+			return []string{"RO", "access"}
+		}
+		return []string{"OW", "update"}
+	}
 	t.register("sort_ro", func(c *Ctx) { sortGeneric(c, true) })
 }
 

@@ -27,7 +27,15 @@ const (
 )
 
 func registerStrings(t *Table) {
-	t.register("set", setCommand)
+	// Redis's setGetKeys: with GET the key is read too.
+	t.register("set", setCommand).KeyFlags = func(args [][]byte, _ int) []string {
+		for _, a := range args[min(3, len(args)):] {
+			if EqualFold(cString(a), "get") {
+				return []string{"RW", "access", "update"}
+			}
+		}
+		return []string{"OW", "update"}
+	}
 	t.register("setnx", setnxCommand)
 	t.register("setex", func(c *Ctx) { setexGeneric(c, true) })
 	t.register("psetex", func(c *Ctx) { setexGeneric(c, false) })

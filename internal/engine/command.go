@@ -58,6 +58,11 @@ type Command struct {
 	LastKey  int
 	Step     int
 	Keys     KeysFunc // for commands without Redis key specs; nil otherwise
+	// KeyFlags gives the flags of the key at args[i] (COMMAND
+	// GETKEYSANDFLAGS) for commands whose flags depend on the arguments
+	// (Redis's getkeys procs: SORT's STORE, SET's GET); nil: the flags of
+	// the key spec that found the key.
+	KeyFlags func(args [][]byte, i int) []string
 	Handler  Handler
 	Sub      map[string]*Command
 
@@ -79,6 +84,7 @@ type keySpec struct {
 	limit       int
 	keynumIdx   int // keynum
 	firstKey    int
+	flags       []string // "RO", "access" ... as COMMAND INFO lists them
 }
 
 // mapGet returns the value under key in a RESP map or flat key/value array.
@@ -98,6 +104,10 @@ func parseKeySpecs(info resp.Value) []keySpec {
 	var out []keySpec
 	for _, sp := range info.Elems[8].Elems {
 		var ks keySpec
+		fl, _ := mapGet(sp, "flags")
+		for _, f := range fl.Elems {
+			ks.flags = append(ks.flags, f.Str)
+		}
 		bs, _ := mapGet(sp, "begin_search")
 		bt, _ := mapGet(bs, "type")
 		bspec, _ := mapGet(bs, "spec")
@@ -165,10 +175,38 @@ func (cmd *Command) KeyIndexes(args [][]byte) []int {
 	return idx
 }
 
+// KeyFlagsAt returns the flags of the key at args[i], one of the indexes
+// KeyIndexes returned.
+func (cmd *Command) KeyFlagsAt(args [][]byte, i int) []string {
+	if cmd.KeyFlags != nil {
+		return cmd.KeyFlags(args, i)
+	}
+	if len(cmd.specs) > 0 {
+		idx, from := keysAndSpecs(cmd, args)
+		for j, k := range idx {
+			if k == i {
+				return cmd.specs[from[j]].flags
+			}
+		}
+		return nil
+	}
+	// Ordo's own commands: by the command's flags.
+	if cmd.Has(FlagWrite) {
+		return []string{"RW", "access", "update"}
+	}
+	return []string{"RO", "access"}
+}
+
 func keysFromSpecs(cmd *Command, args [][]byte) []int {
+	idx, _ := keysAndSpecs(cmd, args)
+	return idx
+}
+
+// keysAndSpecs is keysFromSpecs also returning, for each key, the index
+// of the spec that found it.
+func keysAndSpecs(cmd *Command, args [][]byte) (idx, from []int) {
 	argc := len(args)
-	var idx []int
-	for _, sp := range cmd.specs {
+	for si, sp := range cmd.specs {
 		first := 0
 		if sp.bsKeyword == "" {
 			first = sp.bsIndex
@@ -209,23 +247,24 @@ func keysFromSpecs(cmd *Command, args [][]byte) []int {
 		} else {
 			step = sp.keyStep
 			if first+sp.keynumIdx >= argc {
-				return nil
+				return nil, nil
 			}
 			n, ok := ParseInt(args[first+sp.keynumIdx])
 			if !ok || n < 0 || n > int64(argc) {
-				return nil
+				return nil, nil
 			}
 			first += sp.firstKey
 			last = first + int(n) - 1
 		}
 		if last >= argc || last < first || first >= argc {
-			return nil
+			return nil, nil
 		}
 		for i := first; i <= last; i += max(step, 1) {
 			idx = append(idx, i)
+			from = append(from, si)
 		}
 	}
-	return idx
+	return idx, from
 }
 
 //go:embed redis_command_info.resp
