@@ -6,6 +6,7 @@ require (
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.47.0
 	golang.org/x/text v0.43.0
 )
 

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -451,8 +450,30 @@ func ParseInt(b []byte) (int64, bool) {
 	if b[0] == '+' || (b[0] == '0' && len(b) > 1) || (b[0] == '-' && (len(b) == 1 || b[1] == '0')) {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(view(b), 10, 64)
-	return n, err == nil
+	// By hand rather than strconv.ParseInt, whose error for a non-number
+	// allocates: this runs on every stored string (its encoding decides
+	// its counted size), and most strings are not numbers.
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var u uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if u > (1<<63)/10 {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	switch {
+	case neg && u <= 1<<63:
+		return -int64(u-1) - 1, true
+	case !neg && u < 1<<63:
+		return int64(u), true
+	}
+	return 0, false
 }
 
 // IntArg parses args[i] as an integer, replying with Redis's error if it is not one.

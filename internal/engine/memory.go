@@ -11,7 +11,8 @@ package engine
 // command changes a collection in place (Ctx.Modified). A collection
 // remembers the size it was counted with (sized), so the adjustment is the
 // difference. Sizes of hash tables, sorted sets and sets are O(1) to
-// measure; a list's is O(its chunks) and a JSON document's O(its nodes).
+// measure, lists too (they keep running totals); a JSON document's is
+// O(its nodes).
 
 // sized is embedded in every collection type: the bytes it is counted for
 // in its database's total.

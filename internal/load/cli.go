@@ -68,8 +68,9 @@ func helpRequested(fs *flag.FlagSet, args []string) bool {
 
 // LoadMain is `ordo load [-h host] [-p port] [-a password] [FILE|-]`. It
 // returns the exit status: 0 when every command succeeded, 1 otherwise.
-// Progress is drawn on stderr when stdout is a terminal (or with
-// -progress).
+// Progress is drawn on stderr when stderr is a terminal (or with
+// -progress), so a cron job or CI log that captures stderr gets plain
+// lines, never escape codes.
 func LoadMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -79,7 +80,7 @@ func LoadMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	user := fs.String("user", "", "ACL user (with -a)")
 	db := fs.Int("n", 0, "database number")
 	timeout := fs.Int("pipe-timeout", 30, "seconds without a reply after the input ended before giving up (0: wait forever)")
-	progress := fs.Bool("progress", false, "draw progress even when stdout is not a terminal")
+	progress := fs.Bool("progress", false, "draw progress even when stderr is not a terminal")
 	quiet := fs.Bool("q", false, "no progress")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: ordo load [-h host] [-p port] [-a password] [-n db] [FILE|-]
@@ -124,7 +125,7 @@ stdin to a RESP server without waiting for each reply, as redis-cli --pipe.
 		Stdout:      stdout,
 		Stderr:      stderr,
 	}
-	if f, ok := stdout.(*os.File); ok && IsTerminal(f) {
+	if f, ok := stderr.(*os.File); ok && IsTerminal(f) {
 		o.Progress = true
 	}
 	if *progress {

@@ -2,10 +2,15 @@ package load_test
 
 import (
 	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ordo-db/ordo/internal/load"
+	"github.com/ordo-db/ordo/internal/redistest"
 )
 
 // --help, -help and a bare -h print the usage on stdout with status 0;
@@ -44,5 +49,43 @@ func TestGenMainHelp(t *testing.T) {
 		if code != 0 || !strings.HasPrefix(out.String(), "usage: ordo gen") || errb.Len() != 0 {
 			t.Errorf("GenMain(%q): status %d, stdout %q, stderr %q", args, code, out.String(), errb.String())
 		}
+	}
+}
+
+// /dev/null is a character device but not a terminal: a cron job or CI
+// log that sends stdout there and stderr to a file must get no progress
+// line (escape codes) in the file.
+func TestProgressOnlyOnTerminals(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if load.IsTerminal(null) {
+		t.Errorf("IsTerminal(%s) = true", os.DevNull)
+	}
+	logf, err := os.Create(filepath.Join(t.TempDir(), "stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	if load.IsTerminal(logf) {
+		t.Error("IsTerminal(regular file) = true")
+	}
+	o := redistest.StartOrdo(t)
+	host, port, _ := net.SplitHostPort(o.Addr)
+	var in strings.Builder
+	for i := 0; i < 100000; i++ {
+		fmt.Fprintf(&in, "SET k%d v\n", i)
+	}
+	if code := load.LoadMain([]string{"-h", host, "-p", port}, strings.NewReader(in.String()), null, logf); code != 0 {
+		t.Fatalf("status %d", code)
+	}
+	b, err := os.ReadFile(logf.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.ContainsAny(b, "\x1b\r") {
+		t.Errorf("stderr (a file) got terminal control codes: %q", b)
 	}
 }

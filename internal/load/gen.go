@@ -305,9 +305,6 @@ func Generate(in io.Reader, out io.Writer, o GenOptions) (GenResult, error) {
 			}
 			rec.header = make(map[string]int, len(h))
 			for i, name := range h {
-				if i == 0 {
-					name = strings.TrimPrefix(name, "\ufeff") // a UTF-8 byte order mark
-				}
 				rec.header[name] = i
 			}
 		}
@@ -359,93 +356,130 @@ func (f fillMissing) Field(name string) ([]byte, bool) {
 	return v, ok
 }
 
-// csvReader reads RFC 4180 CSV byte for byte: unlike encoding/csv it keeps
-// a quoted field's CRLF as CRLF (and any byte, valid UTF-8 or not), so
-// values arrive in the database exactly as they are in the file.
+// csvReader reads CSV exactly as Python's csv module does with the
+// default (excel) dialect on a file opened with newline=” and encoding
+// 'utf-8-sig' (itself RFC 4180 plus its tolerance of loose quoting):
+//   - a quoted field keeps every byte between its quotes: CR, LF, CRLF,
+//     separators, invalid UTF-8; "" is one quote;
+//   - outside quotes, LF, CR and CRLF each end a record;
+//   - a quote inside an unquoted field is an ordinary byte, and bytes after
+//     a closing quote are appended to the field (`"ab"c` is abc), as
+//     Python's non-strict reader;
+//   - a UTF-8 byte order mark at the very start is skipped (PowerShell's
+//     Export-Csv writes one before its quoted header).
+//
+// Two differences, both to lose nothing silently: blank lines are no
+// records (Python's reader yields [] for them, which DictReader skips,
+// but DictReader would take a blank first line as an empty header), and
+// a quoted field still open at the end of the input is an error with its
+// line, where Python's non-strict reader returns the partial field.
 type csvReader struct {
-	br    *bufio.Reader
-	comma byte
-	line  int64
-	buf   []byte
+	br      *bufio.Reader
+	comma   byte
+	line    int64
+	buf     []byte
+	started bool
 }
+
+type csvState uint8
+
+const (
+	csvStartRecord csvState = iota
+	csvStartField
+	csvInField
+	csvInQuoted
+	csvQuoteInQuoted
+)
 
 // Read returns the next record; its strings do not share memory.
 func (r *csvReader) Read() ([]string, error) {
+	if !r.started {
+		r.started = true
+		if b, _ := r.br.Peek(3); len(b) == 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+			r.br.Discard(3)
+		}
+	}
 	var fields []string
 	start := r.line
+	r.buf = r.buf[:0]
+	save := func() {
+		fields = append(fields, string(r.buf))
+		r.buf = r.buf[:0]
+	}
+	state := csvStartRecord
 	for {
 		c, err := r.br.ReadByte()
-		if err == io.EOF {
-			return nil, io.EOF
-		}
 		if err != nil {
-			return nil, err
+			if err != io.EOF {
+				return nil, err
+			}
+			switch state {
+			case csvStartRecord:
+				return nil, io.EOF
+			case csvInQuoted:
+				return nil, fmt.Errorf("line %d: unterminated quoted field", start)
+			}
+			save() // the last line has no line end
+			return fields, nil
 		}
-		if c == '\n' && len(fields) == 0 {
-			r.line++ // an empty line is no record
-			start = r.line
-			continue
-		}
-		if c == '\r' {
-			if n, _ := r.br.Peek(1); len(n) == 1 && n[0] == '\n' {
+		if c == '\n' || c == '\r' {
+			if c == '\r' {
+				if b, _ := r.br.Peek(1); len(b) == 1 && b[0] == '\n' {
+					if state == csvInQuoted {
+						r.buf = append(r.buf, c)
+					}
+					c, _ = r.br.ReadByte()
+				}
+			}
+			r.line++
+			switch state {
+			case csvStartRecord:
+				start = r.line // a blank line is no record
+				continue
+			case csvInQuoted:
+				r.buf = append(r.buf, c)
 				continue
 			}
-		}
-		r.br.UnreadByte()
-		break
-	}
-	for {
-		r.buf = r.buf[:0]
-		c, err := r.br.ReadByte()
-		if err == nil && c == '"' {
-			// Quoted field.
-			for {
-				c, err = r.br.ReadByte()
-				if err != nil {
-					return nil, fmt.Errorf("line %d: unterminated quoted field", start)
-				}
-				if c == '\n' {
-					r.line++
-				}
-				if c != '"' {
-					r.buf = append(r.buf, c)
-					continue
-				}
-				c, err = r.br.ReadByte()
-				if err == nil && c == '"' {
-					r.buf = append(r.buf, '"')
-					continue
-				}
-				break // closing quote: c is the byte after it
-			}
-			if err == nil && c != r.comma && c != '\n' && c != '\r' {
-				return nil, fmt.Errorf("line %d: extraneous %q after a quoted field", r.line, c)
-			}
-		} else {
-			for err == nil && c != r.comma && c != '\n' {
-				r.buf = append(r.buf, c)
-				c, err = r.br.ReadByte()
-			}
-		}
-		if err != nil && err != io.EOF {
-			return nil, err
-		}
-		if err == nil && c == '\r' { // \r\n after a quoted field
-			c, err = r.br.ReadByte()
-			if err == nil && c != '\n' {
-				return nil, fmt.Errorf("line %d: stray carriage return", r.line)
-			}
-		}
-		f := r.buf
-		if (err != nil || c == '\n') && len(f) > 0 && f[len(f)-1] == '\r' {
-			f = f[:len(f)-1] // CRLF line end
-		}
-		fields = append(fields, string(f))
-		if err == io.EOF || c == '\n' {
-			if c == '\n' {
-				r.line++
-			}
+			save()
 			return fields, nil
+		}
+		switch state {
+		case csvStartRecord, csvStartField:
+			switch c {
+			case '"':
+				state = csvInQuoted
+			case r.comma:
+				save()
+				state = csvStartField
+			default:
+				r.buf = append(r.buf, c)
+				state = csvInField
+			}
+		case csvInField:
+			if c == r.comma {
+				save()
+				state = csvStartField
+			} else {
+				r.buf = append(r.buf, c)
+			}
+		case csvInQuoted:
+			if c == '"' {
+				state = csvQuoteInQuoted
+			} else {
+				r.buf = append(r.buf, c)
+			}
+		case csvQuoteInQuoted:
+			switch c {
+			case '"':
+				r.buf = append(r.buf, c)
+				state = csvInQuoted
+			case r.comma:
+				save()
+				state = csvStartField
+			default:
+				r.buf = append(r.buf, c)
+				state = csvInField
+			}
 		}
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"golang.org/x/term"
 	"io"
 	"net"
 	"os"
@@ -539,8 +540,6 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// IsTerminal reports whether f is a terminal (a character device).
-func IsTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// IsTerminal reports whether f is a terminal. A character device is not
+// enough (/dev/null is one): it asks the terminal driver, as isatty does.
+func IsTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -13,7 +13,7 @@ func BenchmarkEncodeWGS84(b *testing.B) {
 
 func BenchmarkDecodeScore(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		sinkF, _, _ = DecodeScore(float64(3479099956230698 + i&1023))
+		sinkF, _, _ = DecodeScore(3479099956230698 + float64(i&1023))
 	}
 }
 

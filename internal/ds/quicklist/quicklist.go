@@ -235,9 +235,9 @@ func (ch *chunk) clone() *chunk {
 	return &cp
 }
 
-func (ch *chunk) memory() int64 {
-	return int64(unsafe.Sizeof(chunk{})) + int64(cap(ch.b))
-}
+const chunkHeader = int64(unsafe.Sizeof(chunk{}))
+
+func (ch *chunk) memory() int64 { return chunkHeader + int64(cap(ch.b)) }
 
 // List is a deque of byte strings. The zero value is an empty list.
 type List struct {
@@ -246,6 +246,10 @@ type List struct {
 	lo, hi int
 	off    int // position of element 0 in chunk dir[lo], counting its absent slots
 	n      int
+	// big is the memory of the chunks dir[lo:hi], kept as they change so
+	// that MemoryUsage is O(1): the engine re-measures a list after every
+	// write.
+	big int64
 }
 
 // New returns an empty list.
@@ -264,6 +268,7 @@ func (l *List) Copy() *List {
 	cp.dir = make([]*chunk, len(l.dir))
 	for i := l.lo; i < l.hi; i++ {
 		cp.dir[i] = l.dir[i].clone()
+		cp.big += cp.dir[i].memory()
 	}
 	return cp
 }
@@ -274,11 +279,7 @@ func (l *List) MemoryUsage() int64 {
 	if l.dir == nil {
 		return size + int64(cap(l.sm.b))
 	}
-	size += int64(len(l.dir)) * 8
-	for i := l.lo; i < l.hi; i++ {
-		size += l.dir[i].memory()
-	}
-	return size
+	return size + int64(len(l.dir))*8 + l.big
 }
 
 // loc returns the chunk of element i and its index there.
@@ -307,7 +308,11 @@ func (l *List) At(i int) string { return string(l.BytesAt(i)) }
 // SetAt replaces element i with v (copied; v must not alias the list).
 func (l *List) SetAt(i int, v string) {
 	ch, k := l.loc(i)
+	before := ch.memory()
 	ch.set(k, v)
+	if l.dir != nil {
+		l.big += ch.memory() - before
+	}
 }
 
 // regrow reallocates the chunk directory with free room at both ends.
@@ -326,7 +331,7 @@ func (l *List) toBig() {
 	ch.compact(0)
 	dir := make([]*chunk, 5)
 	dir[2] = &ch
-	*l = List{dir: dir, lo: 2, hi: 3, n: ch.n}
+	*l = List{dir: dir, lo: 2, hi: 3, n: ch.n, big: ch.memory()}
 }
 
 func (l *List) toSmall() {
@@ -357,13 +362,16 @@ func (l *List) PushBack(v string) {
 		}
 		l.dir[l.hi] = &chunk{}
 		l.hi++
+		l.big += chunkHeader
 	}
 	ch := l.dir[ci]
+	before := ch.memory()
 	ch.insert(ch.n, v)
 	l.n++
 	if ch.n == chunkSize {
 		ch.compact(0)
 	}
+	l.big += ch.memory() - before
 }
 
 // PushFront prepends v (copied).
@@ -383,14 +391,17 @@ func (l *List) PushFront(v string) {
 		l.lo--
 		l.dir[l.lo] = &chunk{}
 		l.off = chunkSize
+		l.big += chunkHeader
 	}
 	l.off--
 	ch := l.dir[l.lo]
+	before := ch.memory()
 	ch.insert(0, v)
 	l.n++
 	if ch.n == chunkSize {
 		ch.compact(0)
 	}
+	l.big += ch.memory() - before
 }
 
 // dropFront removes the first element (Len must be > 0).
@@ -400,7 +411,10 @@ func (l *List) dropFront() {
 		l.n--
 		return
 	}
-	l.dir[l.lo].remove(0)
+	ch := l.dir[l.lo]
+	before := ch.memory()
+	ch.remove(0)
+	l.big += ch.memory() - before
 	l.off++
 	l.n--
 	if l.n == 0 {
@@ -408,6 +422,7 @@ func (l *List) dropFront() {
 		return
 	}
 	if l.off == chunkSize {
+		l.big -= ch.memory()
 		l.dir[l.lo] = nil
 		l.lo++
 		l.off = 0
@@ -425,13 +440,16 @@ func (l *List) dropBack() {
 		return
 	}
 	ch := l.dir[l.hi-1]
+	before := ch.memory()
 	ch.remove(ch.n - 1)
+	l.big += ch.memory() - before
 	l.n--
 	if l.n == 0 {
 		*l = List{}
 		return
 	}
 	if ch.n == 0 {
+		l.big -= ch.memory()
 		l.dir[l.hi-1] = nil
 		l.hi--
 	}
@@ -510,6 +528,7 @@ func (l *List) TruncateBack(k int) {
 			l.n -= ch.n
 			l.hi--
 			l.dir[l.hi] = nil
+			l.big -= ch.memory()
 			if l.n <= shrinkAt {
 				l.toSmall()
 			}
@@ -529,6 +548,7 @@ func (l *List) TruncateFront(k int) {
 			k -= ch.n
 			l.n -= ch.n
 			l.dir[l.lo] = nil
+			l.big -= ch.memory()
 			l.lo++
 			l.off = 0
 			if l.n <= shrinkAt {

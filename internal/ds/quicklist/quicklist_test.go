@@ -15,6 +15,15 @@ func check(t *testing.T, step int, op string, l *List, model []string, rng *rand
 	if l.Len() != len(model) {
 		t.Fatalf("step %d (%s): Len %d, want %d", step, op, l.Len(), len(model))
 	}
+	var big int64
+	if l.dir != nil {
+		for i := l.lo; i < l.hi; i++ {
+			big += l.dir[i].memory()
+		}
+	}
+	if big != l.big {
+		t.Fatalf("step %d (%s): counted chunk memory %d, chunks hold %d", step, op, l.big, big)
+	}
 	for i, want := range model {
 		if got := string(l.BytesAt(i)); got != want {
 			t.Fatalf("step %d (%s): BytesAt(%d) = %q, want %q", step, op, i, got, want)

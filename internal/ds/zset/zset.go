@@ -69,6 +69,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"sort"
+	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/ds/mem"
 )
@@ -154,6 +155,10 @@ type tree struct {
 
 	rl *leaf  // root when the tree is a single leaf
 	ri *inner // root otherwise
+
+	// leaves and inners count the tree's nodes, so that MemoryUsage is
+	// O(1): the engine re-measures a changed key after every write.
+	leaves, inners int
 
 	idx     []uint32 // member index: id+1 per slot, 0 empty; nil until BuildIndex
 	tags    []uint8  // top hash byte per slot: most probes never touch the slab
@@ -583,6 +588,7 @@ func (s *tree) Copy() *tree {
 		c.arena = append(c.arena, m...)
 		if cur == nil || len(cur.ids) == leafCap {
 			cur = &leaf{ids: make([]uint32, 0, min(leafCap, s.n-int(id))), prev: cur}
+			c.leaves++
 			if cur.prev != nil {
 				cur.prev.next = cur
 			}
@@ -616,6 +622,7 @@ func (s *tree) buildFromLeaves(tail *leaf) {
 	for l := first; l != nil; l = l.next {
 		if cur == nil || cur.n == fan {
 			cur = &inner{leafKids: true}
+			s.inners++
 			level = append(level, cur)
 		}
 		cur.lf[cur.n], cur.cnt[cur.n], cur.max[cur.n] = l, len(l.ids), s.keyOf(last(l.ids))
@@ -627,6 +634,7 @@ func (s *tree) buildFromLeaves(tail *leaf) {
 		for _, x := range level {
 			if cur == nil || cur.n == fan {
 				cur = &inner{}
+				s.inners++
 				up = append(up, cur)
 			}
 			cur.in[cur.n], cur.cnt[cur.n], cur.max[cur.n] = x, x.total(), x.max[x.n-1]
@@ -637,26 +645,16 @@ func (s *tree) buildFromLeaves(tail *leaf) {
 	s.ri = level[0]
 }
 
-// MemoryUsage estimates the bytes the set occupies.
+// MemoryUsage estimates the bytes the set occupies, in O(1): a leaf of a
+// multi-leaf tree is counted at its full capacity (leaves are allocated
+// full size, so this is exact but for a copied or bulk-built tail).
 func (s *tree) MemoryUsage() int64 {
 	n := int64(120 + cap(s.ents)*16 + cap(s.arena) + cap(s.free)*4 + cap(s.idx)*5)
-	var walk func(in *inner)
-	walk = func(in *inner) {
-		n += 2048
-		for i := 0; i < in.n; i++ {
-			if in.leafKids {
-				n += 48 + int64(cap(in.lf[i].ids))*4
-			} else {
-				walk(in.in[i])
-			}
-		}
+	n += int64(s.inners) * int64(unsafe.Sizeof(inner{}))
+	if s.ri == nil && s.rl != nil {
+		return n + 48 + int64(cap(s.rl.ids))*4
 	}
-	if s.ri != nil {
-		walk(s.ri)
-	} else if s.rl != nil {
-		n += 48 + int64(cap(s.rl.ids))*4
-	}
-	return n
+	return n + int64(s.leaves)*(48+leafCap*4)
 }
 
 // ---- the tree ----
@@ -728,12 +726,14 @@ func (s *tree) treeInsert(id uint32) {
 	if s.ri == nil {
 		if s.rl == nil {
 			s.rl = &leaf{}
+			s.leaves++
 		}
 		r := s.leafInsert(s.rl, id, score, m)
 		if r == nil {
 			return
 		}
 		root := &inner{leafKids: true, n: 2}
+		s.inners++
 		root.lf[0], root.cnt[0], root.max[0] = s.rl, len(s.rl.ids), s.keyOf(last(s.rl.ids))
 		root.lf[1], root.cnt[1], root.max[1] = r, len(r.ids), s.keyOf(last(r.ids))
 		s.rl, s.ri = nil, root
@@ -745,6 +745,7 @@ func (s *tree) treeInsert(id uint32) {
 	}
 	old := s.ri
 	root := &inner{n: 2}
+	s.inners++
 	root.in[0], root.cnt[0], root.max[0] = old, old.total(), old.max[old.n-1]
 	root.in[1], root.cnt[1], root.max[1] = r, r.total(), r.max[r.n-1]
 	s.ri = root
@@ -759,6 +760,7 @@ func (s *tree) leafInsert(l *leaf, id uint32, score float64, m []byte) *leaf {
 		return nil
 	}
 	r := &leaf{ids: make([]uint32, 0, leafCap), prev: l, next: l.next}
+	s.leaves++
 	if l.next != nil {
 		l.next.prev = r
 	}
@@ -789,12 +791,13 @@ func (s *tree) leafInsert(l *leaf, id uint32, score float64, m []byte) *leaf {
 
 // addChild inserts a child at position at of in, splitting in when full;
 // it returns the new right sibling of in, if any.
-func addChild(in *inner, at int, lf *leaf, ch *inner, cnt int, max key) *inner {
+func (s *tree) addChild(in *inner, at int, lf *leaf, ch *inner, cnt int, max key) *inner {
 	if in.n < fan {
 		insertChild(in, at, lf, ch, cnt, max)
 		return nil
 	}
 	r := &inner{leafKids: in.leafKids}
+	s.inners++
 	half := fan / 2
 	r.n = in.n - half
 	copy(r.cnt[:], in.cnt[half:in.n])
@@ -838,7 +841,7 @@ func (s *tree) innerInsert(in *inner, id uint32, score float64, m []byte) *inner
 		r := s.leafInsert(l, id, score, m)
 		in.cnt[i], in.max[i] = len(l.ids), s.keyOf(last(l.ids))
 		if r != nil {
-			return addChild(in, i+1, r, nil, len(r.ids), s.keyOf(last(r.ids)))
+			return s.addChild(in, i+1, r, nil, len(r.ids), s.keyOf(last(r.ids)))
 		}
 		return nil
 	}
@@ -850,7 +853,7 @@ func (s *tree) innerInsert(in *inner, id uint32, score float64, m []byte) *inner
 		return nil
 	}
 	in.cnt[i], in.max[i] = ch.total(), ch.max[ch.n-1]
-	return addChild(in, i+1, nil, r, r.total(), r.max[r.n-1])
+	return s.addChild(in, i+1, nil, r, r.total(), r.max[r.n-1])
 }
 
 func (s *tree) treeDelete(score float64, m []byte, id uint32) {
@@ -858,11 +861,13 @@ func (s *tree) treeDelete(score float64, m []byte, id uint32) {
 		s.leafDelete(s.rl, score, m, id)
 		if len(s.rl.ids) == 0 {
 			s.rl = nil
+			s.leaves--
 		}
 		return
 	}
 	s.innerDelete(s.ri, score, m, id)
 	for s.ri != nil && s.ri.n <= 1 {
+		s.inners--
 		switch {
 		case s.ri.n == 0:
 			s.ri = nil
@@ -900,6 +905,7 @@ func (s *tree) innerDelete(in *inner, score float64, m []byte, id uint32) {
 		if len(l.ids) == 0 {
 			unlink(l)
 			removeChild(in, i)
+			s.leaves--
 			return
 		}
 		in.cnt[i], in.max[i] = len(l.ids), s.keyOf(last(l.ids))
@@ -914,6 +920,7 @@ func (s *tree) innerDelete(in *inner, score float64, m []byte, id uint32) {
 				unlink(lb)
 				in.cnt[a], in.max[a] = len(la.ids), s.keyOf(last(la.ids))
 				removeChild(in, a+1)
+				s.leaves--
 			}
 		}
 		return
@@ -922,6 +929,7 @@ func (s *tree) innerDelete(in *inner, score float64, m []byte, id uint32) {
 	s.innerDelete(ch, score, m, id)
 	if ch.n == 0 {
 		removeChild(in, i)
+		s.inners--
 		return
 	}
 	in.cnt[i]--
@@ -941,6 +949,7 @@ func (s *tree) innerDelete(in *inner, score float64, m []byte, id uint32) {
 			in.cnt[a] += in.cnt[a+1]
 			in.max[a] = x.max[x.n-1]
 			removeChild(in, a+1)
+			s.inners--
 		}
 	}
 }

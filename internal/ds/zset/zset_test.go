@@ -63,6 +63,28 @@ func (md *model) del(m string) bool {
 	return false
 }
 
+// countNodes walks the tree: the reference for the counters that keep
+// MemoryUsage O(1).
+func countNodes(s *tree) (leaves, inners int) {
+	var walk func(in *inner)
+	walk = func(in *inner) {
+		inners++
+		for i := 0; i < in.n; i++ {
+			if in.leafKids {
+				leaves++
+			} else {
+				walk(in.in[i])
+			}
+		}
+	}
+	if s.ri != nil {
+		walk(s.ri)
+	} else if s.rl != nil {
+		leaves = 1
+	}
+	return leaves, inners
+}
+
 func check(t *testing.T, step int, s *Set, md *model, full bool) {
 	t.Helper()
 	if s.Len() != len(md.es) {
@@ -70,6 +92,13 @@ func check(t *testing.T, step int, s *Set, md *model, full bool) {
 	}
 	if !full {
 		return
+	}
+	if s.b != nil {
+		leaves, inners := countNodes(s.b)
+		if leaves != s.b.leaves || inners != s.b.inners {
+			t.Fatalf("step %d: node counters %d leaves %d inners, tree has %d and %d",
+				step, s.b.leaves, s.b.inners, leaves, inners)
+		}
 	}
 	i := 0
 	s.Range(0, false, func(m []byte, score float64) bool {
