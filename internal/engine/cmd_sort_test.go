@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/redistest"
@@ -615,4 +616,38 @@ func TestSortScripts(t *testing.T) {
 	d.Do("sort", "l", "limit", "0", "1", "desc", "alpha", "get", "#", "by", "x", "store", "z")
 	d.Do("LRANGE", "z", "0", "-1")
 	d.Do("SORT", "l", "GET", "#", "GET", "#")
+}
+
+// TestSortStoreWakesBlocked: a list stored by SORT serves a client
+// blocked on its key, alone or inside MULTI; an empty result does not.
+func TestSortStoreWakesBlocked(t *testing.T) {
+	r, o := redistest.Shared(t)
+	cases := [][][]string{
+		{{"SORT", "l", "STORE", "q"}},
+		{{"SORT", "l", "DESC", "LIMIT", "1", "2", "STORE", "q"}},
+		{{"MULTI"}, {"SORT", "l", "ALPHA", "STORE", "q"}, {"EXEC"}},
+		{{"SORT", "nokey", "STORE", "q"}, {"RPUSH", "q", "after"}},
+	}
+	for _, cmds := range cases {
+		var replies [2]string
+		for i, addr := range []string{r.Addr, o.Addr} {
+			a, b := redistest.Dial(t, addr), redistest.Dial(t, addr)
+			b.Do("FLUSHALL")
+			b.Do("RPUSH", "l", "3", "1", "2")
+			a.Send("BLPOP", "q", "5")
+			// Wait (bounded) until the server counts the client blocked.
+			for n := 0; n < 200 && !strings.Contains(b.Do("INFO", "clients").Str, "blocked_clients:1"); n++ {
+				time.Sleep(5 * time.Millisecond)
+			}
+			for _, cmd := range cmds {
+				b.Do(cmd...)
+			}
+			replies[i] = string(a.ReadRaw())
+			a.Close()
+			b.Close()
+		}
+		if replies[0] != replies[1] {
+			t.Errorf("%q: BLPOP got %q from redis, %q from ordo", cmds, replies[0], replies[1])
+		}
+	}
 }
