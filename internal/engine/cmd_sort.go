@@ -8,16 +8,17 @@ package engine
 // deterministic: a numeric sort breaks ties by the elements' bytes (a
 // total order); an ALPHA sort compares as strcoll in the C locale
 // (strcmp, up to a NUL byte), or by bytes when storing; the sort is
-// glibc's qsort (a stable merge sort), except for BY with a LIMIT that
-// narrows the range, where Redis uses its own partial quicksort (pqsort,
-// ported in cmd_geo.go), so that equal weights come out in the same order. Where
-// Redis starts from a hash table's order (sets, and sorted sets unless BY
-// is a constant), equal ALPHA weights come out in Ordo's order.
+// glibc's qsort (a stable merge sort: msort), except for BY with a LIMIT
+// that narrows the range, where Redis uses its own partial quicksort
+// (pqsort, ported in cmd_geo.go), so that equal weights come out in the
+// same order. Where Redis starts from a hash table's order (sets, and
+// sorted sets unless BY is a constant), equal ALPHA weights come out in
+// Ordo's order. Redis 7.0's strtod leaves errno set by an earlier
+// out-of-range conversion; Ordo does not reproduce that stale state.
 
 import (
 	"math"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -304,11 +305,25 @@ func sortGeneric(c *Ctx, readonly bool) {
 			}
 		}
 		o.byPattern, o.store = hasBy, hasStore
-		if hasBy && (start != 0 || end != len(vector)-1) {
-			pqsort(vector, 0, len(vector), o.compare, start, end)
-		} else {
-			slices.SortStableFunc(vector, func(a, b sortItem) int { return o.compare(&a, &b) })
+		// Sort positions, not the items: moving items (strings) costs
+		// the collector's write barriers.
+		order := make([]int32, len(vector))
+		for i := range order {
+			order[i] = int32(i)
 		}
+		cmp := func(a, b *int32) int { return o.compare(&vector[*a], &vector[*b]) }
+		switch {
+		case convErr: // the reply is an error: no need to sort
+		case hasBy && (start != 0 || end != len(vector)-1):
+			pqsort(order, 0, len(order), cmp, start, end)
+		default:
+			msort(order, make([]int32, len(order)), cmp)
+		}
+		sorted := make([]sortItem, len(vector))
+		for i, j := range order {
+			sorted[i] = vector[j]
+		}
+		vector = sorted
 	}
 
 	count := max(end-start+1, 0)
@@ -347,6 +362,42 @@ func sortGeneric(c *Ctx, readonly bool) {
 		sortStore(c, storekey, out)
 		c.W.Int(int64(outputlen))
 	}
+}
+
+// msort is a stable merge sort (glibc's qsort, which Redis calls, is one
+// when memory allows), O(n log n) with tmp as scratch space of len(v).
+func msort[T any](v, tmp []T, cmp func(a, b *T) int) {
+	n := len(v)
+	if n <= 1 {
+		return
+	}
+	if n <= 12 {
+		// Insertion sort: stable, and cheaper for short runs.
+		for i := 1; i < n; i++ {
+			for j := i; j > 0 && cmp(&v[j-1], &v[j]) > 0; j-- {
+				v[j-1], v[j] = v[j], v[j-1]
+			}
+		}
+		return
+	}
+	h := n / 2
+	msort(v[:h], tmp[:h], cmp)
+	msort(v[h:], tmp[h:], cmp)
+	if cmp(&v[h-1], &v[h]) <= 0 {
+		return // already in order
+	}
+	copy(tmp, v)
+	a, b, k := tmp[:h], tmp[h:n], 0
+	for len(a) > 0 && len(b) > 0 {
+		if cmp(&a[0], &b[0]) <= 0 {
+			v[k], a = a[0], a[1:]
+		} else {
+			v[k], b = b[0], b[1:]
+		}
+		k++
+	}
+	k += copy(v[k:], a)
+	copy(v[k:], b)
 }
 
 // sortStore writes SORT's result at key (deleting key for an empty
