@@ -322,6 +322,10 @@ func debugCommand(c *Ctx) {
 	switch {
 	case sub == "help" && n == 2:
 		helpReply(c, "DEBUG",
+			"DIGEST",
+			"    Output a hex signature representing the current DB content.",
+			"DIGEST-VALUE <key> [<key> ...]",
+			"    Output a hex signature of the values of all the specified keys.",
 			"OBJECT <key>",
 			"    Show low level info about the <key> and associated value.",
 			"RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
@@ -332,6 +336,13 @@ func debugCommand(c *Ctx) {
 			"    default.",
 			"SLEEP <seconds>",
 			"    Stop the server for <seconds>. Decimals allowed.")
+	case sub == "digest" && n == 2:
+		c.W.Simple(c.E.datasetDigest())
+	case sub == "digest-value" && n >= 2:
+		c.W.Array(n - 2)
+		for _, k := range c.Args[2:] {
+			c.W.Simple(c.DB.digestValue(view(k)))
+		}
 	case sub == "sleep" && n == 3:
 		f, ok := parseFloatArg(c.Args[2])
 		if !ok {

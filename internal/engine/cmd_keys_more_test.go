@@ -432,3 +432,47 @@ func TestKeysCopyKeepsEncoding(t *testing.T) {
 	d.Do("OBJECT", "ENCODING", "h")
 	d.Do("SELECT", "0")
 }
+
+// TestDebugDigest: DEBUG DIGEST and DIGEST-VALUE give Redis's digests for
+// every type and encoding, with expiries and in several databases, so
+// that copies (COPY, SORT ... STORE, MOVE) can be checked equal.
+func TestDebugDigest(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("DEBUG", "DIGEST")
+	d.Do("DEBUG", "DIGEST-VALUE")
+	d.Do("DEBUG", "DIGEST-VALUE", "nokey")
+	d.Do("SET", "s", "hello")
+	d.Do("SET", "i", "-123")
+	d.Do("SET", "r", strings.Repeat("r", 100))
+	d.Do("SET", "e", "")
+	d.Do("RPUSH", "l", "a", "1", "b", "")
+	d.Do("SADD", "is", "1", "2", "-3")
+	d.Do("SADD", "hs", "a", "b", "c", "1")
+	d.Do("ZADD", "z", "0.1", "a", "1e300", "b", "-inf", "c", "+inf", "d", "2.5", "e", "-0", "f", "123456789012", "g")
+	d.Do("HSET", "h", "f", "v", "g", "1", "", "x")
+	big := []string{"HSET", "bh"}
+	bz := []string{"ZADD", "bz"}
+	bs := []string{"SADD", "bs"}
+	for i := 0; i < 300; i++ {
+		big = append(big, "f"+strconv.Itoa(i), strconv.Itoa(i*i))
+		bz = append(bz, strconv.Itoa(i)+".25", "m"+strconv.Itoa(i))
+		bs = append(bs, strconv.Itoa(i*7))
+	}
+	d.Do(big...)
+	d.Do(bz...)
+	d.Do(bs...)
+	d.Do("SET", "t", "v", "EX", "1000")
+	keys := []string{"s", "i", "r", "e", "l", "is", "hs", "z", "h", "bh", "bz", "bs", "t", "nokey"}
+	d.Do(append([]string{"DEBUG", "DIGEST-VALUE"}, keys...)...)
+	d.Do("DEBUG", "DIGEST")
+	d.Do("SELECT", "3")
+	d.Do("SET", "s", "hello")
+	d.Do("DEBUG", "DIGEST")
+	d.Do("DEBUG", "DIGEST-VALUE", "s")
+	d.Do("SELECT", "0")
+	// Copies have the same value digest.
+	d.Do("COPY", "bz", "bz2")
+	d.Do("SORT", "l", "BY", "nosort", "STORE", "l2")
+	d.Do("DEBUG", "DIGEST-VALUE", "bz", "bz2", "l", "l2")
+	d.Do("debug", "digest", "x")
+}
