@@ -16,7 +16,7 @@ func registerDebug(t *Table) {
 
 	t.registerContainer("object")
 	t.register("object|encoding", func(c *Ctx) {
-		v, ok := c.Lookup(c.Args[2])
+		v, ok := c.LookupNoTouch(c.Args[2])
 		if !ok {
 			c.W.Null()
 			return
@@ -24,7 +24,7 @@ func registerDebug(t *Table) {
 		c.W.BulkString(c.DB.encoding(view(c.Args[2]), v))
 	})
 	t.register("object|refcount", func(c *Ctx) {
-		v, ok := c.Lookup(c.Args[2])
+		v, ok := c.LookupNoTouch(c.Args[2])
 		if !ok {
 			c.W.Null()
 			return
@@ -32,26 +32,26 @@ func registerDebug(t *Table) {
 		c.W.Int(c.E.refcount(c.DB, view(c.Args[2]), v))
 	})
 	t.register("object|idletime", func(c *Ctx) {
-		if _, ok := c.Lookup(c.Args[2]); !ok {
+		if _, ok := c.LookupNoTouch(c.Args[2]); !ok {
 			c.W.Null()
 			return
 		}
-		if strings.HasSuffix(c.E.Config.Get("maxmemory-policy"), "-lfu") {
+		if c.E.Config.LFU() {
 			c.W.Error(ErrLRUNotSelected)
 			return
 		}
-		c.W.Int(0) // Ordo does not track access times
+		c.W.Int(c.idleMs(c.DB.keyMeta(view(c.Args[2]))) / 1000)
 	})
 	t.register("object|freq", func(c *Ctx) {
-		if _, ok := c.Lookup(c.Args[2]); !ok {
+		if _, ok := c.LookupNoTouch(c.Args[2]); !ok {
 			c.W.Null()
 			return
 		}
-		if !strings.HasSuffix(c.E.Config.Get("maxmemory-policy"), "-lfu") {
+		if !c.E.Config.LFU() {
 			c.W.Error(ErrLFUNotSelected)
 			return
 		}
-		c.W.Int(0) // Ordo does not track access frequencies
+		c.W.Int(int64(c.lfuDecr(c.DB.keyMeta(view(c.Args[2])))))
 	})
 	t.register("object|help", func(c *Ctx) {
 		helpReply(c, "OBJECT",
@@ -222,7 +222,7 @@ func memoryUsageCommand(c *Ctx) {
 		c.W.Error(ErrSyntax)
 		return
 	}
-	v, ok := c.Lookup(c.Args[2])
+	v, ok := c.LookupNoTouch(c.Args[2])
 	if !ok {
 		c.W.Null()
 		return
@@ -353,7 +353,7 @@ func debugCommand(c *Ctx) {
 		}
 		c.W.OK()
 	case sub == "object" && n == 3:
-		v, ok := c.Lookup(c.Args[2])
+		v, ok := c.LookupNoTouch(c.Args[2])
 		if !ok {
 			c.W.Error(ErrNoSuchKey)
 			return
@@ -365,9 +365,10 @@ func debugCommand(c *Ctx) {
 					float64(t.Len()), c.E.Config.Get("list-max-listpack-size"), t.MemoryUsage())
 			}
 		}
-		c.W.Simple(fmt.Sprintf("Value at:0x%x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:0%s",
+		meta := c.DB.keyMeta(view(c.Args[2]))
+		c.W.Simple(fmt.Sprintf("Value at:0x%x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d%s",
 			0xc000000000+int64(len(c.Args[2]))*64, c.E.refcount(c.DB, view(c.Args[2]), v), c.DB.encoding(view(c.Args[2]), v), serializedLength(v),
-			time.Now().Unix()&(1<<24-1), extra))
+			meta, c.idleMs(meta)/1000, extra))
 	case sub == "set-active-expire" && n == 3:
 		v, ok := ParseInt(c.Args[2])
 		if !ok {

@@ -649,7 +649,7 @@ func georadiusGeneric(c *Ctx, srcKeyIndex int, flags int) {
 		}
 		dst.s.Add([]byte(gp.member), score)
 	}
-	c.Set(storekey, ObjectValue(dst), false)
+	c.SetKey(storekey, ObjectValue(dst))
 	c.Ready(storekey)
 	c.Dirty(returned)
 	c.W.Int(int64(returned))

@@ -27,7 +27,7 @@ func registerKeys(t *Table) {
 	t.register("del", delCommand)
 	t.register("unlink", delCommand)
 	t.register("exists", existsCommand)
-	t.register("touch", existsCommand)
+	t.register("touch", existsCommand) // Lookup touches; EXISTS does not
 	t.register("type", typeCommand)
 	t.register("expire", func(c *Ctx) { expireGeneric(c, c.Now, true) })
 	t.register("pexpire", func(c *Ctx) { expireGeneric(c, c.Now, false) })
@@ -68,9 +68,16 @@ func delCommand(c *Ctx) {
 // existsCommand serves EXISTS and TOUCH: both count the live keys among
 // the arguments, repeats included.
 func existsCommand(c *Ctx) {
+	touch := c.Cmd != nil && c.Cmd.Name == "touch"
 	n := 0
 	for _, k := range c.Args[1:] {
-		if c.Exists(k) {
+		var ok bool
+		if touch {
+			ok = c.Exists(k)
+		} else {
+			_, ok = c.LookupNoTouch(k)
+		}
+		if ok {
 			n++
 		}
 	}
@@ -78,7 +85,7 @@ func existsCommand(c *Ctx) {
 }
 
 func typeCommand(c *Ctx) {
-	v, ok := c.Lookup(c.Args[1])
+	v, ok := c.LookupNoTouch(c.Args[1])
 	if !ok {
 		c.W.Simple("none")
 		return
@@ -167,7 +174,7 @@ func expireGeneric(c *Ctx, base int64, seconds bool) {
 // ttlGeneric serves TTL, PTTL, EXPIRETIME and PEXPIRETIME.
 func ttlGeneric(c *Ctx, ms, abs bool) {
 	key := c.Args[1]
-	if !c.Exists(key) {
+	if _, ok := c.LookupNoTouch(key); !ok {
 		c.W.Int(-2)
 		return
 	}
@@ -223,6 +230,7 @@ func renameGeneric(c *Ctx, nx bool) {
 	}
 	at := c.TTL(src)
 	enc := c.DB.encOf(view(src))
+	meta := c.DB.keyMeta(view(src)) // the value keeps its clock
 	if c.Exists(dst) {
 		if nx {
 			c.W.Int(0)
@@ -232,6 +240,7 @@ func renameGeneric(c *Ctx, nx bool) {
 	}
 	c.Add(dst, v)
 	c.DB.setEnc(string(dst), enc)
+	c.DB.setMeta(view(dst), meta)
 	if at != -1 {
 		c.SetExpire(dst, at)
 	}
@@ -373,6 +382,7 @@ func moveCommand(c *Ctx) {
 	}
 	at := c.TTL(key)
 	enc := c.DB.encOf(view(key))
+	meta := c.DB.keyMeta(view(key))
 	moved := false
 	c.inDB(dst, func() {
 		if c.Exists(key) {
@@ -380,6 +390,7 @@ func moveCommand(c *Ctx) {
 		}
 		c.Add(key, v)
 		c.DB.setEnc(string(key), enc)
+		c.DB.setMeta(view(key), meta)
 		if at != -1 {
 			c.SetExpire(key, at)
 		}
@@ -539,7 +550,7 @@ func scanCommand(c *Ctx) {
 		if o.pattern != nil && !glob.Match(o.pattern, bview(k), false) {
 			continue
 		}
-		v, live := db.lookup(c, k) // deletes the key if it expired
+		v, live := db.lookup(c, k, false) // deletes the key if it expired; no access
 		if !live {
 			continue
 		}

@@ -275,7 +275,7 @@ func getsetCommand(c *Ctx) {
 	if !replyGet(c, c.Args[1]) {
 		return
 	}
-	c.Set(c.Args[1], StringValue(string(c.Args[2])), false)
+	c.SetKey(c.Args[1], StringValue(string(c.Args[2])))
 	c.Dirty(1)
 	c.Propagate([]byte("SET"), c.Args[1], c.Args[2])
 }
@@ -355,7 +355,7 @@ func msetGeneric(c *Ctx, nx bool) {
 		}
 	}
 	for j := 1; j < len(c.Args); j += 2 {
-		c.Set(c.Args[j], StringValue(string(c.Args[j+1])), false)
+		c.SetKey(c.Args[j], StringValue(string(c.Args[j+1])))
 	}
 	c.Dirty((len(c.Args) - 1) / 2)
 	if nx {

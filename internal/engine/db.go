@@ -121,7 +121,9 @@ func (db *DB) encOf(key string) strEncoding {
 }
 
 func newDB(id int, acct *mem.Acct) *DB {
-	return &DB{ID: id, keys: dict.New[Value](acct), expires: dict.New[int64](acct), watched: map[string][]*Client{}}
+	db := &DB{ID: id, keys: dict.New[Value](acct), expires: dict.New[int64](acct), watched: map[string][]*Client{}}
+	db.keys.EnableMeta() // each key's access clock (lru.go)
+	return db
 }
 
 // Len is the number of keys (including expired ones not yet collected).
@@ -135,12 +137,20 @@ func (db *DB) ExpiresLen() int { return db.expires.Len() }
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Lookup returns the live value at key, deleting it first if it expired.
+// It counts as an access to the key (lru.go).
 func (c *Ctx) Lookup(key []byte) (Value, bool) {
-	return c.DB.lookup(c, view(key))
+	touch := c.Client == nil || !c.Client.noTouch || c.Cmd != nil && c.Cmd.Name == "touch"
+	return c.DB.lookup(c, view(key), touch)
 }
 
-func (db *DB) lookup(c *Ctx, key string) (Value, bool) {
-	v, ok := db.keys.Get(key)
+// LookupNoTouch is Lookup for commands that only inspect a key (TYPE,
+// EXISTS, TTL, OBJECT ...): not an access (Redis's LOOKUP_NOTOUCH).
+func (c *Ctx) LookupNoTouch(key []byte) (Value, bool) {
+	return c.DB.lookup(c, view(key), false)
+}
+
+func (db *DB) lookup(c *Ctx, key string, touch bool) (Value, bool) {
+	v, m, ok := db.keys.GetMeta(key)
 	if !ok {
 		return v, false
 	}
@@ -149,6 +159,9 @@ func (db *DB) lookup(c *Ctx, key string) (Value, bool) {
 			db.expireKey(c.E, key)
 			return Value{}, false
 		}
+	}
+	if touch && m != nil {
+		*m = c.touchMeta(*m)
 	}
 	return v, true
 }
@@ -179,6 +192,14 @@ func (c *Ctx) Exists(key []byte) bool {
 	return ok
 }
 
+// SetKey is Redis's setKey for commands that store a value without
+// having looked the key up (MSET, GETSET, the *STORE commands): the
+// lookup counts as an access to an existing key (lru.go), then Set.
+func (c *Ctx) SetKey(key []byte, v Value) {
+	c.Lookup(key)
+	c.Set(key, v, false)
+}
+
 // Set stores v at key, keeping an existing TTL only if keepTTL.
 func (c *Ctx) Set(key []byte, v Value, keepTTL bool) { c.setAs(key, v, keepTTL, c.event()) }
 
@@ -190,7 +211,16 @@ func (c *Ctx) setAs(key []byte, v Value, keepTTL bool, event string) {
 	if old, ok := db.keys.Get(k); ok {
 		db.used -= countedBytes(k, old)
 	}
-	db.keys.Set(k, v)
+	m, isNew := db.keys.SetMeta(k, v)
+	switch {
+	case m == nil:
+	case isNew:
+		*m = c.newMeta()
+	case !c.E.Config.LFU():
+		// A new value is created now; under LFU Redis's dbOverwrite keeps
+		// the old value's counter.
+		*m = lruClock(c.Now)
+	}
 	db.used += keyBytes(k, v)
 	if !keepTTL && db.expires.Len() > 0 {
 		db.expires.Delete(k)
@@ -201,7 +231,9 @@ func (c *Ctx) setAs(key []byte, v Value, keepTTL bool, event string) {
 
 // Add stores a new value at a key known to be absent.
 func (c *Ctx) Add(key []byte, v Value) {
-	c.DB.keys.Set(view(key), v)
+	if m, _ := c.DB.keys.SetMeta(view(key), v); m != nil {
+		*m = c.newMeta()
+	}
 	c.DB.used += keyBytes(view(key), v)
 	c.DB.forgetEnc(view(key))
 	c.changed(key)
