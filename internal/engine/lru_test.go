@@ -3,7 +3,9 @@ package engine_test
 import (
 	"testing"
 
+	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/redistest"
+	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // TestLFUCounts: under an LFU policy with lfu-log-factor 0 (every access
@@ -123,4 +125,46 @@ func TestLRUIdle(t *testing.T) {
 	d.Do("OBJECT", "IDLETIME", "nokey")
 	d.Do("DEBUG", "SLEEP", "0")
 	d.DoShape("DEBUG", "OBJECT", "a")
+}
+
+// TestNoTouchClient: a client in CLIENT NO-TOUCH mode (Redis 7.2) reads
+// without counting an access, except with TOUCH.
+func TestNoTouchClient(t *testing.T) {
+	e := engine.New(nil)
+	defer e.Close()
+	cl := e.NewClient("embedded")
+	do := func(args ...string) string {
+		b := make([][]byte, len(args))
+		for i, a := range args {
+			b[i] = []byte(a)
+		}
+		w := &resp.Writer{Proto: 2}
+		e.Lock()
+		e.Call(cl, b, w)
+		e.Unlock()
+		return string(w.Buf)
+	}
+	do("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu")
+	do("CONFIG", "SET", "lfu-log-factor", "0")
+	do("CONFIG", "SET", "lfu-decay-time", "0")
+	do("SET", "k", "v")
+	do("GET", "k")
+	if got := do("OBJECT", "FREQ", "k"); got != ":6\r\n" {
+		t.Fatalf("FREQ after one GET: %q", got)
+	}
+	do("CLIENT", "NO-TOUCH", "ON")
+	do("GET", "k")
+	do("HGET", "k", "f") // WRONGTYPE, but a lookup all the same
+	if got := do("OBJECT", "FREQ", "k"); got != ":6\r\n" {
+		t.Fatalf("FREQ after reads in NO-TOUCH mode: %q", got)
+	}
+	do("TOUCH", "k")
+	if got := do("OBJECT", "FREQ", "k"); got != ":7\r\n" {
+		t.Fatalf("FREQ after TOUCH in NO-TOUCH mode: %q", got)
+	}
+	do("CLIENT", "NO-TOUCH", "OFF")
+	do("GET", "k")
+	if got := do("OBJECT", "FREQ", "k"); got != ":8\r\n" {
+		t.Fatalf("FREQ after GET: %q", got)
+	}
 }
