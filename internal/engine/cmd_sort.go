@@ -21,6 +21,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // ErrSortScore is SORT's reply when a weight is not a number.
@@ -234,6 +235,7 @@ func sortGeneric(c *Ctx, readonly bool) {
 	}
 
 	vector := make([]sortItem, 0, max(vectorlen, 0))
+	var elems strArena // copies of the elements, in a few allocations
 	switch {
 	case list != nil && dontsort:
 		// The list's own order (reversed by DESC), from start.
@@ -241,11 +243,11 @@ func sortGeneric(c *Ctx, readonly bool) {
 			n := list.Len()
 			if o.desc {
 				for i := n - start - 1; i >= 0 && len(vector) < vectorlen; i-- {
-					vector = append(vector, sortItem{obj: string(list.BytesAt(i))})
+					vector = append(vector, sortItem{obj: elems.add(list.BytesAt(i))})
 				}
 			} else {
 				for i := start; i < n && len(vector) < vectorlen; i++ {
-					vector = append(vector, sortItem{obj: string(list.BytesAt(i))})
+					vector = append(vector, sortItem{obj: elems.add(list.BytesAt(i))})
 				}
 			}
 			end -= start
@@ -253,11 +255,11 @@ func sortGeneric(c *Ctx, readonly bool) {
 		}
 	case list != nil:
 		for i, n := 0, list.Len(); i < n; i++ {
-			vector = append(vector, sortItem{obj: string(list.BytesAt(i))})
+			vector = append(vector, sortItem{obj: elems.add(list.BytesAt(i))})
 		}
 	case set != nil:
 		set.each(func(m string) bool {
-			vector = append(vector, sortItem{obj: strings.Clone(m)})
+			vector = append(vector, sortItem{obj: elems.addString(m)})
 			return true
 		})
 	case dontsort:
@@ -268,7 +270,7 @@ func sortGeneric(c *Ctx, readonly bool) {
 		}
 		if vectorlen > 0 {
 			zs.s.Range(rank, o.desc, func(m []byte, _ float64) bool {
-				vector = append(vector, sortItem{obj: string(m)})
+				vector = append(vector, sortItem{obj: elems.add(m)})
 				return len(vector) < vectorlen
 			})
 		}
@@ -276,18 +278,20 @@ func sortGeneric(c *Ctx, readonly bool) {
 		start = 0
 	default:
 		zs.s.Range(0, false, func(m []byte, _ float64) bool {
-			vector = append(vector, sortItem{obj: string(m)})
+			vector = append(vector, sortItem{obj: elems.add(m)})
 			return true
 		})
 	}
 
+	var keyBuf []byte // sortLookup's scratch
+	var order []int32 // the sorted order of vector (nil: unsorted)
 	convErr := false
 	if !dontsort {
 		for j := range vector {
 			it := &vector[j]
 			byval := it.obj
 			if hasBy {
-				v, ok := sortLookup(c, sortby, it.obj)
+				v, ok := sortLookup(c, &keyBuf, sortby, it.obj)
 				if !ok {
 					continue
 				}
@@ -307,7 +311,7 @@ func sortGeneric(c *Ctx, readonly bool) {
 		o.byPattern, o.store = hasBy, hasStore
 		// Sort positions, not the items: moving items (strings) costs
 		// the collector's write barriers.
-		order := make([]int32, len(vector))
+		order = make([]int32, len(vector))
 		for i := range order {
 			order[i] = int32(i)
 		}
@@ -319,11 +323,13 @@ func sortGeneric(c *Ctx, readonly bool) {
 		default:
 			msort(order, make([]int32, len(order)), cmp)
 		}
-		sorted := make([]sortItem, len(vector))
-		for i, j := range order {
-			sorted[i] = vector[j]
+	}
+	// obj is the j-th element in sorted order.
+	obj := func(j int) string {
+		if order != nil {
+			return vector[order[j]].obj
 		}
-		vector = sorted
+		return vector[j].obj
 	}
 
 	count := max(end-start+1, 0)
@@ -338,10 +344,10 @@ func sortGeneric(c *Ctx, readonly bool) {
 		c.W.Array(outputlen)
 		for j := start; j <= end; j++ {
 			if len(gets) == 0 {
-				c.W.BulkString(vector[j].obj)
+				c.W.BulkString(obj(j))
 			}
 			for _, g := range gets {
-				if v, ok := sortLookup(c, g, vector[j].obj); ok {
+				if v, ok := sortLookup(c, &keyBuf, g, obj(j)); ok {
 					c.W.BulkString(v)
 				} else {
 					c.W.Null()
@@ -352,16 +358,37 @@ func sortGeneric(c *Ctx, readonly bool) {
 		out := make([]string, 0, outputlen)
 		for j := start; j <= end; j++ {
 			if len(gets) == 0 {
-				out = append(out, vector[j].obj)
+				out = append(out, obj(j))
 			}
 			for _, g := range gets {
-				v, _ := sortLookup(c, g, vector[j].obj)
+				v, _ := sortLookup(c, &keyBuf, g, obj(j))
 				out = append(out, strings.Clone(v))
 			}
 		}
 		sortStore(c, storekey, out)
 		c.W.Int(int64(outputlen))
 	}
+}
+
+// strArena copies byte strings into shared buffers that are never
+// written again, so that the strings can view them: one allocation per
+// few KiB rather than one per element.
+type strArena struct{ buf []byte }
+
+func (a *strArena) add(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(a.buf)-len(a.buf) < len(b) {
+		a.buf = make([]byte, 0, max(512, len(b), 2*cap(a.buf)))
+	}
+	n := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return unsafe.String(&a.buf[n], len(b))
+}
+
+func (a *strArena) addString(s string) string {
+	return a.add(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // msort is a stable merge sort (glibc's qsort, which Redis calls, is one
@@ -452,7 +479,7 @@ func sortStore(c *Ctx, key []byte, out []string) {
 // otherwise the first '*' of pattern is replaced by subst, and a "->field"
 // after it names a hash field. Only a string (or a hash's field) is found.
 // The value may alias the database: use it before any change.
-func sortLookup(c *Ctx, pattern []byte, subst string) (string, bool) {
+func sortLookup(c *Ctx, buf *[]byte, pattern []byte, subst string) (string, bool) {
 	full := view(pattern)
 	p := cstr(full)
 	if p == "#" {
@@ -474,10 +501,11 @@ func sortLookup(c *Ctx, pattern []byte, subst string) (string, bool) {
 	if fieldlen > 0 {
 		postfix -= fieldlen + 2
 	}
-	key := make([]byte, 0, star+len(subst)+postfix)
+	key := (*buf)[:0] // the key is only looked up: one buffer serves all
 	key = append(key, full[:star]...)
 	key = append(key, subst...)
 	key = append(key, full[star+1:star+1+postfix]...)
+	*buf = key
 	v, ok := c.Lookup(key)
 	if !ok {
 		return "", false
