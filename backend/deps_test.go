@@ -103,7 +103,8 @@ func TestOnlyGoredisImportsGoRedis(t *testing.T) {
 }
 
 // TestInternalLayering keeps data flowing one way inside the module:
-// resp ← ds ← engine ← (aof, script) ← (server | package ordo). The
+// resp ← ds ← engine ← (aof, script) ← (server | package ordo), and rdb
+// (stdlib only) ← engine. The
 // protocol knows no command, a data structure knows no engine, and the
 // engine reaches persistence, scripting and the server only through its
 // typed hooks.
@@ -117,6 +118,8 @@ func TestInternalLayering(t *testing.T) {
 		in("aof"):    {mod, in("server"), in("script"), "github.com/yuin/gopher-lua"},
 		in("script"): {mod, in("server"), in("aof")},
 		in("server"): {mod},
+		// The RDB format knows no engine: the engine converts its values.
+		in("rdb"): append([]string{in("engine"), in("resp"), in("ds")}, above...),
 	}
 	for _, ds := range goList(t, mod+"/internal/ds/...") {
 		rules[ds] = append([]string{in("engine"), in("resp")}, above...)

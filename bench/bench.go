@@ -290,6 +290,10 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		{name: "ZRANGEBYLEX LIMIT", cmd: []string{"zrangebylex", "myz", "[m:5", "(m:6", "LIMIT", "0", "10"}},
 		{name: "ZRANK", cmd: []string{"zrank", "myz", "m:__rand_int__"}},
 		{name: "SORT BY LIMIT", cmd: []string{"sort", "sortl", "BY", "sortw_*", "LIMIT", "0", "10"}},
+		{name: "SETBIT", cmd: []string{"setbit", "bm:__rand_int__", "1000", "1"}},
+		{name: "BITCOUNT", cmd: []string{"bitcount", "bm:__rand_int__", "0", "-1"}},
+		{name: "PFADD", cmd: []string{"pfadd", "hll", "ele:__rand_int__"}},
+		{name: "PFCOUNT", cmd: []string{"pfcount", "hll"}},
 		{name: "EVALSHA lock release", cmd: []string{"evalsha", "SHA", "1", "lock:__rand_int__", "token"}},
 	}
 	rowName := func(r tpRow, pipe int) string { return fmt.Sprintf("%s -P %d", r.name, pipe) }

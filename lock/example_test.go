@@ -99,6 +99,31 @@ func ExampleLease_KeepAlive() {
 	// keep-alive stopped: true
 }
 
+// Context ends when the lease does: do the protected work under it, and
+// it stops when the lease can have passed to the next holder.
+func ExampleLease_Context() {
+	db, done := openDB()
+	defer done()
+	ctx := context.Background()
+
+	m := lock.New(db.Backend(), "lock:report", lock.Options{TTL: 100 * time.Millisecond})
+	l, err := m.TryLock(ctx)
+	if err != nil {
+		panic(err)
+	}
+	work, cancel := l.Context(ctx)
+	defer cancel()
+	// No KeepAlive: the work outlives the lease, and is told.
+	select {
+	case <-work.Done():
+		fmt.Println("stopped:", errors.Is(context.Cause(work), lock.ErrLost))
+	case <-time.After(time.Second):
+		fmt.Println("still working after the lease ended")
+	}
+	// Output:
+	// stopped: true
+}
+
 // Fencing tokens: a client paused past its lease cannot overwrite the
 // work of the next holder, because the resource checks the token.
 func ExampleFence() {

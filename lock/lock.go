@@ -39,6 +39,15 @@
 // stops on Release or when its context ends. A holder that dies stops
 // extending and the lock frees itself after at most ttl.
 //
+// Lease.Done is closed the moment the lease's validity ends on the local
+// clock unless an extension reached a majority in time (and on Release),
+// and Lease.Context gives a context cancelled then. A holder that does its
+// work under that context, or checks Done, never overlaps with the next
+// holder, even when it is cut off from every node by a network that drops
+// its packets (no answer, no error) while KeepAlive waits on them: the
+// deadline is a local timer, not a reply. KeepAlive's channel reports that
+// loss at the same moment.
+//
 // With Options.FenceKey set, the script that acquires also INCRs a
 // counter and returns it as Lease.Fence: a fencing token that only
 // grows. The protected resource remembers the highest token it has seen
@@ -358,12 +367,11 @@ func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
 		}
 	}
 	validity := m.o.TTL - time.Since(start) - m.drift()
-	l := &Lease{m: m, token: token, fence: fence, until: start.Add(m.o.TTL - m.drift()), stop: make(chan struct{})}
 	if acquired >= m.quorum && validity > 0 {
 		if m.o.FenceKey == "" {
-			l.fence = 0
+			fence = 0
 		}
-		return l, nil
+		return newLease(m, token, fence, start.Add(m.o.TTL-m.drift())), nil
 	}
 	m.releaseAll(context.WithoutCancel(ctx), token)
 	if acquired == 0 && allZero(res) {
@@ -424,8 +432,73 @@ type Lease struct {
 	mu       sync.Mutex
 	until    time.Time // end of validity on the local clock
 	released bool
+	ended    bool          // validity ran out or released: done is closed
+	done     chan struct{} // closed when the lease ends
+	timer    *time.Timer   // fires at until
 	stop     chan struct{}
 	keep     <-chan error
+}
+
+// errLapsed is the loss of a lease whose validity ran out on the local
+// clock before an extension reached a majority.
+var errLapsed = fmt.Errorf("%w: %w: its validity ran out before an extension reached a majority", ErrLost, ErrNotHeld)
+
+func newLease(m *Mutex, token string, fence int64, until time.Time) *Lease {
+	l := &Lease{m: m, token: token, fence: fence, until: until, stop: make(chan struct{}), done: make(chan struct{})}
+	l.mu.Lock() // the timer may fire before it is stored
+	l.timer = time.AfterFunc(time.Until(until), l.deadline)
+	l.mu.Unlock()
+	return l
+}
+
+// deadline runs when the validity known at the last arming ends.
+func (l *Lease) deadline() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return
+	}
+	if left := time.Until(l.until); left > 0 { // extended while the timer fired
+		l.timer.Reset(left)
+		return
+	}
+	l.endLocked()
+}
+
+func (l *Lease) endLocked() {
+	if !l.ended {
+		l.ended = true
+		l.timer.Stop()
+		close(l.done)
+	}
+}
+
+// Done returns a channel closed when the lease ends: at the end of its
+// validity on the local clock (ValidUntil) unless an extension reached a
+// majority before then, or on Release. Once closed it stays closed: work
+// protected by the lock must stop.
+func (l *Lease) Done() <-chan struct{} { return l.done }
+
+// Context returns a context derived from parent that is cancelled when the
+// lease ends (Done), with cause ErrLost unless the lease was released. Do
+// the protected work under it.
+func (l *Lease) Context(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	go func() {
+		select {
+		case <-l.done:
+			l.mu.Lock()
+			released := l.released
+			l.mu.Unlock()
+			if released {
+				cancel(context.Canceled)
+			} else {
+				cancel(errLapsed)
+			}
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(context.Canceled) }
 }
 
 // Key returns the locked key.
@@ -453,8 +526,16 @@ func (l *Lease) Validity() time.Duration { return time.Until(l.ValidUntil()) }
 // still holds this lease's token. It returns ErrNotHeld when a majority
 // is out of reach because the key is gone or taken, another error when
 // nodes failed to answer (the lease may still be valid until ValidUntil).
+// A lease that has ended (Done is closed) cannot be extended: that error
+// wraps ErrLost and ErrNotHeld.
 func (l *Lease) Extend(ctx context.Context) error {
 	m := l.m
+	l.mu.Lock()
+	ended := l.ended
+	l.mu.Unlock()
+	if ended {
+		return errLapsed
+	}
 	ttl := strconv.FormatInt(m.o.TTL.Milliseconds(), 10)
 	start := time.Now()
 	res := m.onAll(ctx, nil, func(ctx context.Context, n Node) (any, error) {
@@ -474,8 +555,14 @@ func (l *Lease) Extend(ctx context.Context) error {
 	}
 	if ok >= m.quorum && m.o.TTL-time.Since(start)-m.drift() > 0 {
 		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.ended {
+			// The validity ran out while the nodes answered: the holder has
+			// been told to stop, and stays stopped.
+			return errLapsed
+		}
 		l.until = start.Add(m.o.TTL - m.drift())
-		l.mu.Unlock()
+		l.timer.Reset(time.Until(l.until))
 		return nil
 	}
 	if refused > len(m.nodes)-m.quorum {
@@ -493,6 +580,7 @@ func (l *Lease) Release(ctx context.Context) error {
 		l.released = true
 		close(l.stop)
 	}
+	l.endLocked()
 	l.mu.Unlock()
 	n, res := l.m.releaseAll(ctx, l.token)
 	if n > 0 {
@@ -514,8 +602,10 @@ func (l *Lease) Release(ctx context.Context) error {
 // ends; then the returned channel is closed. If the lease is lost (the key
 // expired or was taken, or no majority answered before the lease ran
 // out), the channel receives an error wrapping ErrLost first, and
-// extension stops: the holder must stop using the resource. Calling
-// KeepAlive again returns the same channel.
+// extension stops: the holder must stop using the resource. A lease whose
+// validity runs out is reported at that moment (when Done closes), not
+// when the unanswered extension gives up. Calling KeepAlive again returns
+// the same channel.
 func (l *Lease) KeepAlive(ctx context.Context) <-chan error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -538,25 +628,33 @@ func (l *Lease) keepAlive(ctx context.Context, ch chan<- error) {
 	retry := max(interval/4, time.Millisecond)
 	t := time.NewTimer(interval)
 	defer t.Stop()
+	// Extensions run under a context that ends with the lease, so a
+	// request into a network that drops packets is abandoned the moment
+	// the validity ends.
+	ectx, cancel := l.Context(ctx)
+	defer cancel()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-l.stop:
 			return
+		case <-l.done:
+			l.lost(ch, errLapsed)
+			return
 		case <-t.C:
 		}
-		err := l.Extend(ctx)
+		err := l.Extend(ectx)
 		switch {
 		case err == nil:
 			t.Reset(interval)
+		case ctx.Err() != nil:
+			return
 		case errors.Is(err, ErrNotHeld):
 			l.lost(ch, err)
 			return
-		case ctx.Err() != nil:
-			return
 		case time.Now().After(l.ValidUntil()):
-			l.lost(ch, err)
+			l.lost(ch, errLapsed)
 			return
 		default:
 			t.Reset(retry) // nodes did not answer: try again while time is left

@@ -78,3 +78,24 @@ func TestDashArgumentIsNotAFile(t *testing.T) {
 		t.Errorf("ordo-server -x: status %d, stderr %q; want status 1 and an unexpected-argument error", code, errs)
 	}
 }
+
+// --rdb-import refuses to start on a missing or corrupt file.
+func TestRDBImportErrors(t *testing.T) {
+	bad := t.TempDir() + "/bad.rdb"
+	if err := os.WriteFile(bad, []byte("REDIS0010\xfa"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--port", "0", "--rdb-import"}, "--rdb-import needs a file name"},
+		{[]string{"--port", "0", "--appendonly", "no", "--rdb-import", "/nonexistent/dump.rdb"}, "rdb-import: open /nonexistent/dump.rdb"},
+		{[]string{"--port", "0", "--appendonly", "no", "--rdb-import", bad}, "unexpected end of data"},
+	} {
+		_, errs, code := runServer(t, tc.args...)
+		if code != 1 || !strings.Contains(errs, tc.want) {
+			t.Errorf("ordo-server %q: status %d, stderr %q; want status 1 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}

@@ -21,7 +21,7 @@ func registerDebug(t *Table) {
 			c.W.Null()
 			return
 		}
-		c.W.BulkString(c.DB.encoding(view(c.Args[2]), v))
+		c.W.BulkString(valueEncoding(v))
 	})
 	t.register("object|refcount", func(c *Ctx) {
 		v, ok := c.LookupNoTouch(c.Args[2])
@@ -29,7 +29,7 @@ func registerDebug(t *Table) {
 			c.W.Null()
 			return
 		}
-		c.W.Int(c.E.refcount(c.DB, view(c.Args[2]), v))
+		c.W.Int(c.E.refcount(v))
 	})
 	t.register("object|idletime", func(c *Ctx) {
 		if _, ok := c.LookupNoTouch(c.Args[2]); !ok {
@@ -104,23 +104,13 @@ func (e *Engine) ActiveExpireEnabled() bool { return !e.activeExpireOff.Load() }
 
 // valueEncoding is OBJECT ENCODING's reply for v.
 func valueEncoding(v Value) string {
-	if v.o == nil {
-		return stringEncoding(v.s)
+	if v.isString() {
+		return valueStringEncoding(v)
 	}
 	if t, ok := v.o.(Typed); ok {
 		return t.Encoding()
 	}
 	return "unknown"
-}
-
-// encoding is OBJECT ENCODING's reply for the value v at key.
-func (db *DB) encoding(key string, v Value) string {
-	if v.o == nil {
-		if enc := db.encOf(key); enc != 0 {
-			return enc.String()
-		}
-	}
-	return valueEncoding(v)
 }
 
 // sharedInt reports whether s is one of the integers 0..9999, which Redis
@@ -133,11 +123,11 @@ func sharedInt(s string) bool {
 	return n >= 0 && n < 10000
 }
 
-// refcount is OBJECT REFCOUNT of the value v at key: Redis shares the
-// integers 0..9999 (with refcount INT_MAX) unless an LRU/LFU policy needs
-// per-key metadata, and except where the value is a copy (strEnc).
-func (e *Engine) refcount(db *DB, key string, v Value) int64 {
-	if v.o == nil && sharedInt(v.s) && db.encOf(key) == 0 {
+// refcount is OBJECT REFCOUNT of the value v: Redis shares the integers
+// 0..9999 (with refcount INT_MAX) unless an LRU/LFU policy needs per-key
+// metadata, and except where the value is a copy (rawString).
+func (e *Engine) refcount(v Value) int64 {
+	if v.o == nil && sharedInt(v.s) {
 		policy := e.Config.Get("maxmemory-policy")
 		shareable := e.Config.Int("maxmemory") == 0 || !(strings.HasSuffix(policy, "-lru") || strings.HasSuffix(policy, "-lfu"))
 		if shareable {
@@ -166,17 +156,10 @@ func jemallocSize(n int64) int64 {
 }
 
 // keyMemoryUsage is MEMORY USAGE's estimate for key holding v.
-func keyMemoryUsage(key string, v Value) int64 { return keyMemoryUsageAs(key, v, "") }
-
-// keyMemoryUsageAs is keyMemoryUsage for a string encoded as enc (""
-// for the encoding its content gives).
-func keyMemoryUsageAs(key string, v Value, enc string) int64 {
+func keyMemoryUsage(key string, v Value) int64 {
 	var size int64
-	if v.o == nil {
-		if enc == "" {
-			enc = stringEncoding(v.s)
-		}
-		switch enc {
+	if v.isString() {
+		switch valueStringEncoding(v) {
 		case "int":
 			size = 16
 		case "embstr":
@@ -227,11 +210,7 @@ func memoryUsageCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	enc := ""
-	if e := c.DB.encOf(view(c.Args[2])); e != 0 {
-		enc = e.String()
-	}
-	c.W.Int(keyMemoryUsageAs(string(c.Args[2]), v, enc))
+	c.W.Int(keyMemoryUsage(string(c.Args[2]), v))
 }
 
 func memoryStatsCommand(c *Ctx) {
@@ -367,7 +346,7 @@ func debugCommand(c *Ctx) {
 		}
 		meta := c.DB.keyMeta(view(c.Args[2]))
 		c.W.Simple(fmt.Sprintf("Value at:0x%x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d%s",
-			0xc000000000+int64(len(c.Args[2]))*64, c.E.refcount(c.DB, view(c.Args[2]), v), c.DB.encoding(view(c.Args[2]), v), serializedLength(v),
+			0xc000000000+int64(len(c.Args[2]))*64, c.E.refcount(v), valueEncoding(v), serializedLength(v),
 			meta, c.idleMs(meta)/1000, extra))
 	case sub == "set-active-expire" && n == 3:
 		v, ok := ParseInt(c.Args[2])
@@ -402,8 +381,8 @@ func debugCommand(c *Ctx) {
 
 // serializedLength approximates DEBUG OBJECT's serializedlength.
 func serializedLength(v Value) int64 {
-	if v.o == nil {
-		if stringEncoding(v.s) == "int" {
+	if v.isString() {
+		if valueStringEncoding(v) == "int" {
 			n, _ := strconv.ParseInt(v.s, 10, 64)
 			switch {
 			case n >= -(1<<7) && n < 1<<7:

@@ -229,7 +229,6 @@ func renameGeneric(c *Ctx, nx bool) {
 		return
 	}
 	at := c.TTL(src)
-	enc := c.DB.encOf(view(src))
 	meta := c.DB.keyMeta(view(src)) // the value keeps its clock
 	if c.Exists(dst) {
 		if nx {
@@ -239,7 +238,6 @@ func renameGeneric(c *Ctx, nx bool) {
 		c.Delete(dst)
 	}
 	c.Add(dst, v)
-	c.DB.setEnc(string(dst), enc)
 	c.DB.setMeta(view(dst), meta)
 	if at != -1 {
 		c.SetExpire(dst, at)
@@ -285,8 +283,13 @@ func (c *Ctx) inDB(db *DB, fn func()) {
 // copyValue duplicates a value for COPY: strings are immutable and are
 // shared; other types are deep-copied.
 func copyValue(v Value) (Value, bool) {
-	if v.o == nil {
-		return v, true
+	if v.isString() {
+		if v.o == nil && sharedInt(v.s) {
+			// A copy of a shared integer is an integer of its own, as
+			// Redis's dupStringObject makes it.
+			return Value{s: v.s, o: rawString{encIntUnshared}}, true
+		}
+		return v, true // keeping its encoding, as dupStringObject
 	}
 	t, ok := v.o.(Typed)
 	if !ok {
@@ -330,12 +333,6 @@ func copyCommand(c *Ctx) {
 		return
 	}
 	at := c.TTL(key)
-	enc := c.DB.encOf(view(key))
-	if enc == 0 && v.o == nil && sharedInt(v.s) {
-		// A copy of a shared integer is an integer of its own, as
-		// Redis's dupStringObject makes it.
-		enc = encIntUnshared
-	}
 	c.inDB(dst, func() {
 		if c.Exists(newkey) {
 			if !replace {
@@ -350,7 +347,6 @@ func copyCommand(c *Ctx) {
 			return
 		}
 		c.Add(newkey, nv)
-		c.DB.setEnc(string(newkey), enc)
 		if at != -1 {
 			c.SetExpire(newkey, at)
 		}
@@ -381,7 +377,6 @@ func moveCommand(c *Ctx) {
 		return
 	}
 	at := c.TTL(key)
-	enc := c.DB.encOf(view(key))
 	meta := c.DB.keyMeta(view(key))
 	moved := false
 	c.inDB(dst, func() {
@@ -389,7 +384,6 @@ func moveCommand(c *Ctx) {
 			return
 		}
 		c.Add(key, v)
-		c.DB.setEnc(string(key), enc)
 		c.DB.setMeta(view(key), meta)
 		if at != -1 {
 			c.SetExpire(key, at)
@@ -615,7 +609,6 @@ func flushOne(db *DB) int {
 	n := db.keys.Len()
 	db.keys.Clear()
 	db.expires.Clear()
-	db.strEnc = nil
 	db.expireCursor = 0
 	db.used = 0
 	return n
@@ -670,7 +663,6 @@ func swapdbCommand(c *Ctx) {
 		a.expires, b.expires = b.expires, a.expires
 		a.expireCursor, b.expireCursor = b.expireCursor, a.expireCursor
 		a.used, b.used = b.used, a.used
-		a.strEnc, b.strEnc = b.strEnc, a.strEnc
 		if len(e.observers) > 0 {
 			e.notify(KeyEvent{DB: id1, Other: id2, Event: "swapdb"})
 		}

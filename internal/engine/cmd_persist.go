@@ -5,9 +5,11 @@ import "errors"
 // SAVE, BGSAVE, BGREWRITEAOF and LASTSAVE. The work is done by the
 // persistence layer (internal/aof), which installs itself as
 // e.Persistence; INFO's persistence section and DEBUG RELOAD go through
-// the same interface. Ordo has no RDB:
-// a snapshot is an AOF rewrite, so BGSAVE and BGREWRITEAOF start the same
-// background job (reported as a bgsave or as an AOF rewrite).
+// the same interface. Ordo's own snapshot is not an RDB file:
+// it is an AOF rewrite, so BGSAVE and BGREWRITEAOF start the same
+// background job (reported as a bgsave or as an AOF rewrite). SAVE also
+// writes dir/dbfilename in Redis's RDB format (rdbfile.go), which
+// redis-server loads; BGSAVE does not.
 
 // Persister is what the persistence commands need. Every method is called
 // with the engine lock held.
@@ -45,6 +47,11 @@ func registerPersistence(t *Table) {
 		}
 		if err := p.Save(); err != nil {
 			c.W.Error(errorReply(err, ErrSaveFailed))
+			return
+		}
+		// Also dir/dbfilename in Redis's format (rdbfile.go).
+		if _, err := c.E.SaveRDBFile(); err != nil {
+			c.W.Error(ErrSaveFailed)
 			return
 		}
 		c.W.OK()

@@ -517,7 +517,7 @@ func sortLookup(c *Ctx, buf *[]byte, pattern []byte, subst string) (string, bool
 		}
 		return h.get(field)
 	}
-	if v.o != nil {
+	if !v.isString() {
 		return "", false
 	}
 	return v.s, true

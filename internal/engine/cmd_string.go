@@ -88,16 +88,12 @@ func stringEncoding(s string) string {
 	return "raw"
 }
 
-// markEncoding records that the string s just stored at key has Redis's
-// encoding enc, or embstr or raw by its length for encEmbstr (Redis's
-// createStringObject), where that is not what its content gives.
-func (c *Ctx) markEncoding(key []byte, s string, enc strEncoding) {
-	if enc == encEmbstr && len(s) > 44 {
-		enc = encRaw
+// valueStringEncoding is OBJECT ENCODING for a string value.
+func valueStringEncoding(v Value) string {
+	if r, ok := v.o.(rawString); ok {
+		return r.enc.String()
 	}
-	if stringEncoding(s) != enc.String() {
-		c.DB.setEnc(string(key), enc)
-	}
+	return stringEncoding(v.s)
 }
 
 // Flags of SET and GETEX options.
@@ -333,7 +329,7 @@ func mgetCommand(c *Ctx) {
 	c.W.Array(len(c.Args) - 1)
 	for _, k := range c.Args[1:] {
 		v, found := c.Lookup(k)
-		if !found || v.o != nil {
+		if !found || !v.isString() {
 			c.W.Null()
 		} else {
 			c.W.BulkString(v.s)
@@ -392,8 +388,7 @@ func appendCommand(c *Ctx) {
 		return
 	}
 	ns := c.E.appendBuf.append(s, c.Args[2])
-	c.Set(key, StringValue(ns), true)
-	c.markEncoding(key, ns, encRaw) // Redis appends to a raw copy
+	c.Set(key, stringValueAs(ns, encRaw), true) // Redis appends to a raw copy
 	c.Dirty(1)
 	c.W.Int(int64(len(ns)))
 }
@@ -449,13 +444,12 @@ func incrbyfloatCommand(c *Ctx) {
 		c.W.Error(errMsg)
 		return
 	}
-	if found {
-		c.Set(key, StringValue(ns), true)
-	} else {
-		c.Add(key, StringValue(ns))
-	}
 	// Redis stores the result as a string, never as an integer.
-	c.markEncoding(key, ns, encEmbstr)
+	if nv := stringValueAs(ns, encEmbstr); found {
+		c.Set(key, nv, true)
+	} else {
+		c.Add(key, nv)
+	}
 	c.Dirty(1)
 	c.W.BulkString(ns)
 	c.Propagate([]byte("SET"), key, []byte(ns), []byte("KEEPTTL"))
@@ -531,12 +525,12 @@ func setrangeCommand(c *Ctx) {
 	copy(buf, s)
 	copy(buf[offset:], val)
 	ns := string(buf)
-	if found {
-		c.Set(key, StringValue(ns), true)
+	// Redis writes into a raw string.
+	if nv := stringValueAs(ns, encRaw); found {
+		c.Set(key, nv, true)
 	} else {
-		c.Add(key, StringValue(ns))
+		c.Add(key, nv)
 	}
-	c.markEncoding(key, ns, encRaw) // Redis writes into a raw string
 	c.Dirty(1)
 	c.W.Int(size)
 }
@@ -547,7 +541,7 @@ func setrangeCommand(c *Ctx) {
 func lcsCommand(c *Ctx) {
 	va, fa := c.Lookup(c.Args[1])
 	vb, fb := c.Lookup(c.Args[2])
-	if (fa && va.o != nil) || (fb && vb.o != nil) {
+	if (fa && !va.isString()) || (fb && !vb.isString()) {
 		c.W.Error(ErrLCSNotString)
 		return
 	}

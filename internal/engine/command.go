@@ -29,7 +29,17 @@ const (
 	FlagMovableKeys
 	FlagAllowBusy
 	FlagNoMandatoryKeys
+	// FlagMayReplicate marks the read-only or pub/sub commands that may
+	// propagate (PFCOUNT stores its cache, PUBLISH): Redis's hidden
+	// CMD_MAY_REPLICATE, which COMMAND INFO does not show. Read-only
+	// scripts refuse them as they refuse writes.
+	FlagMayReplicate
 )
+
+// mayReplicate lists Redis 7.0's CMD_MAY_REPLICATE commands.
+var mayReplicate = map[string]bool{
+	"pfcount": true, "publish": true, "spublish": true, "eval": true, "evalsha": true, "fcall": true,
+}
 
 var flagNames = map[string]Flag{
 	"write": FlagWrite, "readonly": FlagReadonly, "denyoom": FlagDenyOOM,
@@ -286,10 +296,10 @@ type Table struct {
 // order (a container before its subcommands). One function per family,
 // one file per family, as Redis's t_*.c.
 var families = []func(*Table){
-	registerConn, registerKeys, registerStrings, registerHashes, registerSets,
+	registerConn, registerKeys, registerStrings, registerBitmaps, registerHLL, registerHashes, registerSets,
 	registerLists, registerSortedSets, registerSort, registerGeo, registerJSON,
 	registerTransactions, registerPersistence, registerConfig, registerCommand,
-	registerClient, registerInfo, registerDebug, registerServer,
+	registerClient, registerInfo, registerDebug, registerServer, registerDump, registerMigrate,
 }
 
 func newTable() *Table {
@@ -397,6 +407,9 @@ func (t *Table) install(name string, h Handler, info resp.Value) *Command {
 	cmd.Arity = int(e[1].Int)
 	for _, f := range e[2].Elems {
 		cmd.Flags |= flagNames[f.Str]
+	}
+	if mayReplicate[name] {
+		cmd.Flags |= FlagMayReplicate
 	}
 	cmd.FirstKey, cmd.LastKey, cmd.Step = int(e[3].Int), int(e[4].Int), int(e[5].Int)
 	if parent, sub, ok := strings.Cut(name, "|"); ok {

@@ -85,6 +85,28 @@ var params = []*Param{
 	{Name: "slowlog-log-slower-than", Kind: KindInt, Default: "10000", Min: -1, Max: longMax, Effective: true},
 	{Name: "slowlog-max-len", Kind: KindInt, Default: "128", Min: 0, Max: longMax, Effective: true},
 	{Name: "hz", Kind: KindInt, Default: "10", Min: 0, Max: intMax, Effective: true},
+	// TLS (internal/server/tls.go), with Redis 7.0's names and defaults.
+	// tls-port, like port, is set at start-up only.
+	{Name: "tls-port", Kind: KindInt, Default: "0", Min: 0, Max: 65535, Immutable: true, Effective: true},
+	{Name: "tls-cert-file", Default: "", Effective: true},
+	{Name: "tls-key-file", Default: "", Effective: true},
+	{Name: "tls-key-file-pass", Default: "", Sensitive: true, Effective: true},
+	{Name: "tls-client-cert-file", Default: "", Effective: true},
+	{Name: "tls-client-key-file", Default: "", Effective: true},
+	{Name: "tls-client-key-file-pass", Default: "", Sensitive: true, Effective: true},
+	{Name: "tls-dh-params-file", Default: "", Effective: true},
+	{Name: "tls-ca-cert-file", Default: "", Effective: true},
+	{Name: "tls-ca-cert-dir", Default: "", Effective: true},
+	{Name: "tls-auth-clients", Kind: KindEnum, Default: "yes", Enum: []string{"no", "yes", "optional"}, Effective: true},
+	{Name: "tls-protocols", Default: "", Effective: true},
+	{Name: "tls-ciphers", Default: "", Effective: true},
+	{Name: "tls-ciphersuites", Default: "", Effective: true},
+	{Name: "tls-prefer-server-ciphers", Kind: KindBool, Default: "no", Effective: true},
+	{Name: "tls-session-caching", Kind: KindBool, Default: "yes", Effective: true},
+	{Name: "tls-session-cache-size", Kind: KindInt, Default: "20480", Min: 0, Max: intMax, Effective: true},
+	{Name: "tls-session-cache-timeout", Kind: KindInt, Default: "300", Min: 0, Max: intMax, Effective: true},
+	{Name: "tls-replication", Kind: KindBool, Default: "no", Effective: true},
+	{Name: "tls-cluster", Kind: KindBool, Default: "no", Effective: true},
 
 	// Accepted and reported so that tools which read or set them keep
 	// working; they do not change Ordo's behaviour.

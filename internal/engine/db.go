@@ -22,11 +22,69 @@ func StringValue(s string) Value { return Value{s: s} }
 // ObjectValue makes a value of a non-string type.
 func ObjectValue(o any) Value { return Value{o: o} }
 
+// rawString is the o of a string value whose encoding OBJECT ENCODING
+// must report whatever its contents say (stringEncoding): raw for one
+// written in place by SETBIT, BITFIELD, BITOP, APPEND or SETRANGE, as
+// Redis's dbUnshareStringValue leaves it; embstr for INCRBYFLOAT's result,
+// never an integer; an integer of its own (not shared) for a COPY. Such a
+// value is a string everywhere (isString, Obj returns nil). A one-byte
+// value in an interface costs no allocation.
+type rawString struct{ enc strEncoding }
+
+// strEncoding is a string's encoding where its content does not say it.
+type strEncoding uint8
+
+const (
+	encRaw         strEncoding = iota // "raw"
+	encEmbstr                         // "embstr"
+	encIntUnshared                    // "int", not one of the shared integers
+)
+
+func (e strEncoding) String() string {
+	switch e {
+	case encEmbstr:
+		return "embstr"
+	case encIntUnshared:
+		return "int"
+	}
+	return "raw"
+}
+
+// rawStringValue makes a raw-encoded string value.
+func rawStringValue(s string) Value { return Value{s: s, o: rawString{encRaw}} }
+
+// stringValueAs makes a string value encoded as enc (embstr or raw by its
+// length for encEmbstr, as Redis's createStringObject), marked only where
+// its content would say otherwise.
+func stringValueAs(s string, enc strEncoding) Value {
+	if enc == encEmbstr && len(s) > 44 {
+		enc = encRaw
+	}
+	if stringEncoding(s) == enc.String() {
+		return StringValue(s)
+	}
+	return Value{s: s, o: rawString{enc}}
+}
+
+// isString reports whether v is a string value.
+func (v Value) isString() bool {
+	if v.o == nil {
+		return true
+	}
+	_, ok := v.o.(rawString)
+	return ok
+}
+
 // Str returns the string of a string value.
 func (v Value) Str() string { return v.s }
 
 // Obj returns the object of a non-string value (nil for strings).
-func (v Value) Obj() any { return v.o }
+func (v Value) Obj() any {
+	if _, ok := v.o.(rawString); ok {
+		return nil
+	}
+	return v.o
+}
 
 // Typed is implemented by every non-string value type (*Hash, *Set,
 // *List, *ZSet, JSON ...). It is what the keyspace commands (TYPE, COPY,
@@ -46,7 +104,7 @@ type Typed interface {
 
 // TypeName is the reply of TYPE for v.
 func (v Value) TypeName() string {
-	if v.o == nil {
+	if v.isString() {
 		return "string"
 	}
 	if t, ok := v.o.(Typed); ok {
@@ -64,60 +122,6 @@ type DB struct {
 
 	expireCursor uint64
 	used         int64 // bytes of this database's keys and values (memory.go)
-
-	// strEnc holds the encoding Redis gives the few string values whose
-	// encoding is not the one their content gives (stringEncoding):
-	// APPEND and SETRANGE leave a raw string, INCRBYFLOAT an embstr, COPY
-	// an unshared integer. Any store or deletion at a key drops its entry;
-	// RENAME, MOVE and COPY carry it. Usually empty.
-	strEnc map[string]strEncoding
-}
-
-// strEncoding is a string's encoding where its content does not say it.
-type strEncoding uint8
-
-const (
-	encRaw         strEncoding = iota + 1 // "raw"
-	encEmbstr                             // "embstr"
-	encIntUnshared                        // "int", not one of the shared integers
-)
-
-func (e strEncoding) String() string {
-	switch e {
-	case encRaw:
-		return "raw"
-	case encEmbstr:
-		return "embstr"
-	}
-	return "int"
-}
-
-// forgetEnc drops key's encoding entry: a new value or none is stored.
-func (db *DB) forgetEnc(key string) {
-	if len(db.strEnc) > 0 {
-		delete(db.strEnc, key)
-	}
-}
-
-// setEnc records that the string at key is encoded as enc (0: as its
-// content gives).
-func (db *DB) setEnc(key string, enc strEncoding) {
-	if enc == 0 {
-		db.forgetEnc(key)
-		return
-	}
-	if db.strEnc == nil {
-		db.strEnc = map[string]strEncoding{}
-	}
-	db.strEnc[key] = enc
-}
-
-// encOf is key's encoding entry, 0 if none.
-func (db *DB) encOf(key string) strEncoding {
-	if len(db.strEnc) == 0 {
-		return 0
-	}
-	return db.strEnc[key]
 }
 
 func newDB(id int, acct *mem.Acct) *DB {
@@ -174,7 +178,6 @@ func (db *DB) expireKey(e *Engine, key string) {
 	}
 	db.keys.Delete(k)
 	db.expires.Delete(k)
-	db.forgetEnc(k)
 	e.Stats.ExpiredKeys.Add(1)
 	db.touchWatched(k)
 	if len(e.observers) > 0 {
@@ -225,7 +228,6 @@ func (c *Ctx) setAs(key []byte, v Value, keepTTL bool, event string) {
 	if !keepTTL && db.expires.Len() > 0 {
 		db.expires.Delete(k)
 	}
-	db.forgetEnc(k)
 	c.changedAs(key, event)
 }
 
@@ -235,9 +237,8 @@ func (c *Ctx) Add(key []byte, v Value) {
 		*m = c.newMeta()
 	}
 	c.DB.used += keyBytes(view(key), v)
-	c.DB.forgetEnc(view(key))
 	c.changed(key)
-	if v.o != nil {
+	if !v.isString() {
 		// A new list or sorted set (RENAME, RESTORE, SORT STORE ...)
 		// wakes clients blocked on the key, as Redis's dbAdd does.
 		c.Ready(key)
@@ -257,7 +258,6 @@ func (c *Ctx) Delete(key []byte) bool {
 		c.DB.expires.Delete(k)
 	}
 	c.DB.keys.ShrinkIfNeeded()
-	c.DB.forgetEnc(k)
 	if len(c.DB.watched) > 0 {
 		c.DB.touchWatched(k)
 	}
@@ -424,7 +424,6 @@ func (db *DB) Flush() int {
 	n := db.keys.Len()
 	db.keys.Clear()
 	db.expires.Clear()
-	db.strEnc = nil
 	db.used = 0
 	for k := range db.watched {
 		db.touchWatched(k)
@@ -565,7 +564,7 @@ func GetString(c *Ctx, key []byte) (s string, found, ok bool) {
 	if !found {
 		return "", false, true
 	}
-	if v.o != nil {
+	if !v.isString() {
 		c.W.Error(ErrWrongType)
 		return "", true, false
 	}

@@ -57,7 +57,7 @@ func digestScore(f float64) string {
 func (db *DB) xorValueDigest(key string, v Value, d *digest) {
 	var typ uint32
 	switch v.o.(type) {
-	case nil:
+	case nil, rawString:
 		typ = objString
 	case *List:
 		typ = objList
@@ -74,7 +74,7 @@ func (db *DB) xorValueDigest(key string, v Value, d *digest) {
 	binary.BigEndian.PutUint32(aux[:], typ)
 	d.mix(aux[:])
 	switch x := v.o.(type) {
-	case nil:
+	case nil, rawString:
 		d.mixString(v.s)
 	case *List:
 		for i, n := 0, x.Len(); i < n; i++ {

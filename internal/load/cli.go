@@ -82,11 +82,16 @@ func LoadMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	timeout := fs.Int("pipe-timeout", 30, "seconds without a reply after the input ended before giving up (0: wait forever)")
 	progress := fs.Bool("progress", false, "draw progress even when stderr is not a terminal")
 	quiet := fs.Bool("q", false, "no progress")
+	cluster := fs.Bool("cluster", false, "Redis Cluster: route each command to the master of its slot (-h/-p name any node)")
+	fs.BoolVar(cluster, "c", false, "same as --cluster (as redis-cli -c)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: ordo load [-h host] [-p port] [-a password] [-n db] [FILE|-]
+		fmt.Fprintln(fs.Output(), `usage: ordo load [-h host] [-p port] [-a password] [-n db] [--cluster] [FILE|-]
 
 Streams commands (RESP, or text lines like "SET Key0 Value0") from FILE or
 stdin to a RESP server without waiting for each reply, as redis-cli --pipe.
+With --cluster (-c), each command goes to the master of its keys' slot in
+a Redis Cluster (CLUSTER SLOTS, following MOVED and ASK), one pipelined
+connection per node; a command whose keys span slots is an error, not sent.
 -h is the host, as in redis-cli; a bare -h, or --help, prints this.`)
 		fs.PrintDefaults()
 	}
@@ -124,6 +129,7 @@ stdin to a RESP server without waiting for each reply, as redis-cli --pipe.
 		PipeTimeout: time.Duration(*timeout) * time.Second,
 		Stdout:      stdout,
 		Stderr:      stderr,
+		Cluster:     *cluster,
 	}
 	if f, ok := stderr.(*os.File); ok && IsTerminal(f) {
 		o.Progress = true

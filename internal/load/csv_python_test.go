@@ -16,7 +16,7 @@ import (
 )
 
 // pythonCSV is the reference: Python's csv module reading each file as
-// the documentation says to (newline='', and utf-8-sig so that a byte
+// the documentation says to (newline=”, and utf-8-sig so that a byte
 // order mark is skipped), blank lines dropped.
 const pythonCSV = `
 import csv, json, sys

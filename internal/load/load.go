@@ -27,7 +27,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"golang.org/x/term"
 	"io"
 	"net"
 	"os"
@@ -37,6 +36,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/ordo-db/ordo/internal/resp"
 )
@@ -53,6 +54,11 @@ type Options struct {
 	Stderr           io.Writer     // error replies and progress (default os.Stderr)
 	Progress         bool          // redraw a progress line on Stderr (for terminals)
 	ProgressInterval time.Duration
+	// Cluster routes each command to the master of its keys' slot in a
+	// Redis Cluster whose node Addr is (see cluster.go).
+	Cluster bool
+
+	skipSlotMap bool // tests: route everything to Addr first and follow MOVED
 }
 
 // Result is what a load did.
@@ -63,6 +69,9 @@ type Result struct {
 	Bytes    int64         // bytes sent
 	Elapsed  time.Duration // from connect to the last reply
 	Complete bool          // the last reply was received
+	// Redirects counts MOVED and ASK replies followed (Cluster only): they
+	// are not replies to the user's commands and are not counted above.
+	Redirects int64
 }
 
 // ErrConn reports a broken connection (the message is redis-cli's).
@@ -86,6 +95,9 @@ func Run(ctx context.Context, in io.Reader, o Options) (Result, error) {
 	}
 	if o.ProgressInterval == 0 {
 		o.ProgressInterval = 200 * time.Millisecond
+	}
+	if o.Cluster {
+		return runCluster(ctx, in, o)
 	}
 	start := time.Now()
 	var d net.Dialer

@@ -277,10 +277,12 @@ func (s *scripting) command(L *lua.LState, raise bool) int {
 	if cmd.Has(engine.FlagNoScript) {
 		return fail(L, raise, msgNoScriptCmd)
 	}
+	if s.ro && cmd.Has(engine.FlagWrite|engine.FlagMayReplicate) {
+		// Redis counts may-replicate commands (PFCOUNT, PUBLISH) as
+		// writes in read-only scripts.
+		return fail(L, raise, msgWriteInRO)
+	}
 	if cmd.Has(engine.FlagWrite) {
-		if s.ro {
-			return fail(L, raise, msgWriteInRO)
-		}
 		s.wrote.Store(true)
 	}
 	cl := s.sub.Client

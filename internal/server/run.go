@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"fmt"
 	"net/http"
 	_ "net/http/pprof" // served only when ORDO_PPROF is set
@@ -8,6 +9,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/ordo-db/ordo/internal/aof"
 	"github.com/ordo-db/ordo/internal/config"
@@ -23,6 +25,10 @@ Options are redis-server's, as flags or as directives in the config file
 (flags override the file): --port 6379 --bind 127.0.0.1 --dir ./data
 --requirepass pw --appendonly yes|no --appendfsync always|everysec|no
 --maxmemory 1gb --databases 16 ...
+
+--rdb-import FILE (Ordo's own, not a redis-server option) loads an RDB file
+written by redis-server (a dump.rdb) into an empty dataset at startup and
+snapshots it; SAVE writes dir/dbfilename in the same format.
 
 Examples:
        ordo-server (run the server with the default settings)
@@ -46,6 +52,10 @@ func Main(args []string) error {
 			fmt.Print(Usage)
 			return nil
 		}
+	}
+	args, rdbImport, err := cutRDBImport(args)
+	if err != nil {
+		return err
 	}
 	cfg := engine.NewConfig()
 	if err := config.Load(cfg, args); err != nil {
@@ -73,6 +83,12 @@ func Main(args []string) error {
 	p, err := aof.Open(e, s.Logf)
 	if err != nil {
 		return err
+	}
+	if rdbImport != "" {
+		if err := ImportRDB(e, p, rdbImport, s.Logf); err != nil {
+			p.Close(false)
+			return err
+		}
 	}
 	snapshot := atomic.Bool{}
 	snapshot.Store(true)
@@ -108,3 +124,53 @@ func Main(args []string) error {
 
 // Version is Ordo's own version.
 const Version = "0.1.0"
+
+// cutRDBImport removes --rdb-import FILE from the arguments.
+func cutRDBImport(args []string) (rest []string, file string, err error) {
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--rdb-import" {
+			if i+1 >= len(args) {
+				return nil, "", fmt.Errorf("--rdb-import needs a file name")
+			}
+			file = args[i+1]
+			i++
+			continue
+		}
+		rest = append(rest, args[i])
+	}
+	return rest, file, nil
+}
+
+// ImportRDB loads the RDB file at path into e, whose dataset must be
+// empty, and makes it durable with a snapshot through p (if not nil).
+// On any error the dataset is left empty.
+func ImportRDB(e *engine.Engine, p engine.Persister, path string, logf func(string, ...any)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("rdb-import: %w", err)
+	}
+	defer f.Close()
+	e.Lock()
+	defer e.Unlock()
+	for i, db := range e.DBs() {
+		if db.Len() > 0 {
+			return fmt.Errorf("rdb-import: database %d is not empty; an import needs an empty dataset", i)
+		}
+	}
+	start := time.Now()
+	st, err := e.LoadRDB(bufio.NewReaderSize(f, 1<<20))
+	if err == nil && p != nil {
+		err = p.Save()
+	}
+	if err != nil {
+		for _, db := range e.DBs() {
+			db.Flush()
+		}
+		return fmt.Errorf("rdb-import %s: %w", path, err)
+	}
+	logf("Imported %d keys from %s in %.3f seconds (%d skipped: expired or empty)", st.Keys, path, time.Since(start).Seconds(), st.Skipped)
+	if st.Functions > 0 {
+		logf("WARNING: %s holds %d function libraries; Ordo does not load functions", path, st.Functions)
+	}
+	return nil
+}

@@ -46,6 +46,8 @@ type Server struct {
 
 	mu        sync.Mutex
 	listeners []net.Listener
+	tlsAddrs  []string
+	tls       tlsState
 	conns     map[net.Conn]struct{}
 	nconns    atomic.Int64
 	wg        sync.WaitGroup
@@ -75,8 +77,30 @@ func (s *Server) Listen() error {
 		}
 		s.listeners = append(s.listeners, ln)
 	}
+	if tport := s.E.Config.Get("tls-port"); tport != "0" {
+		if err := s.setupTLS(); err != nil {
+			s.Close()
+			return err
+		}
+		for _, host := range strings.Fields(s.E.Config.Get("bind")) {
+			host = strings.TrimPrefix(host, "-")
+			if host == "*" {
+				host = "0.0.0.0"
+			}
+			ln, err := net.Listen("tcp", net.JoinHostPort(host, tport))
+			if err != nil {
+				s.Close()
+				return fmt.Errorf("server: listen %s (tls-port): %w", net.JoinHostPort(host, tport), err)
+			}
+			s.tlsAddrs = append(s.tlsAddrs, ln.Addr().String())
+			s.listeners = append(s.listeners, s.tlsListener(ln))
+		}
+	}
 	return nil
 }
+
+// TLSAddrs returns the addresses of the TLS listeners (tls-port).
+func (s *Server) TLSAddrs() []string { return s.tlsAddrs }
 
 // Addrs returns the bound addresses.
 func (s *Server) Addrs() []string {

@@ -1,0 +1,142 @@
+package engine
+
+// RDB files: the whole dataset in Redis 7.0's format (internal/rdb).
+// SAVE writes dir/dbfilename as redis-server does (after Ordo's own
+// snapshot), so a dump.rdb taken from Ordo starts a redis-server; and
+// ordo-server --rdb-import loads a dump.rdb written by redis-server
+// (LoadRDB). ReJSON-RL values are not written (see cmd_dump.go);
+// function libraries in a file are not loaded (Ordo has no FUNCTION).
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/rdb"
+)
+
+// RDBStats counts what WriteRDB wrote or LoadRDB loaded.
+type RDBStats struct {
+	Keys      int // keys written or loaded
+	Skipped   int // keys not written (JSON) or not loaded (expired, empty)
+	Functions int // function libraries in the file, not loaded
+}
+
+// WriteRDB writes every database as an RDB file that redis-server 7.0
+// loads, with the same encodings. The caller holds the engine lock.
+func (e *Engine) WriteRDB(w io.Writer) (RDBStats, error) {
+	var st RDBStats
+	wr := rdb.NewWriter(w, e.Config.Bool("rdbcompression"))
+	wr.Aux("redis-ver", RedisVersion)
+	wr.Aux("redis-bits", strconv.Itoa(strconv.IntSize))
+	wr.Aux("ctime", strconv.FormatInt(time.Now().Unix(), 10))
+	wr.Aux("aof-base", "0")
+	now := NowMs()
+	for i, db := range e.dbs {
+		if db.Len() == 0 {
+			continue
+		}
+		wr.SelectDB(i, uint64(db.Len()), uint64(db.ExpiresLen()))
+		db.Each(now, func(k string, v Value, at int64) bool {
+			rv, ok := toRDB(v)
+			if !ok {
+				st.Skipped++
+				return true
+			}
+			wr.Entry([]byte(k), rv, at)
+			st.Keys++
+			return true
+		})
+	}
+	return st, wr.Close()
+}
+
+// SaveRDBFile writes the dataset to dir/dbfilename (through a temporary
+// file, synced and renamed, as Redis does). The caller holds the lock.
+func (e *Engine) SaveRDBFile() (RDBStats, error) {
+	path := filepath.Join(e.Config.Get("dir"), e.Config.Get("dbfilename"))
+	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d.rdb", os.Getpid()))
+	f, err := os.Create(tmp)
+	if err != nil {
+		return RDBStats{}, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	st, err := e.WriteRDB(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return st, err
+}
+
+// LoadRDB adds the keys of an RDB file (versions 1 to 10) to the
+// databases, with the encodings Redis would choose under the current
+// configuration. A key that already exists (in the dataset or earlier in
+// the file) is an error, as Redis's "RDB has duplicated key". As Redis loading a file,
+// it skips keys already expired and empty collections. Streams and module
+// values make it fail; so does a database number out of range. On error
+// the keys loaded so far stay: callers wanting all or nothing load into
+// an empty dataset and flush it on error. The caller holds the lock.
+func (e *Engine) LoadRDB(r io.Reader) (RDBStats, error) {
+	var st RDBStats
+	now := NowMs()
+	_, err := rdb.ReadFile(r, rdb.Handler{
+		Function: func([]byte) error {
+			st.Functions++
+			return nil
+		},
+		Skipped: func(*rdb.Entry, error) error {
+			st.Skipped++
+			return nil
+		},
+		Entry: func(en *rdb.Entry) error {
+			if en.DB >= len(e.dbs) {
+				return fmt.Errorf("the RDB file uses database %d, but only %d databases are configured", en.DB, len(e.dbs))
+			}
+			if en.ExpireAt != -1 && en.ExpireAt <= now {
+				st.Skipped++
+				return nil
+			}
+			if !e.dbs[en.DB].load(view(en.Key), fromRDB(e, en.Value), en.ExpireAt) {
+				return fmt.Errorf("duplicated key %q in database %d", en.Key, en.DB)
+			}
+			st.Keys++
+			return nil
+		},
+	})
+	return st, err
+}
+
+// load stores a key read from a file, with its expiry (or -1), and
+// reports whether it is new. A duplicate replaces the old value (whose
+// bytes stay counted: LoadRDB fails then, and its callers flush). key
+// may alias a buffer: the Dict copies it.
+func (db *DB) load(key string, v Value, at int64) bool {
+	isNew := db.keys.Set(key, v)
+	db.used += keyBytes(key, v)
+	if !isNew {
+		return false
+	}
+	if at != -1 {
+		db.expires.Set(key, at)
+	}
+	if len(db.watched) > 0 {
+		db.touchWatched(key)
+	}
+	return true
+}

@@ -1,0 +1,69 @@
+package rdb
+
+import (
+	"bytes"
+	"testing"
+)
+
+func FuzzDecodeValue(f *testing.F) {
+	for _, v := range sample() {
+		f.Add(AppendValue(nil, v, true))
+		f.Add(AppendValue(nil, v, false))
+	}
+	f.Add([]byte{TypeHashZipmap, 0x0b, 0x01, 0x01, 'a', 0x01, 0x00, 'b', 0xff})
+	f.Add([]byte{TypeSetIntset, 0x0c, 2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 2, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := DecodeValue(b)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %T is not *Error", err)
+			}
+			return
+		}
+		// Whatever decodes re-encodes to something that decodes the same.
+		again, err := DecodeValue(AppendValue(nil, v, true))
+		if err != nil {
+			t.Fatalf("re-encoding failed: %v", err)
+		}
+		if again.Kind != v.Kind || again.Len() != v.Len() {
+			t.Fatalf("re-encoding changed the value")
+		}
+	})
+}
+
+func FuzzReadFile(f *testing.F) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, true)
+	w.Aux("redis-ver", "7.0.15")
+	w.SelectDB(0, 2, 1)
+	for i, v := range sample() {
+		w.Entry([]byte{byte('a' + i)}, v, int64(i)*1000-1)
+	}
+	w.Close()
+	f.Add(buf.Bytes())
+	f.Add([]byte("REDIS0009\xff\x00\x00\x00\x00\x00\x00\x00\x00"))
+	f.Add([]byte("REDIS0003\xfe\x00\x00\x01a\x01b\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ReadFile(bytes.NewReader(b), Handler{Entry: func(e *Entry) error { return nil }})
+	})
+}
+
+func FuzzLZF(f *testing.F) {
+	f.Add([]byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"))
+	f.Add([]byte("abcabcabcabcabcabcabcabcXYZabcabcabc0123456789"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		// Any input decompresses without panicking.
+		lzfDecompress(b, 4*len(b)+8)
+		if len(b) < 5 {
+			return
+		}
+		c := lzfCompress(b, len(b)-4)
+		if c == nil {
+			return
+		}
+		out, ok := lzfDecompress(c, len(b))
+		if !ok || !bytes.Equal(out, b) {
+			t.Fatalf("round trip failed")
+		}
+	})
+}
