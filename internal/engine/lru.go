@@ -93,3 +93,22 @@ func (db *DB) setMeta(key string, v uint32) {
 		*m = v
 	}
 }
+
+// restoreMeta is Redis's objectSetLRUOrLFU for RESTORE: under an LFU
+// policy FREQ sets the counter, under the others IDLETIME (seconds) sets
+// the time of the last access; -1 leaves the new key's clock.
+func (c *Ctx) restoreMeta(key []byte, freq, idle int64) {
+	if c.E.Config.LFU() {
+		if freq >= 0 {
+			c.DB.setMeta(view(key), lfuMinutes(c.Now)<<8|uint32(freq))
+		}
+		return
+	}
+	if idle >= 0 {
+		abs := int64(lruClock(c.Now)) - idle
+		if abs < 0 {
+			abs += lruClockMax
+		}
+		c.DB.setMeta(view(key), uint32(abs)&lruClockMax) // a 24-bit field
+	}
+}

@@ -168,3 +168,34 @@ func TestNoTouchClient(t *testing.T) {
 		t.Fatalf("FREQ after GET: %q", got)
 	}
 }
+
+// TestRestoreIdleFreq: RESTORE's IDLETIME sets what OBJECT IDLETIME
+// reports, FREQ (under an LFU policy) what OBJECT FREQ reports.
+func TestRestoreIdleFreq(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("SET", "src", "value")
+	payload := d.Do("DUMP", "src").Str
+	d.Do("RESTORE", "k", "0", payload, "IDLETIME", "1000")
+	// Whole seconds: a second may tick between RESTORE and the reply.
+	for name, c := range map[string]*redistest.Conn{"redis": d.Redis, "ordo": d.Ordo} {
+		if n := c.Do("OBJECT", "IDLETIME", "k").Int; n < 1000 || n > 1001 {
+			t.Errorf("%s: IDLETIME %d after RESTORE ... IDLETIME 1000", name, n)
+		}
+	}
+	d.Do("RESTORE", "k2", "0", payload, "FREQ", "7") // no effect without LFU
+	d.DoShape("OBJECT", "IDLETIME", "k2")
+	d.Do("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu")
+	d.Do("CONFIG", "SET", "lfu-decay-time", "0")
+	defer func() {
+		d.Do("CONFIG", "SET", "maxmemory-policy", "noeviction")
+		d.Do("CONFIG", "SET", "lfu-decay-time", "1")
+	}()
+	d.Do("RESTORE", "k3", "0", payload, "FREQ", "100")
+	d.Do("OBJECT", "FREQ", "k3")
+	d.Do("RESTORE", "k4", "0", payload, "FREQ", "0")
+	d.Do("OBJECT", "FREQ", "k4")
+	d.Do("RESTORE", "k5", "0", payload, "IDLETIME", "5") // no effect with LFU
+	d.Do("OBJECT", "FREQ", "k5")
+	d.Do("RESTORE", "k3", "0", payload, "FREQ", "255", "REPLACE")
+	d.Do("OBJECT", "FREQ", "k3")
+}
