@@ -108,7 +108,7 @@ func (e *Engine) Wait(ctx context.Context, wt *Waiter) error {
 func (e *Engine) enqueue(c *Ctx, wt *Waiter) {
 	wt.args = make([][]byte, len(c.Args))
 	for i, a := range c.Args {
-		wt.args[i] = append([]byte(nil), a...)
+		wt.args[i] = append([]byte{}, a...) // never nil: "" is a key too
 	}
 	keys := make([][]byte, len(wt.Keys))
 	for i, k := range wt.Keys {
@@ -173,11 +173,14 @@ func (e *Engine) serveReady() {
 					}
 					c := Ctx{E: e, Client: wt.client, DB: e.dbs[bk.db], W: wt.w, Args: wt.args,
 						Cmd: e.cmds.Lookup(wt.args), Now: NowMs(), NoBlock: true}
-					if wt.Serve(&c) {
+					served, ok := e.serve(wt, &c)
+					if served {
 						wt.served = true
 						e.removeWaiter(wt)
 						close(wt.done)
-						e.finishServe(&c)
+						if ok {
+							e.finishServe(&c)
+						}
 						progressed = true
 						break
 					}
@@ -188,6 +191,20 @@ func (e *Engine) serveReady() {
 			}
 		}
 	}
+}
+
+// serve calls wt.Serve; a Serve that panics is contained as a handler
+// is (invoke): the waiter is answered with an error, ending its wait
+// (served true, ok false).
+func (e *Engine) serve(wt *Waiter, c *Ctx) (served, ok bool) {
+	start := len(c.W.Buf)
+	defer func() {
+		if !ok {
+			e.contain(c, start, recover())
+			served = true
+		}
+	}()
+	return wt.Serve(c), true
 }
 
 // finishServe propagates what a served waiter changed.

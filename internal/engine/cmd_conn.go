@@ -32,6 +32,10 @@ func registerConn(t *Table) {
 		if !ok {
 			return
 		}
+		if n != int64(int32(n)) { // getIntFromObjectOrReply
+			c.W.Error(ErrIntRange)
+			return
+		}
 		if n < 0 || n >= int64(len(c.E.dbs)) {
 			c.W.Error(ErrDBIndex)
 			return

@@ -272,6 +272,7 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("tracking_total_prefixes", 0)
 		kv("unexpected_error_replies", 0)
 		kv("total_error_replies", s.TotalErrorReplies.Load())
+		kv("ordo_command_panics", s.CommandPanics.Load())
 		kv("dump_payload_sanitizations", 0)
 		kv("total_reads_processed", 0)
 		kv("total_writes_processed", 0)

@@ -116,7 +116,7 @@ func expireGeneric(c *Ctx, base int64, seconds bool) {
 		case c.ArgIs(j, "lt"):
 			flags |= expireLT
 		default:
-			c.W.Error("ERR Unsupported option " + string(c.Args[j]))
+			c.W.Error("ERR Unsupported option " + string(cString(c.Args[j]))) // %s
 			return
 		}
 	}
@@ -185,10 +185,13 @@ func ttlGeneric(c *Ctx, ms, abs bool) {
 	}
 	t := at
 	if !abs {
-		t = max(at-c.Now, 0)
+		t = at - c.Now
 	}
+	t = max(t, 0)
 	if !ms {
-		t = (t + 500) / 1000
+		// (t+500)/1000, without overflowing for t near 2^63 (Redis's C
+		// arithmetic does not wrap there: EXPIRETIME 9223372036854776).
+		t = t/1000 + (t%1000+500)/1000
 	}
 	c.W.Int(t)
 }
@@ -506,7 +509,9 @@ func parseScanOptions(c *Ctx, start int, withType bool) (scanOptions, bool) {
 
 // scanDict scans d from cursor as Redis's scanGenericCommand does: bucket
 // after bucket until count elements were gathered (before any MATCH
-// filtering) or count*10 further buckets were visited.
+// filtering) or count*10 further buckets were visited. As there, count*10
+// wraps for a huge count (to a negative number, which the loop counts
+// down from without reaching 0 in practice: the scan runs to the end).
 func scanDict[V any](d *dict.Dict[V], cursor uint64, count int64, fn func(k string, v V)) uint64 {
 	maxIter := count * 10
 	got := int64(0)
@@ -515,7 +520,7 @@ func scanDict[V any](d *dict.Dict[V], cursor uint64, count int64, fn func(k stri
 			got++
 			fn(k, v)
 		})
-		if cursor == 0 || maxIter <= 0 || got >= count {
+		if cursor == 0 || maxIter == 0 || got >= count {
 			return cursor
 		}
 		maxIter--
@@ -589,23 +594,40 @@ func flushArgs(c *Ctx) bool {
 }
 
 // touchWatchedExisting invalidates the WATCHes on keys of db that exist
-// in db or in other (Redis's touchAllWatchedKeysInDb): watching a key
-// that a flush or swap leaves absent is not a change.
-func (db *DB) touchWatchedExisting(other *DB) {
-	for k := range db.watched {
-		if _, ok := db.keys.Get(k); ok {
-			db.touchWatched(k)
-		} else if other != nil {
-			if _, ok := other.keys.Get(k); ok {
-				db.touchWatched(k)
+// in db or in other (Redis 7.0's touchAllWatchedKeysInDb, db being
+// emptied or swapped with other): watching a key that a flush or swap
+// leaves absent is not a change, nor is deleting or swapping in a key
+// that was already expired when WATCHed.
+func (db *DB) touchWatchedExisting(other *DB, now int64) {
+	for k, list := range db.watched {
+		_, inDB := db.keys.Get(k)
+		inOther := false
+		if other != nil {
+			_, inOther = other.keys.Get(k)
+		}
+		if !inDB && !inOther {
+			continue
+		}
+		for _, wk := range list {
+			if wk.expired {
+				if !inOther {
+					wk.expired = false // an expired key deleted: no change
+					continue
+				} else if other.expiredNow(k, now) {
+					continue // an expired key stays expired
+				}
+			} else if !inDB && other.expiredNow(k, now) {
+				wk.expired = true // an absent key replaced by an expired one
+				continue
 			}
+			wk.cl.dirtyCAS = true
 		}
 	}
 }
 
 // flushOne empties db and returns how many keys it held.
 func flushOne(db *DB) int {
-	db.touchWatchedExisting(nil)
+	db.touchWatchedExisting(nil, NowMs())
 	n := db.keys.Len()
 	db.keys.Clear()
 	db.expires.Clear()
@@ -657,8 +679,8 @@ func swapdbCommand(c *Ctx) {
 	if id1 != id2 {
 		e := c.E
 		a, b := e.dbs[id1], e.dbs[id2]
-		a.touchWatchedExisting(b)
-		b.touchWatchedExisting(a)
+		a.touchWatchedExisting(b, c.Now)
+		b.touchWatchedExisting(a, c.Now)
 		a.keys, b.keys = b.keys, a.keys
 		a.expires, b.expires = b.expires, a.expires
 		a.expireCursor, b.expireCursor = b.expireCursor, a.expireCursor

@@ -112,12 +112,12 @@ func registerLists(t *Table) {
 	t.register("lpos", lposCommand)
 	t.register("rpoplpush", func(c *Ctx) { lmoveGeneric(c, false, true) })
 	t.register("lmove", lmoveCommand)
-	t.register("lmpop", func(c *Ctx) { lmpopGeneric(c, 1, false) })
+	t.register("lmpop", func(c *Ctx) { lmpopGeneric(c, 1, false) }).Keys = GenericKeys(0, 1, 2)
 	t.register("blpop", func(c *Ctx) { bpopCommand(c, true) })
 	t.register("brpop", func(c *Ctx) { bpopCommand(c, false) })
 	t.register("blmove", blmoveCommand)
 	t.register("brpoplpush", brpoplpushCommand)
-	t.register("blmpop", func(c *Ctx) { lmpopGeneric(c, 2, true) })
+	t.register("blmpop", func(c *Ctx) { lmpopGeneric(c, 2, true) }).Keys = GenericKeys(0, 2, 3)
 }
 
 // listChanged finishes a change of n elements to the list at key:

@@ -27,6 +27,11 @@ func registerTransactions(t *Table) {
 			c.W.Error("ERR WATCH inside MULTI is not allowed")
 			return
 		}
+		// As Redis: no point in watching once the client is dirty.
+		if c.Client.dirtyCAS {
+			c.W.OK()
+			return
+		}
 		for _, k := range c.Args[1:] {
 			c.E.watch(c, k)
 		}
@@ -44,11 +49,11 @@ func (e *Engine) discard(cl *Client) {
 }
 
 // watchedExpired reports whether a watched key expired since WATCH (Redis
-// 7.0 treats that as a change).
+// 7.0's isWatchedKeyExpired treats that as a change; a key already
+// expired when WATCHed is not).
 func (e *Engine) watchedExpired(c *Ctx) bool {
 	for _, w := range c.Client.watched {
-		db := e.dbs[w.db]
-		if at, ok := db.expires.Get(w.key); ok && at <= c.Now {
+		if !w.expired && w.db.expiredNow(w.key, c.Now) {
 			return true
 		}
 	}
@@ -85,8 +90,9 @@ func execCommand(c *Ctx) {
 			wrote = true
 		}
 		cl.LastCmd = q.cmd.Name
-		q.cmd.Handler(&sub)
-		c.E.finish(&sub)
+		if c.E.invoke(&sub) {
+			c.E.finish(&sub)
+		}
 	}
 	if wrote {
 		c.E.Propagate(cl.DB, [][]byte{[]byte("EXEC")})

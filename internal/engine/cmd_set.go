@@ -254,7 +254,7 @@ func registerSets(t *Table) {
 	t.register("smove", smoveCommand)
 	t.register("sinter", func(c *Ctx) { sinterGeneric(c, c.Args[1:], nil, false, 0) })
 	t.register("sinterstore", func(c *Ctx) { sinterGeneric(c, c.Args[2:], c.Args[1], false, 0) })
-	t.register("sintercard", sintercardCommand)
+	t.register("sintercard", sintercardCommand).Keys = GenericKeys(0, 1, 2)
 	t.register("sunion", func(c *Ctx) { sunionDiffGeneric(c, c.Args[1:], nil, false) })
 	t.register("sunionstore", func(c *Ctx) { sunionDiffGeneric(c, c.Args[2:], c.Args[1], false) })
 	t.register("sdiff", func(c *Ctx) { sunionDiffGeneric(c, c.Args[1:], nil, true) })

@@ -12,6 +12,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,11 @@ import (
 	"github.com/ordo-db/ordo/internal/ds/zset"
 	"github.com/ordo-db/ordo/internal/resp"
 )
+
+// ErrZSetTooLarge refuses a write that would make the members of one
+// sorted set exceed zset.MaxMemberBytes. Ordo's own: Redis has no such
+// limit.
+const ErrZSetTooLarge = "ERR the members of one sorted set cannot exceed 4 GiB in total"
 
 // Sorted-set error replies, exactly as Redis 7.0 writes them.
 const (
@@ -120,13 +126,10 @@ func newZSet(lim zsetLimits, sizeHint, maxLen int) *ZSet {
 // insert adds m, known to be absent, converting to the indexed encoding
 // first when it would exceed the listpack limits.
 func (z *ZSet) insert(lim zsetLimits, m []byte, score float64) {
-	if !z.s.Indexed() {
-		if score == 0 {
-			score = 0 // a listpack stores -0 as the integer 0
-		}
-		if z.s.Len()+1 > lim.entries || len(m) > lim.value {
-			z.s.BuildIndex(lim.acct)
-		}
+	// Converted first, as Redis's zsetAdd does: the new member keeps a
+	// score of -0 in the indexed form, while the packed form stores 0.
+	if !z.s.Indexed() && (z.s.Len()+1 > lim.entries || len(m) > lim.value) {
+		z.s.BuildIndex(lim.acct)
 	}
 	z.s.Insert(m, score)
 }
@@ -156,39 +159,17 @@ func registerSortedSets(t *Table) {
 	t.register("zpopmax", func(c *Ctx) { zpopCommand(c, true) })
 	t.register("bzpopmin", func(c *Ctx) { bzpopCommand(c, false) })
 	t.register("bzpopmax", func(c *Ctx) { bzpopCommand(c, true) })
-	t.register("zmpop", func(c *Ctx) { zmpopGeneric(c, 1, false) }).Keys = numkeysKeys(1, 0)
-	t.register("bzmpop", func(c *Ctx) { zmpopGeneric(c, 2, true) }).Keys = numkeysKeys(2, 0)
+	t.register("zmpop", func(c *Ctx) { zmpopGeneric(c, 1, false) }).Keys = GenericKeys(0, 1, 2)
+	t.register("bzmpop", func(c *Ctx) { zmpopGeneric(c, 2, true) }).Keys = GenericKeys(0, 2, 3)
 	t.register("zrandmember", zrandmemberCommand)
-	t.register("zunion", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopUnion, false) }).Keys = numkeysKeys(1, 0)
-	t.register("zinter", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopInter, false) }).Keys = numkeysKeys(1, 0)
-	t.register("zdiff", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopDiff, false) }).Keys = numkeysKeys(1, 0)
-	t.register("zintercard", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopInter, true) }).Keys = numkeysKeys(1, 0)
-	t.register("zunionstore", func(c *Ctx) { zsetOpGeneric(c, true, 2, zopUnion, false) }).Keys = numkeysKeys(2, 1)
-	t.register("zinterstore", func(c *Ctx) { zsetOpGeneric(c, true, 2, zopInter, false) }).Keys = numkeysKeys(2, 1)
-	t.register("zdiffstore", func(c *Ctx) { zsetOpGeneric(c, true, 2, zopDiff, false) }).Keys = numkeysKeys(2, 1)
+	t.register("zunion", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopUnion, false) }).Keys = GenericKeys(0, 1, 2)
+	t.register("zinter", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopInter, false) }).Keys = GenericKeys(0, 1, 2)
+	t.register("zdiff", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopDiff, false) }).Keys = GenericKeys(0, 1, 2)
+	t.register("zintercard", func(c *Ctx) { zsetOpGeneric(c, false, 1, zopInter, true) }).Keys = GenericKeys(0, 1, 2)
+	t.register("zunionstore", func(c *Ctx) { zsetOpGeneric(c, true, 2, zopUnion, false) }).Keys = GenericKeys(1, 2, 3)
+	t.register("zinterstore", func(c *Ctx) { zsetOpGeneric(c, true, 2, zopInter, false) }).Keys = GenericKeys(1, 2, 3)
+	t.register("zdiffstore", func(c *Ctx) { zsetOpGeneric(c, true, 2, zopDiff, false) }).Keys = GenericKeys(1, 2, 3)
 	t.register("zscan", zscanCommand)
-}
-
-// numkeysKeys returns the key positions of a command whose numkeys is at
-// args[i], followed by that many keys; dst > 0 is a destination key.
-func numkeysKeys(i, dst int) KeysFunc {
-	return func(args [][]byte) []int {
-		var idx []int
-		if dst > 0 && dst < len(args) {
-			idx = append(idx, dst)
-		}
-		if i >= len(args) {
-			return idx
-		}
-		n, ok := ParseInt(args[i])
-		if !ok || n < 1 {
-			return idx
-		}
-		for j := i + 1; j <= i+int(n) && j < len(args); j++ {
-			idx = append(idx, j)
-		}
-		return idx
-	}
 }
 
 // zsetRead returns the sorted set at key (nil if missing); ok is false
@@ -264,7 +245,6 @@ func zaddGeneric(c *Ctx, zincrby bool) {
 		scores = make([]float64, 0, elements)
 	}
 	scores = scores[:elements]
-	maxLen := 0
 	for j := range scores {
 		f, ok := parseZFloat(c.Args[idx+2*j])
 		if !ok {
@@ -272,12 +252,36 @@ func zaddGeneric(c *Ctx, zincrby bool) {
 			return
 		}
 		scores[j] = f
-		maxLen = max(maxLen, len(c.Args[idx+2*j+1]))
 	}
 	key := c.Args[1]
 	z, ok := zsetRead(c, key)
 	if !ok {
 		return
+	}
+	if !xx {
+		// Refused before any change: the members given, added to what the
+		// set holds, must fit in one set.
+		extra := int64(0)
+		for j := 0; j < elements; j++ {
+			extra += int64(len(c.Args[idx+2*j+1]))
+		}
+		held := int64(0)
+		if z != nil {
+			held = int64(z.s.MemberBytes())
+		}
+		if extra > c.E.zsetMaxBytes-held && z != nil {
+			// Near the limit: count only the members not yet there.
+			extra = 0
+			for j := 0; j < elements; j++ {
+				if m := c.Args[idx+2*j+1]; !zsetHas(z, m) {
+					extra += int64(len(m))
+				}
+			}
+		}
+		if extra > c.E.zsetMaxBytes-held {
+			c.Error(ErrZSetTooLarge)
+			return
+		}
 	}
 	var lim zsetLimits
 	if z == nil || !z.s.Indexed() {
@@ -289,7 +293,10 @@ func zaddGeneric(c *Ctx, zincrby bool) {
 		if xx {
 			goto reply
 		}
-		z = newZSet(lim, elements, maxLen)
+		// Redis 7.0's ZADD creates a listpack unless the first member
+		// alone exceeds the limits, and converts as members are added:
+		// the members added before the conversion lose a -0 score.
+		z = newZSet(lim, 1, len(c.Args[idx+1]))
 		c.Add(key, ObjectValue(z))
 		c.Ready(key)
 	}
@@ -315,9 +322,8 @@ func zaddGeneric(c *Ctx, zincrby bool) {
 			}
 			processed++
 			if score != cur {
-				if score == 0 && !z.s.Indexed() {
-					score = 0 // a listpack stores -0 as the integer 0
-				}
+				// The reply shows score as computed (-0 included); the
+				// packed form stores -0 as 0.
 				z.s.SetScore(ref, score)
 				updated++
 			}
@@ -773,11 +779,11 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, rt rangeType, dir rangeDir)
 		sl = limitSlice(lo, hi, offset, limit, rev)
 	}
 	if store {
+		// As Redis 7.0's ZRANGESTORE: a listpack unless the count exceeds
+		// the limit, converted at the first member too long for it.
 		lim := zlimits(c)
-		maxLen := 0
-		sl.each(s, func(m []byte, _ float64) { maxLen = max(maxLen, len(m)) })
-		dst := newZSet(lim, sl.count, maxLen)
-		sl.each(s, func(m []byte, score float64) { dst.s.Add(m, score) })
+		dst := newZSet(lim, sl.count, 0)
+		sl.each(s, func(m []byte, score float64) { dst.insert(lim, m, score) })
 		zstoreResult(c, c.Args[1], dst)
 		return
 	}
@@ -1056,21 +1062,24 @@ func zmpopGeneric(c *Ctx, numIdx int, block bool) {
 		c.Error(ErrZNumkeys)
 		return
 	}
-	whereIdx := int64(numIdx) + numkeys + 1
-	if whereIdx >= int64(len(c.Args)) {
+	// numkeys is compared before any addition: numIdx+numkeys+1 would
+	// overflow for numkeys near 2^63 (and index the arguments with a
+	// negative number).
+	if numkeys > int64(len(c.Args)-numIdx-2) {
 		c.Error(ErrSyntax)
 		return
 	}
+	whereIdx := numIdx + int(numkeys) + 1
 	var max bool
 	switch {
-	case c.ArgIs(int(whereIdx), "min"):
-	case c.ArgIs(int(whereIdx), "max"):
+	case c.ArgIs(whereIdx, "min"):
+	case c.ArgIs(whereIdx, "max"):
 		max = true
 	default:
 		c.Error(ErrSyntax)
 		return
 	}
-	count, ok := mpopCount(c, int(whereIdx)+1)
+	count, ok := mpopCount(c, whereIdx+1)
 	if !ok {
 		return
 	}
@@ -1329,7 +1338,7 @@ func zsetOpGeneric(c *Ctx, store bool, numIdx int, op zsetOp, cardOnly bool) {
 		case op != zopDiff && !cardOnly && remaining >= n+1 && c.ArgIs(j, "weights"):
 			j++
 			for i := 0; i < n; i, j = i+1, j+1 {
-				w, ok := parseFloatArg(c.Args[j])
+				w, ok := parseZFloat(c.Args[j]) // getDoubleFromObject, as ZADD's scores
 				if !ok {
 					c.Error(ErrZWeightFloat)
 					return
@@ -1370,20 +1379,55 @@ func zsetOpGeneric(c *Ctx, store bool, numIdx int, op zsetOp, cardOnly bool) {
 		return
 	}
 	res := zsetCompute(src, op, agg)
+	if !store {
+		// Redis replies from the skiplist it computed, scores as they
+		// came out (-0 included), never from a listpack.
+		writeZResult(c, res, withscores)
+		return
+	}
 	lim := zlimits(c)
-	maxLen := 0
+	maxLen, total := 0, int64(0)
 	for _, e := range res {
 		maxLen = max(maxLen, len(e.m))
+		total += int64(len(e.m))
+	}
+	if total > c.E.zsetMaxBytes {
+		c.Error(ErrZSetTooLarge)
+		return
 	}
 	dst := newZSet(lim, len(res), maxLen)
 	for _, e := range res {
 		dst.s.Add(bview(e.m), e.score)
 	}
-	if store {
-		zstoreResult(c, c.Args[1], dst)
-		return
+	zstoreResult(c, c.Args[1], dst)
+}
+
+// writeZResult replies with res (distinct members) in sorted-set order:
+// by score, then by member.
+func writeZResult(c *Ctx, res []popped, withscores bool) {
+	slices.SortFunc(res, func(a, b popped) int {
+		switch {
+		case a.score < b.score:
+			return -1
+		case a.score > b.score:
+			return 1
+		}
+		return strings.Compare(a.m, b.m)
+	})
+	if withscores && c.W.Proto == 2 {
+		c.W.Array(2 * len(res))
+	} else {
+		c.W.Array(len(res))
 	}
-	writeZRange(c, &dst.s, zslice{first: 0, count: dst.s.Len()}, withscores)
+	for _, e := range res {
+		if withscores && c.W.Proto == 3 {
+			c.W.Array(2)
+		}
+		c.W.BulkString(e.m)
+		if withscores {
+			writeScore(c, e.score)
+		}
+	}
 }
 
 // sortBySize orders sources from the smallest, as Redis does to make the
@@ -1533,4 +1577,9 @@ func zscanCommand(c *Ctx) {
 	for _, it := range items {
 		c.W.Bulk(it)
 	}
+}
+
+func zsetHas(z *ZSet, m []byte) bool {
+	_, ok := z.s.Score(m)
+	return ok
 }

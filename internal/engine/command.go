@@ -3,6 +3,7 @@ package engine
 import (
 	_ "embed"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -161,12 +162,17 @@ func (cmd *Command) HasKeys() bool {
 
 // KeyIndexes returns the indexes of the key arguments in args.
 //
-// It follows Redis's getKeysUsingKeySpecs: a spec whose keyword is absent
-// is skipped, and a spec that points outside the arguments (a malformed
-// numkeys, a count of zero) makes the whole result empty.
+// It follows Redis's getKeysFromCommandWithSpecs: the key specs first
+// (getKeysUsingKeySpecs: a spec whose keyword is absent is skipped, and a
+// spec that points outside the arguments, such as a malformed numkeys,
+// invalidates them all), then, when they are invalid, the command's
+// getkeys_proc (Keys) if it has one.
 func (cmd *Command) KeyIndexes(args [][]byte) []int {
 	if len(cmd.specs) > 0 {
-		return keysFromSpecs(cmd, args)
+		if idx, ok := keysFromSpecs(cmd, args); ok || cmd.Keys == nil {
+			return idx
+		}
+		return cmd.Keys(args)
 	}
 	if cmd.Keys != nil { // commands Redis has no key specs for (JSON.*, Ordo's own)
 		return cmd.Keys(args)
@@ -192,13 +198,13 @@ func (cmd *Command) KeyFlagsAt(args [][]byte, i int) []string {
 		return cmd.KeyFlags(args, i)
 	}
 	if len(cmd.specs) > 0 {
-		idx, from := keysAndSpecs(cmd, args)
+		idx, from, ok := keysAndSpecs(cmd, args)
 		for j, k := range idx {
-			if k == i {
+			if ok && k == i {
 				return cmd.specs[from[j]].flags
 			}
 		}
-		return nil
+		return nil // Redis's genericGetKeys gives no flags
 	}
 	// Ordo's own commands: by the command's flags.
 	if cmd.Has(FlagWrite) {
@@ -207,14 +213,15 @@ func (cmd *Command) KeyFlagsAt(args [][]byte, i int) []string {
 	return []string{"RO", "access"}
 }
 
-func keysFromSpecs(cmd *Command, args [][]byte) []int {
-	idx, _ := keysAndSpecs(cmd, args)
-	return idx
+// keysFromSpecs is getKeysUsingKeySpecs; ok is false for invalid specs.
+func keysFromSpecs(cmd *Command, args [][]byte) (idx []int, ok bool) {
+	idx, _, ok = keysAndSpecs(cmd, args)
+	return idx, ok
 }
 
 // keysAndSpecs is keysFromSpecs also returning, for each key, the index
 // of the spec that found it.
-func keysAndSpecs(cmd *Command, args [][]byte) (idx, from []int) {
+func keysAndSpecs(cmd *Command, args [][]byte) (idx, from []int, ok bool) {
 	argc := len(args)
 	for si, sp := range cmd.specs {
 		first := 0
@@ -257,24 +264,86 @@ func keysAndSpecs(cmd *Command, args [][]byte) (idx, from []int) {
 		} else {
 			step = sp.keyStep
 			if first+sp.keynumIdx >= argc {
-				return nil, nil
+				return nil, nil, false
 			}
 			n, ok := ParseInt(args[first+sp.keynumIdx])
-			if !ok || n < 0 || n > int64(argc) {
-				return nil, nil
+			if !ok || n < 0 {
+				return nil, nil, false
 			}
 			first += sp.firstKey
-			last = first + int(n) - 1
+			last = first + int(int32(n)) - 1 // Redis's (int)numkeys
 		}
 		if last >= argc || last < first || first >= argc {
-			return nil, nil
+			return nil, nil, false
 		}
 		for i := first; i <= last; i += max(step, 1) {
 			idx = append(idx, i)
 			from = append(from, si)
 		}
 	}
-	return idx, from
+	return idx, from, true
+}
+
+// GenericKeys is Redis's genericGetKeys, the getkeys_proc of the commands
+// whose keys follow a numkeys argument at countIdx (ZUNION, LMPOP, EVAL
+// ...), used when their key specs are invalid: numkeys is read with C's
+// atoi (so 2^32+1 reads as 1), keys start at first, and a destination key
+// at store (0 for none) comes last. No keys when numkeys is below 1 or
+// more than the arguments left.
+func GenericKeys(store, countIdx, first int) KeysFunc {
+	return func(args [][]byte) []int {
+		if countIdx >= len(args) {
+			return nil
+		}
+		num := int(cAtoi(args[countIdx]))
+		if num < 1 || num > len(args)-first {
+			return nil
+		}
+		idx := make([]int, 0, num+1)
+		for i := 0; i < num; i++ {
+			idx = append(idx, first+i)
+		}
+		if store > 0 {
+			idx = append(idx, store)
+		}
+		return idx
+	}
+}
+
+// cAtoi is glibc's atoi, (int)strtol(s, NULL, 10): leading white space,
+// a sign, digits up to the first other byte, saturated to the range of
+// a long, then truncated to an int.
+func cAtoi(s []byte) int32 {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	var u uint64 // magnitude, saturated past 2^63
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if u > (1<<63)/10 {
+			u = 1 << 63
+			continue
+		}
+		u = u*10 + uint64(s[i]-'0')
+		u = min(u, 1<<63)
+	}
+	var n int64
+	switch {
+	case neg && u >= 1<<63:
+		n = math.MinInt64
+	case neg:
+		n = -int64(u)
+	case u >= 1<<63:
+		n = math.MaxInt64
+	default:
+		n = int64(u)
+	}
+	return int32(n)
 }
 
 //go:embed redis_command_info.resp

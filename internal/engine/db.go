@@ -118,14 +118,14 @@ type DB struct {
 	ID      int
 	keys    *dict.Dict[Value]
 	expires *dict.Dict[int64] // absolute unix ms
-	watched map[string][]*Client
+	watched map[string][]*watchKey
 
 	expireCursor uint64
 	used         int64 // bytes of this database's keys and values (memory.go)
 }
 
 func newDB(id int, acct *mem.Acct) *DB {
-	db := &DB{ID: id, keys: dict.New[Value](acct), expires: dict.New[int64](acct), watched: map[string][]*Client{}}
+	db := &DB{ID: id, keys: dict.New[Value](acct), expires: dict.New[int64](acct), watched: map[string][]*watchKey{}}
 	db.keys.EnableMeta() // each key's access clock (lru.go)
 	return db
 }
@@ -422,19 +422,37 @@ func (db *DB) ScanKeys(cursor uint64, fn func(key string)) uint64 {
 // Flush empties db, invalidating every WATCH on it.
 func (db *DB) Flush() int {
 	n := db.keys.Len()
+	db.touchWatchedExisting(nil, NowMs())
 	db.keys.Clear()
 	db.expires.Clear()
 	db.used = 0
-	for k := range db.watched {
-		db.touchWatched(k)
-	}
 	return n
 }
 
 // ---- WATCH ----
 
+// touchWatched marks the clients WATCHing key as dirty (Redis 7.0's
+// touchWatchedKey, including its treatment of keys that were already
+// expired when WATCHed: their deletion is no change, and the walk stops
+// at one that still exists). A dirty client stops watching anything.
 func (db *DB) touchWatched(key string) {
-	for _, cl := range db.watched[key] {
+	list := db.watched[key]
+	if len(list) == 0 {
+		return
+	}
+	var dirty []*Client
+	for _, wk := range list {
+		if wk.expired {
+			if _, ok := db.keys.Get(key); !ok {
+				wk.expired = false
+				continue
+			}
+			break
+		}
+		dirty = append(dirty, wk.cl)
+	}
+	for _, cl := range dirty {
+		cl.unwatchAll()
 		cl.dirtyCAS = true
 	}
 }
@@ -442,21 +460,30 @@ func (db *DB) touchWatched(key string) {
 func (e *Engine) watch(c *Ctx, key []byte) {
 	cl := c.Client
 	for _, w := range cl.watched {
-		if w.db == c.DB.ID && w.key == view(key) {
+		if w.db == c.DB && w.key == view(key) {
 			return
 		}
 	}
 	k := string(key)
-	cl.watched = append(cl.watched, watchKey{c.DB.ID, k})
-	c.DB.watched[k] = append(c.DB.watched[k], cl)
+	wk := &watchKey{db: c.DB, key: k, cl: cl, expired: c.DB.expiredNow(k, c.Now)}
+	cl.watched = append(cl.watched, wk)
+	c.DB.watched[k] = append(c.DB.watched[k], wk)
 }
 
+// unwatchAll forgets the client's WATCHes and clears its dirty flag.
 func (e *Engine) unwatchAll(cl *Client) {
+	cl.unwatchAll()
+	cl.dirtyCAS = false
+}
+
+// unwatchAll removes the client's WATCHes (the dirty flag is the
+// caller's business).
+func (cl *Client) unwatchAll() {
 	for _, w := range cl.watched {
-		db := e.dbs[w.db]
+		db := w.db
 		list := db.watched[w.key]
 		for i, x := range list {
-			if x == cl {
+			if x == w {
 				list = append(list[:i], list[i+1:]...)
 				break
 			}
@@ -468,7 +495,6 @@ func (e *Engine) unwatchAll(cl *Client) {
 		}
 	}
 	cl.watched = nil
-	cl.dirtyCAS = false
 }
 
 // ---- argument helpers shared by the command families ----

@@ -40,11 +40,14 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ordo-db/ordo/internal/ds/mem"
+	"github.com/ordo-db/ordo/internal/ds/zset"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -103,9 +106,13 @@ type Engine struct {
 	appendBuf       growBuf     // APPEND's growable buffers (cmd_string.go)
 	gcRunning       atomic.Bool // a GC nudge is under way (mapped.go)
 
+	// zsetMaxBytes bounds the member bytes of one sorted set
+	// (zset.MaxMemberBytes; lowered by tests).
+	zsetMaxBytes int64
+
 	// scriptRun is the running script's state, read without the lock by
-	// LockOrBusy (busy.go); set by internal/script.
-	scriptRun atomic.Pointer[ScriptRun]
+	// LockOrBusy (busy.go) and Unlock; marked by internal/script.
+	scriptRun ScriptRun
 }
 
 // Stats are the counters INFO reports.
@@ -119,6 +126,9 @@ type Stats struct {
 	NetInput          atomic.Int64
 	NetOutput         atomic.Int64
 	TotalErrorReplies atomic.Int64
+	// CommandPanics counts handlers that panicked and were contained
+	// (INFO stats ordo_command_panics; see invoke).
+	CommandPanics atomic.Int64
 }
 
 // New returns an engine with cfg (nil for defaults) and starts its active
@@ -142,6 +152,7 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 		acct:      mem.NewAcct(nil, nil),
 	}
 	e.acct = mem.NewAcct(nil, e.nudgeGC)
+	e.zsetMaxBytes = zset.MaxMemberBytes
 	for _, f := range extra {
 		f(e.cmds)
 	}
@@ -175,12 +186,6 @@ func (e *Engine) Close() { e.closeOnce.Do(func() { close(e.closed) }) }
 // ErrClosed is returned by Wait when the engine closes under a blocked
 // command.
 var ErrClosed = errors.New("engine: closed")
-
-// Lock takes the engine lock; every Call must happen while it is held.
-func (e *Engine) Lock() { e.mu.Lock() }
-
-// Unlock releases the engine lock.
-func (e *Engine) Unlock() { e.mu.Unlock() }
 
 // DBs returns the databases (for persistence; under the lock).
 func (e *Engine) DBs() []*DB { return e.dbs }
@@ -219,7 +224,7 @@ type Client struct {
 	multi      bool
 	multiErr   bool
 	multiQueue []queued
-	watched    []watchKey
+	watched    []*watchKey
 	dirtyCAS   bool
 
 	waiter *Waiter
@@ -232,9 +237,16 @@ type queued struct {
 	args [][]byte
 }
 
+// watchKey is one WATCHed key of one client (Redis's watchedKey), listed
+// both in the client and in its database.
 type watchKey struct {
-	db  int
+	db  *DB
 	key string
+	cl  *Client
+	// expired: the key was already logically expired (but still stored)
+	// when WATCHed. As in Redis 7.0, its expiry is then not a change, nor
+	// is its deletion; anything else that touches it is.
+	expired bool
 }
 
 // NewClient registers a client. kind is "normal" for network clients.
@@ -371,13 +383,11 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		return nil
 	}
 	if !checkArity(cmd, len(args)) {
-		c.rejectInMulti()
-		w.Error("ERR wrong number of arguments for '" + cmd.Name + "' command")
+		e.reject(c, cmd, "ERR wrong number of arguments for '"+cmd.Name+"' command")
 		return nil
 	}
 	if !cl.Authenticated && !cmd.Has(FlagNoAuth) {
-		c.rejectInMulti()
-		w.Error("NOAUTH Authentication required.")
+		e.reject(c, cmd, "NOAUTH Authentication required.")
 		return nil
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {
@@ -395,7 +405,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		}
 		cp := make([][]byte, len(args))
 		for i, a := range args {
-			cp[i] = append([]byte(nil), a...)
+			cp[i] = append([]byte{}, a...) // never nil: "" is a key too
 		}
 		cl.multiQueue = append(cl.multiQueue, queued{cmd, cp})
 		w.Simple("QUEUED")
@@ -414,12 +424,54 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 
 // run executes a resolved command and propagates its effects.
 func (e *Engine) run(c *Ctx) {
-	c.Cmd.Handler(c)
+	if !e.invoke(c) {
+		return
+	}
 	if c.block != nil {
 		e.enqueue(c, c.block)
 		return
 	}
 	e.finish(c)
+}
+
+// invoke runs c's handler and reports whether it returned normally. A
+// handler that panics must not take the server down nor leave the engine
+// lock held (the lock is its caller's and stays held: the caller
+// releases it as after any command): the panic is logged with the
+// command's name and counted, whatever the handler wrote is replaced by
+// an error reply, and nothing is propagated or blocked on.
+func (e *Engine) invoke(c *Ctx) (ok bool) {
+	start := len(c.W.Buf)
+	defer func() {
+		if !ok {
+			e.contain(c, start, recover())
+		}
+	}()
+	c.Cmd.Handler(c)
+	return true
+}
+
+// ErrInternalPrefix starts the reply to a command whose handler panicked.
+const ErrInternalPrefix = "ERR internal error executing '"
+
+// contain finishes a command whose handler panicked with r (see invoke):
+// the reply written from start on is dropped for an error reply.
+func (e *Engine) contain(c *Ctx, start int, r any) {
+	e.Stats.CommandPanics.Add(1)
+	name := "?"
+	if c.Cmd != nil {
+		name = c.Cmd.Name
+	}
+	if e.Log != nil {
+		e.Log.Error("command handler panicked; the command was answered with an error and not propagated",
+			"command", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	}
+	if start <= len(c.W.Buf) {
+		c.W.Buf = c.W.Buf[:start]
+	}
+	c.W.Error(ErrInternalPrefix + name + "'")
+	c.block = nil
+	c.dirty, c.prop = 0, nil
 }
 
 // finish propagates the effects of a completed command and serves any
@@ -465,6 +517,19 @@ func isMultiControl(name string) bool {
 
 // rejectInMulti marks the transaction as failed when a command is
 // refused while queueing, so that EXEC answers EXECABORT.
+// reject answers a command refused before it runs (Redis's rejectCommand):
+// an EXEC refused so discards the transaction and answers EXECABORT with
+// the reason (without its ERR); any other command flags the transaction.
+func (e *Engine) reject(c *Ctx, cmd *Command, msg string) {
+	if cmd.Name == "exec" {
+		e.discard(c.Client)
+		c.W.Error("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR "))
+		return
+	}
+	c.rejectInMulti()
+	c.W.Error(msg)
+}
+
 func (c *Ctx) rejectInMulti() {
 	if c.Client.multi {
 		c.Client.multiErr = true

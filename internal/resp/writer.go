@@ -166,22 +166,25 @@ func (w *Writer) Verbatim(format, s string) {
 // Raw appends bytes that are already a valid reply.
 func (w *Writer) Raw(b []byte) { w.Buf = append(w.Buf, b...) }
 
-// AppendDouble formats d as C's "%.17g" does, with inf/-inf/nan spelled as Redis does.
-func AppendDouble(dst []byte, d float64) []byte {
+// AppendDouble formats d as C's "%.17g" does (Redis's addReplyDouble):
+// inf, -inf, and nan or -nan by the sign of the NaN.
+func AppendDouble(dst []byte, d float64) []byte { return AppendG(dst, d, 17) }
+
+// AppendG formats d as C's printf("%.<prec>g") does (Go's 'g' verb differs
+// in when it switches to exponent form and in exponent padding), glibc's
+// "inf", "-inf", "nan" and "-nan" included.
+func AppendG(dst []byte, d float64, prec int) []byte {
 	switch {
 	case math.IsInf(d, 1):
 		return append(dst, "inf"...)
 	case math.IsInf(d, -1):
 		return append(dst, "-inf"...)
-	case math.IsNaN(d):
+	case d != d:
+		if math.Signbit(d) {
+			return append(dst, "-nan"...)
+		}
 		return append(dst, "nan"...)
 	}
-	return AppendG(dst, d, 17)
-}
-
-// AppendG formats d as C's printf("%.<prec>g") does (Go's 'g' verb differs
-// in when it switches to exponent form and in exponent padding).
-func AppendG(dst []byte, d float64, prec int) []byte {
 	if d == 0 {
 		if math.Signbit(d) {
 			return append(dst, "-0"...)

@@ -580,14 +580,7 @@ func toNumber(v lua.LValue) (float64, bool) {
 	case lua.LNumber:
 		return float64(v), true
 	case lua.LString:
-		f, err := strconv.ParseFloat(string(v), 64)
-		if err != nil {
-			if n, err2 := strconv.ParseInt(string(v), 0, 64); err2 == nil {
-				return float64(n), true
-			}
-			return 0, false
-		}
-		return f, true
+		return str2number(string(v))
 	}
 	return 0, false
 }
@@ -715,8 +708,11 @@ func luaCollectGarbage(L *lua.LState) int {
 	return 1
 }
 
-// str2number is Lua 5.1's lua_str2number as tonumber uses it: strtod,
-// or hexadecimal after 0x, surrounded by optional white space.
+// str2number is Lua 5.1's luaO_str2d as Redis builds it (glibc's strtod,
+// then optional trailing white space): leading white space, a sign,
+// then a decimal number, a hexadecimal one ("0x1.8p3", the exponent
+// optional), "inf"/"infinity" or "nan"/"nan(chars)" in any case (a
+// signed NaN keeps its sign: tostring(tonumber("-nan")) is "-nan").
 func str2number(s string) (float64, bool) {
 	isSpace := func(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
 	i, j := 0, len(s)
@@ -727,36 +723,94 @@ func str2number(s string) (float64, bool) {
 		j--
 	}
 	t := s[i:j]
+	neg := false
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
 	if t == "" {
 		return 0, false
 	}
-	body, neg := t, false
-	if body[0] == '-' || body[0] == '+' {
-		neg = body[0] == '-'
-		body = body[1:]
+	sign := func(f float64) float64 {
+		if neg {
+			return -f
+		}
+		return f
 	}
-	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
-		u, err := strconv.ParseUint(body[2:], 16, 64)
-		if err != nil {
-			return 0, false
+	switch {
+	case len(t) >= 3 && strings.EqualFold(t[:3], "nan"):
+		rest := t[3:]
+		if rest != "" {
+			// nan(n-char-sequence)
+			if len(rest) < 2 || rest[0] != '(' || rest[len(rest)-1] != ')' {
+				return 0, false
+			}
+			for k := 1; k < len(rest)-1; k++ {
+				c := rest[k]
+				if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+					return 0, false
+				}
+			}
 		}
 		if neg {
-			return -float64(u), true
+			return math.Float64frombits(0xFFF8000000000000), true
 		}
-		return float64(u), true
+		return math.Float64frombits(0x7FF8000000000000), true
+	case strings.EqualFold(t, "inf") || strings.EqualFold(t, "infinity"):
+		return sign(math.Inf(1)), true
 	}
-	for k := 0; k < len(body); k++ {
-		if c := body[k]; c == '_' || c == 'p' || c == 'P' {
-			return 0, false
+	hex := len(t) >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')
+	isDigit := func(c byte) bool {
+		if hex {
+			return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+		}
+		return c >= '0' && c <= '9'
+	}
+	k := 0
+	if hex {
+		k = 2
+	}
+	digits := 0
+	for k < len(t) && isDigit(t[k]) {
+		k, digits = k+1, digits+1
+	}
+	if k < len(t) && t[k] == '.' {
+		k++
+		for k < len(t) && isDigit(t[k]) {
+			k, digits = k+1, digits+1
 		}
 	}
-	f, err := strconv.ParseFloat(t, 64)
+	if digits == 0 {
+		return 0, false
+	}
+	mant := k
+	if k < len(t) && (!hex && (t[k] == 'e' || t[k] == 'E') || hex && (t[k] == 'p' || t[k] == 'P')) {
+		k++
+		if k < len(t) && (t[k] == '-' || t[k] == '+') {
+			k++
+		}
+		e := 0
+		for k < len(t) && t[k] >= '0' && t[k] <= '9' {
+			k, e = k+1, e+1
+		}
+		if e == 0 {
+			return 0, false // strtod stops before the exponent: trailing junk
+		}
+	}
+	if k != len(t) {
+		return 0, false
+	}
+	num := t
+	if hex && mant == len(t) {
+		num = t + "p0" // Go wants the binary exponent
+	}
+	f, err := strconv.ParseFloat(num, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
 			return 0, false
 		}
 	}
-	return f, true
+	return sign(f), true
 }
 
 // luaTableConcat is Lua 5.1's table.concat, with numbers formatted as

@@ -14,21 +14,22 @@ import (
 	"github.com/ordo-db/ordo/internal/redistest"
 )
 
-// waitBusy polls PING on c until it answers BUSY (bounded). It first
-// lets the script start: a command that reaches Ordo after the EVAL took
-// the engine lock but before the script registered as running waits for
-// the script's end instead of getting BUSY (a known gap, rare in practice:
-// the window is the few microseconds before the script starts).
+// waitBusy polls PING on c until it answers BUSY (bounded). A PING that
+// the server reads before the EVAL sent on the other connection gets
+// PONG; any PING read once the EVAL holds the engine lock is answered
+// BUSY when the script crosses busy-reply-threshold, even one read
+// before the script registered as running.
 func waitBusy(t *testing.T, c *redistest.Conn) []byte {
 	t.Helper()
-	time.Sleep(150 * time.Millisecond)
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	for i := 0; i < 2000; i++ {
 		r := c.DoRaw("PING")
 		if bytes.HasPrefix(r, []byte("-BUSY")) {
 			return r
 		}
-		time.Sleep(20 * time.Millisecond)
+		if string(r) != "+PONG\r\n" {
+			t.Fatalf("PING before the script: %q", r)
+		}
+		time.Sleep(5 * time.Millisecond) // polling, not ordering: the EVAL was sent first
 	}
 	t.Fatal("server never answered BUSY")
 	return nil
@@ -42,7 +43,13 @@ func TestBusyScriptKill(t *testing.T) {
 	r := redistest.StartRedis(t, "--busy-reply-threshold", "100")
 	o := redistest.StartOrdo(t, "busy-reply-threshold", "100")
 	type result struct{ busy, kill, killed, after, unkill, done, notbusy, get []byte }
-	run := func(addr string, loops string) result {
+	// The unkillable script runs for a fixed wall time (whatever the
+	// machine's speed): long past the threshold and a round trip, short
+	// of the 10 s reply deadline.
+	const timed = "local t = redis.call('time') local stop = t[1] * 1e6 + t[2] + ARGV[1] " +
+		"local i = 0 while true do i = i + 1 if i % 10000 == 0 then t = redis.call('time') " +
+		"if t[1] * 1e6 + t[2] >= stop then break end end end return 'done'"
+	run := func(addr string) result {
 		var res result
 		a := redistest.Dial(t, addr)
 		b := redistest.Dial(t, addr)
@@ -54,19 +61,15 @@ func TestBusyScriptKill(t *testing.T) {
 		res.killed = a.ReadRaw()
 		res.after = b.DoRaw("PING")
 		// A script that wrote cannot be killed; it runs to its end.
-		a.Send("EVAL", "redis.call('set','x','1') local i = 0 while i < "+loops+" do i = i + 1 end return 'done'", "0")
+		a.Send("EVAL", "redis.call('set','x','1') "+timed, "0", "1500000")
 		waitBusy(t, b)
 		res.unkill = b.DoRaw("SCRIPT", "KILL")
 		res.done = a.ReadRaw()
 		res.notbusy = b.DoRaw("SCRIPT", "KILL")
 		return res
 	}
-	want := run(r.Addr, "3e7")
-	loops := "6e7" // long enough to outlive waitBusy's first probe on a loaded machine
-	if raceEnabled {
-		loops = "1e6"
-	}
-	got := run(o.Addr, loops)
+	want := run(r.Addr)
+	got := run(o.Addr)
 	for _, c := range []struct {
 		name      string
 		want, got []byte

@@ -103,8 +103,8 @@ type scripting struct {
 	scripts map[string]*luaScript
 	errh    *lua.LFunction
 	kill    *killCtx
-	busy    engine.ScriptRun
-	rand    uint64 // redisLrand48 state
+	busy    *engine.ScriptRun // the engine's
+	rand    uint64            // redisLrand48 state
 
 	// State of the running script (valid while running).
 	running bool
@@ -181,16 +181,16 @@ func newScripting(e *engine.Engine) *scripting {
 	s := &scripting{e: e, scripts: map[string]*luaScript{}, resp: 2}
 	s.rand = 0x1234ABCD330E
 	s.kill = &killCtx{done: make(chan struct{})}
-	s.busy.Kill = s.killScript
+	s.busy = e.ScriptRun()
+	s.busy.SetKill(s.killScript)
 	s.collect = func(db int, args [][]byte) {
 		cp := make([][]byte, len(args))
 		for i, a := range args {
-			cp[i] = append([]byte(nil), a...)
+			cp[i] = append([]byte{}, a...) // never nil: "" is a key too
 		}
 		s.effects = append(s.effects, effect{db, cp})
 	}
 	s.initLua()
-	e.SetScriptRun(&s.busy)
 	return s
 }
 
@@ -294,10 +294,27 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 	s.globals.RawSetString("KEYS", stringArray(L, keys))
 	s.globals.RawSetString("ARGV", stringArray(L, args))
 
+	// Whatever happens below (a panic included: the engine contains it
+	// and answers an error), the script stops being busy and the caller's
+	// state is restored.
+	ended := false
+	defer func() {
+		if !ended {
+			s.busy.End()
+		}
+		L.SetTop(0)
+		cl.DB = db
+		c.E.Propagate = s.prop
+		s.running = false
+		s.c = nil
+		s.sub = engine.Ctx{}
+		s.effects = s.effects[:0]
+	}()
 	s.busy.Begin(c.Now)
 	L.Push(sc.fn)
 	err := L.PCall(0, 1, s.errh)
 	s.busy.End()
+	ended = true
 
 	if err != nil {
 		L.SetTop(0)
@@ -307,16 +324,13 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 		L.SetTop(0)
 	}
 
-	// Restore the caller and propagate the script's effects.
+	// Restore the caller (the deferred function) and propagate the
+	// script's effects.
 	cl.DB = db
 	c.E.Propagate = s.prop
 	if s.prop != nil && len(s.effects) > 0 {
 		s.propagate(c)
 	}
-	s.running = false
-	s.c = nil
-	s.sub = engine.Ctx{}
-	s.effects = s.effects[:0]
 }
 
 // propagate logs the script's effects, wrapped in MULTI/EXEC when there

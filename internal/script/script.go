@@ -27,9 +27,7 @@
 // (tostring and redis.call arguments are exact); cjson.encode writes
 // object keys in insertion order, not Lua's hash order; cmsgpack, the
 // Lua debugger (SCRIPT DEBUG YES) and redis.log output are not there;
-// the deny-oom check of scripts is not done. A connection that was
-// already waiting on the engine lock when a long script started waits
-// for it to end instead of getting BUSY, and allow_busy commands other
+// the deny-oom check of scripts is not done. allow_busy commands other
 // than SCRIPT KILL (MULTI, SHUTDOWN NOSAVE ...) wait for the script.
 package script
 
@@ -85,7 +83,7 @@ func Register(t *engine.Table) {
 	evalCommand := func(c *engine.Ctx) { eval(c, st) }
 	for _, name := range []string{"eval", "evalsha", "eval_ro", "evalsha_ro"} {
 		cmd := t.Register(name, evalCommand)
-		cmd.Keys = evalKeys
+		cmd.Keys = engine.GenericKeys(0, 2, 3) // Redis's evalGetKeys
 	}
 	t.RegisterContainer("script")
 	t.Register("script|load", func(c *engine.Ctx) {
@@ -141,22 +139,6 @@ func Register(t *engine.Table) {
 			c.W.Simple(l)
 		}
 	})
-}
-
-// evalKeys returns the key positions of EVAL-family commands.
-func evalKeys(args [][]byte) []int {
-	if len(args) < 3 {
-		return nil
-	}
-	n, ok := engine.ParseInt(args[2])
-	if !ok || n <= 0 || n > int64(len(args)-3) {
-		return nil
-	}
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = 3 + i
-	}
-	return idx
 }
 
 // state is one engine's scripting, made on first use (under the lock).

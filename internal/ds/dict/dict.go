@@ -780,8 +780,14 @@ func (d *Dict[V]) entry(id uint32) (string, V) {
 }
 
 // Each calls fn for every entry until fn returns false. fn must not
-// change the Dict.
+// change the Dict, but may read it (Get, Has, Random): rehashing is
+// paused meanwhile, as under Redis's safe iterator, since a rehash step
+// taken by a lookup would move entries under the walk, from a bucket not
+// yet visited to one already visited or the other way (ZINTER of a set
+// with itself saw members twice or not at all).
 func (d *Dict[V]) Each(fn func(key string, val V) bool) {
+	d.pausing++
+	defer func() { d.pausing-- }()
 	for t := 0; t < 2; t++ {
 		for _, e := range d.tables[t] {
 			for ; e != 0; e = d.ents[e-1].next {

@@ -269,3 +269,35 @@ func TestMeta(t *testing.T) {
 		t.Fatal("Clear dropped EnableMeta or kept a value")
 	}
 }
+
+// TestEachWithLookups: lookups inside Each (ZINTER of a set with itself)
+// must not rehash under the walk: every entry is seen exactly once,
+// whatever point of a rehash the Dict is at.
+func TestEachWithLookups(t *testing.T) {
+	for n := 1; n <= 300; n++ {
+		d := New[struct{}](nil)
+		for i := 0; i < n; i++ {
+			d.Set("m"+strconv.Itoa(i), struct{}{})
+		}
+		seen := map[string]int{}
+		d.Each(func(k string, _ struct{}) bool {
+			seen[k]++
+			for j := 0; j < 3; j++ {
+				d.Has(k)
+				d.Has("absent")
+			}
+			return true
+		})
+		if len(seen) != n {
+			t.Fatalf("n=%d: Each saw %d distinct entries", n, len(seen))
+		}
+		for k, c := range seen {
+			if c != 1 {
+				t.Fatalf("n=%d: Each saw %q %d times", n, k, c)
+			}
+		}
+		if d.isRehashing() {
+			d.Has("m0") // rehashing resumes after the walk
+		}
+	}
+}

@@ -8,17 +8,23 @@
 //     [^...] and \ escapes, with Redis's treatment of malformed patterns:
 //     an unterminated [ set ends at the end of the pattern, a trailing \
 //     matches a literal backslash. nocase folds ASCII letters only.
-//   - Recursion is bounded as in Redis: past 1000 nested stars the match
-//     fails rather than exhausting the stack. Worst-case time is
-//     exponential in the number of stars, as in Redis.
+//   - Recursion is bounded: past 1000 nested stars the match fails
+//     rather than exhausting the stack. As in Redis 7.0 (skipLongerMatches),
+//     a star whose rest of pattern matches nowhere ends the whole match, so
+//     the time is polynomial, not exponential, in the number of stars.
+//   - The empty string matches only the empty pattern, as in Redis (a
+//     lone "*" included: KEYS and SCAN special-case it before matching).
 //   - Pure functions: safe for concurrent use, no allocation.
 package glob
 
 // Match reports whether s matches the glob pattern as Redis's
 // stringmatchlen does (KEYS, SCAN MATCH, CONFIG GET): * ? [abc] [^a-z]
-// and \ escapes, byte-wise.
+// and \ escapes, byte-wise. As there, the empty string matches only the
+// empty pattern (not even "*" or "**": callers that treat a lone "*" as
+// "everything", as KEYS and SCAN do, test for it themselves).
 func Match(pattern, s []byte, nocase bool) bool {
-	return matchAt(pattern, s, nocase, 0)
+	skipLonger := false
+	return matchAt(pattern, s, nocase, 0, &skipLonger)
 }
 
 func foldByte(c byte) byte {
@@ -28,11 +34,16 @@ func foldByte(c byte) byte {
 	return c
 }
 
-func matchAt(p, s []byte, nocase bool, depth int) bool {
-	if depth > 1000 { // Redis bounds recursion the same way
+// matchAt is stringmatchlen_impl. skipLonger is Redis's
+// skipLongerMatches: once the rest of the pattern after a star matches
+// nowhere in the rest of the string, no earlier star can make it match
+// either, so the whole match fails at once (this keeps patterns with many
+// stars polynomial, as in Redis 7.0).
+func matchAt(p, s []byte, nocase bool, depth int, skipLonger *bool) bool {
+	if depth > 1000 { // bounded recursion: fail rather than exhaust the stack
 		return false
 	}
-	for len(p) > 0 && len(s) > 0 || len(p) > 0 && p[0] == '*' {
+	for len(p) > 0 && len(s) > 0 {
 		switch p[0] {
 		case '*':
 			for len(p) > 1 && p[1] == '*' {
@@ -41,11 +52,15 @@ func matchAt(p, s []byte, nocase bool, depth int) bool {
 			if len(p) == 1 {
 				return true
 			}
-			for i := 0; i <= len(s); i++ {
-				if matchAt(p[1:], s[i:], nocase, depth+1) {
+			for i := 0; i < len(s); i++ {
+				if matchAt(p[1:], s[i:], nocase, depth+1, skipLonger) {
 					return true
 				}
+				if *skipLonger {
+					return false
+				}
 			}
+			*skipLonger = true
 			return false
 		case '?':
 			s = s[1:]

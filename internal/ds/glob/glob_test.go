@@ -8,7 +8,12 @@ func TestMatch(t *testing.T) {
 		nocase bool
 		want   bool
 	}{
-		{"*", "", false, true},
+		{"*", "", false, false}, // stringmatchlen: KEYS/SCAN special-case a lone "*"
+		{"**", "", false, false},
+		{"*?", "", false, false},
+		{"a*", "a", false, true},
+		{"a**", "a", false, true},
+		{"*a*", "a", false, true},
 		{"*", "anything", false, true},
 		{"h?llo", "hello", false, true},
 		{"h?llo", "hllo", false, false},
@@ -37,6 +42,22 @@ func TestMatch(t *testing.T) {
 		if got := Match([]byte(c.pat), []byte(c.s), c.nocase); got != c.want {
 			t.Errorf("Match(%q, %q, %v) = %v, want %v", c.pat, c.s, c.nocase, got, c.want)
 		}
+	}
+}
+
+// TestMatchManyStars: a pattern of many stars that cannot match fails
+// fast (Redis 7.0's skipLongerMatches), instead of trying every split.
+func TestMatchManyStars(t *testing.T) {
+	s := make([]byte, 4000)
+	for i := range s {
+		s[i] = 'a'
+	}
+	pat := []byte("a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b")
+	if Match(pat, s, false) {
+		t.Fatal("matched")
+	}
+	if !Match(pat[:len(pat)-2], s, false) {
+		t.Fatal("no match")
 	}
 }
 

@@ -28,6 +28,21 @@ func (s *Set) Len() int {
 	return s.n
 }
 
+// MaxMemberBytes is the most member bytes, all members together, that
+// one Set can hold: its large form addresses them with 32 bits. Callers
+// check MemberBytes against it before adding; adding past it panics.
+const MaxMemberBytes int64 = math.MaxUint32
+
+// MemberBytes is the member bytes the set holds, all members' lengths
+// added up (an upper bound in the small form, exact for members shorter
+// than 128 bytes).
+func (s *Set) MemberBytes() int {
+	if s.b != nil {
+		return len(s.b.arena) - s.b.garbage
+	}
+	return len(s.lp) - 9*s.n // each entry: 8 bytes of score, a length of 1 byte or more
+}
+
 // Indexed reports whether the set is in its large form (Redis's
 // "skiplist" encoding; the small form is "listpack").
 func (s *Set) Indexed() bool { return s.b != nil }
@@ -69,7 +84,14 @@ func (s *Set) DropIndex() {
 
 // ---- the packed form ----
 
+// The packed form keeps no negative zero: Redis's listpack stores a
+// score that is an integer as an integer (zzlInsertAt), so -0 reads back
+// as 0 there, while the large form (a skiplist in Redis) keeps it.
+
 func lpAppend(lp []byte, m []byte, score float64) []byte {
+	if score == 0 {
+		score = 0 // no -0 in the packed form
+	}
 	lp = binary.LittleEndian.AppendUint64(lp, math.Float64bits(score))
 	lp = binary.AppendUvarint(lp, uint64(len(m)))
 	return append(lp, m...)
@@ -107,6 +129,9 @@ func (s *Set) lpDelete(o int) {
 }
 
 func (s *Set) lpInsert(m []byte, score float64) {
+	if score == 0 {
+		score = 0 // no -0 in the packed form
+	}
 	// First entry greater than (score, m).
 	o := 0
 	for o < len(s.lp) {

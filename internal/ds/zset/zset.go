@@ -205,7 +205,7 @@ func (s *tree) alloc(m []byte, score float64) uint32 {
 	if uint64(len(s.arena))+uint64(len(m)) > math.MaxUint32 {
 		s.compact()
 		if uint64(len(s.arena))+uint64(len(m)) > math.MaxUint32 {
-			panic("zset: member bytes of one sorted set exceed 4 GiB")
+			panic("zset: member bytes of one sorted set exceed 4 GiB (callers check MaxMemberBytes)")
 		}
 	}
 	e := entry{score: score, off: uint32(len(s.arena)), n: uint32(len(m))}

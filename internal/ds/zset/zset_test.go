@@ -349,3 +349,28 @@ func TestOffHeapReleased(t *testing.T) {
 		t.Fatalf("%d mapped bytes not released", MappedBytes()-before)
 	}
 }
+
+// TestMemberBytes: the member bytes a set holds, in both forms, through
+// additions and deletions (exact for members shorter than 128 bytes).
+func TestMemberBytes(t *testing.T) {
+	for _, indexed := range []bool{false, true} {
+		s := New()
+		if indexed {
+			s.BuildIndex(nil)
+		}
+		want := 0
+		for i := 0; i < 500; i++ {
+			m := bytes.Repeat([]byte{byte('a' + i%26)}, 1+i%100)
+			m = append(m, fmt.Sprint(i)...)
+			s.Add(m, float64(i))
+			want += len(m)
+			if i%3 == 0 {
+				s.Delete(m)
+				want -= len(m)
+			}
+			if got := s.MemberBytes(); got != want {
+				t.Fatalf("indexed %v, after %d: MemberBytes %d, want %d", indexed, i, got, want)
+			}
+		}
+	}
+}
