@@ -841,6 +841,8 @@ func TestCommandGetKeysAndFlags(t *testing.T) {
 			{"georadius", "g", "0", "0", "1", "km", "STORE", "d"}, {"geosearchstore", "d", "g", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"},
 			{"incrbyfloat", "a", "1"}, {"append", "a", "x"}, {"setrange", "a", "0", "x"}, {"watch", "a", "b"},
 			{"ping"}, {"get"}, {"nosuch", "a"}, {"eval", "return 1", "5", "a"},
+			{"eval", "return 1", "4294967297", "a"}, {"eval", "return 1", "-1", "a"}, {"zunionstore", "d", "3", "a", "b"},
+			{"zunion", "4294967298", "a", "b"}, {"lmpop", "2", "a", "b", "LEFT"}, {"zinterstore", "d", "1x", "a"},
 		} {
 			d.Do(append([]string{"COMMAND", "GETKEYSANDFLAGS"}, args...)...)
 		}
