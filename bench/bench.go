@@ -321,6 +321,7 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		{name: "ZRANGEBYSCORE LIMIT", cmd: []string{"zrangebyscore", "myz", "100000", "+inf", "LIMIT", "0", "10"}},
 		{name: "ZRANGEBYLEX LIMIT", cmd: []string{"zrangebylex", "myz", "[m:5", "(m:6", "LIMIT", "0", "10"}},
 		{name: "ZRANK", cmd: []string{"zrank", "myz", "m:__rand_int__"}},
+		{name: "SORT BY LIMIT", cmd: []string{"sort", "sortl", "BY", "sortw_*", "LIMIT", "0", "10"}},
 		{name: "SETBIT", cmd: []string{"setbit", "bm:__rand_int__", "1000", "1"}},
 		{name: "BITCOUNT", cmd: []string{"bitcount", "bm:__rand_int__", "0", "-1"}},
 		{name: "PFADD", cmd: []string{"pfadd", "hll", "ele:__rand_int__"}},
@@ -353,6 +354,12 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 	for _, s := range []*server{rs, ors} {
 		if v, err := s.do("SCRIPT", "LOAD", lockReleaseScript); err == nil && v.Kind == resp.KindBulk {
 			sha[s] = v.Str
+		}
+		// SORT's data: a list of 100 elements and their weights.
+		for i := 0; i < 100; i++ {
+			e := strconv.Itoa((i * 37) % 100)
+			s.do("RPUSH", "sortl", e)
+			s.do("SET", "sortw_"+e, strconv.Itoa((i*53)%100))
 		}
 	}
 	var out []Result

@@ -99,7 +99,7 @@ func storeBitmap(c *Ctx, key []byte, buf []byte, found bool) {
 // Redis's dbUnshareStringValue gives it when a bit command looks it up
 // for writing but changes nothing: same contents, no change signalled.
 func unshareBitmap(c *Ctx, key []byte, v Value) {
-	if v.o != nil {
+	if r, ok := v.o.(rawString); ok && r.enc == encRaw {
 		return // already raw
 	}
 	k := view(key)

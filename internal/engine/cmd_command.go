@@ -19,7 +19,8 @@ func registerCommand(t *Table) {
 	t.register("command|info", commandInfoCommand)
 	t.register("command|docs", commandDocsCommand)
 	t.register("command|list", commandListCommand)
-	t.register("command|getkeys", commandGetKeysCommand)
+	t.register("command|getkeys", func(c *Ctx) { commandGetKeys(c, false) })
+	t.register("command|getkeysandflags", func(c *Ctx) { commandGetKeys(c, true) })
 	t.register("command|help", func(c *Ctx) {
 		helpReply(c, "COMMAND",
 			"(no subcommand)",
@@ -281,7 +282,8 @@ func commandListCommand(c *Ctx) {
 	}
 }
 
-func commandGetKeysCommand(c *Ctx) {
+// commandGetKeys is COMMAND GETKEYS, and GETKEYSANDFLAGS withFlags.
+func commandGetKeys(c *Ctx, withFlags bool) {
 	args := c.Args[2:]
 	cmd := c.E.cmds.Lookup(args)
 	// Redis's lookup finds nothing for a container with an unknown subcommand.
@@ -308,6 +310,16 @@ func commandGetKeysCommand(c *Ctx) {
 	}
 	c.W.Array(len(idx))
 	for _, i := range idx {
+		if !withFlags {
+			c.W.Bulk(args[i])
+			continue
+		}
+		c.W.Array(2)
 		c.W.Bulk(args[i])
+		flags := cmd.KeyFlagsAt(args, i)
+		c.W.Set(len(flags))
+		for _, f := range flags {
+			c.W.Simple(f)
+		}
 	}
 }

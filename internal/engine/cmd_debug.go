@@ -16,7 +16,7 @@ func registerDebug(t *Table) {
 
 	t.registerContainer("object")
 	t.register("object|encoding", func(c *Ctx) {
-		v, ok := c.Lookup(c.Args[2])
+		v, ok := c.LookupNoTouch(c.Args[2])
 		if !ok {
 			c.W.Null()
 			return
@@ -24,7 +24,7 @@ func registerDebug(t *Table) {
 		c.W.BulkString(valueEncoding(v))
 	})
 	t.register("object|refcount", func(c *Ctx) {
-		v, ok := c.Lookup(c.Args[2])
+		v, ok := c.LookupNoTouch(c.Args[2])
 		if !ok {
 			c.W.Null()
 			return
@@ -32,26 +32,26 @@ func registerDebug(t *Table) {
 		c.W.Int(c.E.refcount(v))
 	})
 	t.register("object|idletime", func(c *Ctx) {
-		if _, ok := c.Lookup(c.Args[2]); !ok {
+		if _, ok := c.LookupNoTouch(c.Args[2]); !ok {
 			c.W.Null()
 			return
 		}
-		if strings.HasSuffix(c.E.Config.Get("maxmemory-policy"), "-lfu") {
+		if c.E.Config.LFU() {
 			c.W.Error(ErrLRUNotSelected)
 			return
 		}
-		c.W.Int(0) // Ordo does not track access times
+		c.W.Int(c.idleMs(c.DB.keyMeta(view(c.Args[2]))) / 1000)
 	})
 	t.register("object|freq", func(c *Ctx) {
-		if _, ok := c.Lookup(c.Args[2]); !ok {
+		if _, ok := c.LookupNoTouch(c.Args[2]); !ok {
 			c.W.Null()
 			return
 		}
-		if !strings.HasSuffix(c.E.Config.Get("maxmemory-policy"), "-lfu") {
+		if !c.E.Config.LFU() {
 			c.W.Error(ErrLFUNotSelected)
 			return
 		}
-		c.W.Int(0) // Ordo does not track access frequencies
+		c.W.Int(int64(c.lfuDecr(c.DB.keyMeta(view(c.Args[2])))))
 	})
 	t.register("object|help", func(c *Ctx) {
 		helpReply(c, "OBJECT",
@@ -113,14 +113,24 @@ func valueEncoding(v Value) string {
 	return "unknown"
 }
 
-// refcount is OBJECT REFCOUNT: Redis shares the integers 0..9999 (with
-// refcount INT_MAX) unless an LRU/LFU policy needs per-key metadata.
+// sharedInt reports whether s is one of the integers 0..9999, which Redis
+// stores as shared objects.
+func sharedInt(s string) bool {
+	if stringEncoding(s) != "int" {
+		return false
+	}
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n >= 0 && n < 10000
+}
+
+// refcount is OBJECT REFCOUNT of the value v: Redis shares the integers
+// 0..9999 (with refcount INT_MAX) unless an LRU/LFU policy needs per-key
+// metadata, and except where the value is a copy (rawString).
 func (e *Engine) refcount(v Value) int64 {
-	if v.o == nil && stringEncoding(v.s) == "int" {
-		n, _ := strconv.ParseInt(v.s, 10, 64)
+	if v.o == nil && sharedInt(v.s) {
 		policy := e.Config.Get("maxmemory-policy")
 		shareable := e.Config.Int("maxmemory") == 0 || !(strings.HasSuffix(policy, "-lru") || strings.HasSuffix(policy, "-lfu"))
-		if n >= 0 && n < 10000 && shareable {
+		if shareable {
 			return 2147483647
 		}
 	}
@@ -195,7 +205,7 @@ func memoryUsageCommand(c *Ctx) {
 		c.W.Error(ErrSyntax)
 		return
 	}
-	v, ok := c.Lookup(c.Args[2])
+	v, ok := c.LookupNoTouch(c.Args[2])
 	if !ok {
 		c.W.Null()
 		return
@@ -291,6 +301,10 @@ func debugCommand(c *Ctx) {
 	switch {
 	case sub == "help" && n == 2:
 		helpReply(c, "DEBUG",
+			"DIGEST",
+			"    Output a hex signature representing the current DB content.",
+			"DIGEST-VALUE <key> [<key> ...]",
+			"    Output a hex signature of the values of all the specified keys.",
 			"OBJECT <key>",
 			"    Show low level info about the <key> and associated value.",
 			"RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
@@ -301,6 +315,13 @@ func debugCommand(c *Ctx) {
 			"    default.",
 			"SLEEP <seconds>",
 			"    Stop the server for <seconds>. Decimals allowed.")
+	case sub == "digest" && n == 2:
+		c.W.Simple(c.E.datasetDigest())
+	case sub == "digest-value" && n >= 2:
+		c.W.Array(n - 2)
+		for _, k := range c.Args[2:] {
+			c.W.Simple(c.DB.digestValue(view(k)))
+		}
 	case sub == "sleep" && n == 3:
 		f, ok := parseFloatArg(c.Args[2])
 		if !ok {
@@ -311,7 +332,7 @@ func debugCommand(c *Ctx) {
 		}
 		c.W.OK()
 	case sub == "object" && n == 3:
-		v, ok := c.Lookup(c.Args[2])
+		v, ok := c.LookupNoTouch(c.Args[2])
 		if !ok {
 			c.W.Error(ErrNoSuchKey)
 			return
@@ -323,9 +344,10 @@ func debugCommand(c *Ctx) {
 					float64(t.Len()), c.E.Config.Get("list-max-listpack-size"), t.MemoryUsage())
 			}
 		}
-		c.W.Simple(fmt.Sprintf("Value at:0x%x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:0%s",
+		meta := c.DB.keyMeta(view(c.Args[2]))
+		c.W.Simple(fmt.Sprintf("Value at:0x%x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d%s",
 			0xc000000000+int64(len(c.Args[2]))*64, c.E.refcount(v), valueEncoding(v), serializedLength(v),
-			time.Now().Unix()&(1<<24-1), extra))
+			meta, c.idleMs(meta)/1000, extra))
 	case sub == "set-active-expire" && n == 3:
 		v, ok := ParseInt(c.Args[2])
 		if !ok {

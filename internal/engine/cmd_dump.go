@@ -9,8 +9,8 @@ package engine
 // ReJSON-RL values are refused by DUMP: RedisJSON serializes them with
 // its own module encoding, which Ordo does not write. Payloads holding
 // streams or module values are refused by RESTORE ("Bad data format").
-// IDLETIME and FREQ are validated as Redis does; Ordo keeps no LRU/LFU
-// metadata, so they have no further effect.
+// IDLETIME and FREQ set the key's access clock or LFU counter (lru.go),
+// as Redis's objectSetLRUOrLFU.
 
 import (
 	"math"
@@ -124,6 +124,7 @@ func restoreCommand(c *Ctx) {
 		return
 	}
 	c.Add(key, v)
+	c.restoreMeta(key, freq, idle)
 	if ttl != 0 {
 		// As Redis's setExpire: no "expire" event, only "restore".
 		c.DB.expires.Set(view(key), ttl)
@@ -141,7 +142,7 @@ func restoreCommand(c *Ctx) {
 // toRDB converts an engine value for serialization; ok is false for
 // values Ordo cannot serialize (JSON).
 func toRDB(v Value) (*rdb.Value, bool) {
-	if v.o == nil {
+	if v.isString() { // raw-encoded strings (bitmaps, appended) too
 		return &rdb.Value{Kind: rdb.KindString, Str: []byte(v.s)}, true
 	}
 	switch o := v.o.(type) {

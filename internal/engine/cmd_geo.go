@@ -649,7 +649,7 @@ func georadiusGeneric(c *Ctx, srcKeyIndex int, flags int) {
 		}
 		dst.s.Add([]byte(gp.member), score)
 	}
-	c.Set(storekey, ObjectValue(dst), false)
+	c.SetKey(storekey, ObjectValue(dst))
 	c.Ready(storekey)
 	c.Dirty(returned)
 	c.W.Int(int64(returned))
@@ -682,8 +682,10 @@ func geoSortPoints(ga []geoPoint, returned int, desc bool) {
 }
 
 // pqsort is Redis's pqsort.c (NetBSD's qsort, Bentley & McIlroy, sorting
-// only the partitions that intersect [lrange, rrange]), on indexes.
-func pqsort(a []geoPoint, base, n int, cmp func(a, b *geoPoint) int, lrange, rrange int) {
+// only the partitions that intersect [lrange, rrange]), on indexes. Its
+// order of equal elements is its own, which GEOSEARCH ... COUNT and
+// SORT ... BY ... LIMIT show.
+func pqsort[T any](a []T, base, n int, cmp func(a, b *T) int, lrange, rrange int) {
 	swap := func(i, j int) { a[i], a[j] = a[j], a[i] }
 	vecswap := func(i, j, k int) {
 		for ; k > 0; k-- {

@@ -27,7 +27,7 @@ func registerKeys(t *Table) {
 	t.register("del", delCommand)
 	t.register("unlink", delCommand)
 	t.register("exists", existsCommand)
-	t.register("touch", existsCommand)
+	t.register("touch", existsCommand) // Lookup touches; EXISTS does not
 	t.register("type", typeCommand)
 	t.register("expire", func(c *Ctx) { expireGeneric(c, c.Now, true) })
 	t.register("pexpire", func(c *Ctx) { expireGeneric(c, c.Now, false) })
@@ -68,9 +68,16 @@ func delCommand(c *Ctx) {
 // existsCommand serves EXISTS and TOUCH: both count the live keys among
 // the arguments, repeats included.
 func existsCommand(c *Ctx) {
+	touch := c.Cmd != nil && c.Cmd.Name == "touch"
 	n := 0
 	for _, k := range c.Args[1:] {
-		if c.Exists(k) {
+		var ok bool
+		if touch {
+			ok = c.Exists(k)
+		} else {
+			_, ok = c.LookupNoTouch(k)
+		}
+		if ok {
 			n++
 		}
 	}
@@ -78,7 +85,7 @@ func existsCommand(c *Ctx) {
 }
 
 func typeCommand(c *Ctx) {
-	v, ok := c.Lookup(c.Args[1])
+	v, ok := c.LookupNoTouch(c.Args[1])
 	if !ok {
 		c.W.Simple("none")
 		return
@@ -167,7 +174,7 @@ func expireGeneric(c *Ctx, base int64, seconds bool) {
 // ttlGeneric serves TTL, PTTL, EXPIRETIME and PEXPIRETIME.
 func ttlGeneric(c *Ctx, ms, abs bool) {
 	key := c.Args[1]
-	if !c.Exists(key) {
+	if _, ok := c.LookupNoTouch(key); !ok {
 		c.W.Int(-2)
 		return
 	}
@@ -225,6 +232,7 @@ func renameGeneric(c *Ctx, nx bool) {
 		return
 	}
 	at := c.TTL(src)
+	meta := c.DB.keyMeta(view(src)) // the value keeps its clock
 	if c.Exists(dst) {
 		if nx {
 			c.W.Int(0)
@@ -234,6 +242,7 @@ func renameGeneric(c *Ctx, nx bool) {
 	}
 	c.quietly(func() {
 		c.Add(dst, v)
+		c.DB.setMeta(view(dst), meta)
 		if at != -1 {
 			c.SetExpire(dst, at)
 		}
@@ -282,7 +291,12 @@ func (c *Ctx) inDB(db *DB, fn func()) {
 // shared; other types are deep-copied.
 func copyValue(v Value) (Value, bool) {
 	if v.isString() {
-		return v, true
+		if v.o == nil && sharedInt(v.s) {
+			// A copy of a shared integer is an integer of its own, as
+			// Redis's dupStringObject makes it.
+			return Value{s: v.s, o: rawString{encIntUnshared}}, true
+		}
+		return v, true // keeping its encoding, as dupStringObject
 	}
 	t, ok := v.o.(Typed)
 	if !ok {
@@ -373,6 +387,7 @@ func moveCommand(c *Ctx) {
 		return
 	}
 	at := c.TTL(key)
+	meta := c.DB.keyMeta(view(key))
 	moved := false
 	c.inDB(dst, func() {
 		if c.Exists(key) {
@@ -380,6 +395,7 @@ func moveCommand(c *Ctx) {
 		}
 		c.quietly(func() {
 			c.Add(key, v)
+			c.DB.setMeta(view(key), meta)
 			if at != -1 {
 				c.SetExpire(key, at)
 			}
@@ -544,7 +560,7 @@ func scanCommand(c *Ctx) {
 		if o.pattern != nil && !glob.Match(o.pattern, bview(k), false) {
 			continue
 		}
-		v, live := db.lookup(c, k) // deletes the key if it expired
+		v, live := db.lookup(c, k, false) // deletes the key if it expired; no access
 		if !live {
 			continue
 		}

@@ -822,3 +822,35 @@ func (f *fakePersister) Reload() error {
 	}
 	return f.reload()
 }
+
+// TestCommandGetKeysAndFlags: COMMAND GETKEYSANDFLAGS gives each key with
+// the flags of the key spec that found it, or, where Redis asks the
+// command (SORT's STORE, SET's GET), the flags the command gives.
+func TestCommandGetKeysAndFlags(t *testing.T) {
+	d := redistest.NewDiff(t)
+	for _, proto := range []string{"2", "3"} {
+		d.Both("HELLO", proto)
+		for _, args := range [][]string{
+			{"get", "a"}, {"set", "a", "1"}, {"set", "a", "1", "GET"}, {"set", "a", "1", "nx", "get", "ex", "1"},
+			{"set", "a", "get"}, {"set", "a", "1", "GETX"}, {"mset", "a", "1", "b", "2"}, {"del", "a", "b"},
+			{"copy", "a", "b"}, {"rename", "a", "b"}, {"renamenx", "a", "b"}, {"move", "a", "1"},
+			{"lmove", "a", "b", "LEFT", "LEFT"}, {"blmove", "a", "b", "LEFT", "LEFT", "0"}, {"rpoplpush", "a", "b"},
+			{"zrangestore", "a", "b", "0", "1"}, {"lcs", "a", "b"}, {"getex", "a"}, {"getdel", "a"},
+			{"zunionstore", "d", "2", "a", "b", "WEIGHTS", "1", "2"}, {"zunion", "2", "a", "b"},
+			{"zinterstore", "d", "x", "a"}, {"zmpop", "2", "a", "b", "MIN"}, {"blmpop", "0", "2", "a", "b", "LEFT"},
+			{"sintercard", "2", "a", "b"}, {"sinterstore", "d", "a", "b"}, {"smove", "a", "b", "m"},
+			{"eval", "return 1", "2", "a", "b", "c"}, {"eval", "return 1", "0"}, {"evalsha", "x", "1", "a"},
+			{"sort", "k"}, {"sort", "k", "STORE", "d"}, {"sort", "k", "BY", "w_*", "GET", "#", "STORE", "d", "STORE", "e"},
+			{"sort_ro", "k", "BY", "x"}, {"sort", "k", "STORE"}, {"object", "encoding", "k"}, {"touch", "a", "b"},
+			{"unlink", "a"}, {"expiretime", "a"}, {"hrandfield", "h", "1"}, {"smismember", "s", "a"},
+			{"georadius", "g", "0", "0", "1", "km", "STORE", "d"}, {"geosearchstore", "d", "g", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"},
+			{"incrbyfloat", "a", "1"}, {"append", "a", "x"}, {"setrange", "a", "0", "x"}, {"watch", "a", "b"},
+			{"ping"}, {"get"}, {"nosuch", "a"}, {"eval", "return 1", "5", "a"},
+			{"eval", "return 1", "4294967297", "a"}, {"eval", "return 1", "-1", "a"}, {"zunionstore", "d", "3", "a", "b"},
+			{"zunion", "4294967298", "a", "b"}, {"lmpop", "2", "a", "b", "LEFT"}, {"zinterstore", "d", "1x", "a"},
+		} {
+			d.Do(append([]string{"COMMAND", "GETKEYSANDFLAGS"}, args...)...)
+		}
+	}
+	d.Do("COMMAND", "GETKEYSANDFLAGS")
+}

@@ -627,7 +627,7 @@ func stLoad(c *Ctx, keys [][]byte) (sets []*Set, missing, ok bool) {
 // STORE forms do, and replies with the cardinality.
 func stStore(c *Ctx, dst []byte, res *Set) {
 	if res.Len() > 0 {
-		c.Set(dst, ObjectValue(res), false)
+		c.SetKey(dst, ObjectValue(res))
 		c.Dirty(1)
 		c.W.Int(int64(res.Len()))
 		return

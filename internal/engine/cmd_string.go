@@ -27,7 +27,15 @@ const (
 )
 
 func registerStrings(t *Table) {
-	t.register("set", setCommand)
+	// Redis's setGetKeys: with GET the key is read too.
+	t.register("set", setCommand).KeyFlags = func(args [][]byte, _ int) []string {
+		for _, a := range args[min(3, len(args)):] {
+			if EqualFold(cString(a), "get") {
+				return []string{"RW", "access", "update"}
+			}
+		}
+		return []string{"OW", "update"}
+	}
 	t.register("setnx", setnxCommand)
 	t.register("setex", func(c *Ctx) { setexGeneric(c, true) })
 	t.register("psetex", func(c *Ctx) { setexGeneric(c, false) })
@@ -82,8 +90,8 @@ func stringEncoding(s string) string {
 
 // valueStringEncoding is OBJECT ENCODING for a string value.
 func valueStringEncoding(v Value) string {
-	if v.o != nil {
-		return "raw"
+	if r, ok := v.o.(rawString); ok {
+		return r.enc.String()
 	}
 	return stringEncoding(v.s)
 }
@@ -263,7 +271,7 @@ func getsetCommand(c *Ctx) {
 	if !replyGet(c, c.Args[1]) {
 		return
 	}
-	c.Set(c.Args[1], StringValue(string(c.Args[2])), false)
+	c.SetKey(c.Args[1], StringValue(string(c.Args[2])))
 	c.Dirty(1)
 	c.Propagate([]byte("SET"), c.Args[1], c.Args[2])
 }
@@ -343,7 +351,7 @@ func msetGeneric(c *Ctx, nx bool) {
 		}
 	}
 	for j := 1; j < len(c.Args); j += 2 {
-		c.Set(c.Args[j], StringValue(string(c.Args[j+1])), false)
+		c.SetKey(c.Args[j], StringValue(string(c.Args[j+1])))
 	}
 	c.Dirty((len(c.Args) - 1) / 2)
 	if nx {
@@ -380,7 +388,7 @@ func appendCommand(c *Ctx) {
 		return
 	}
 	ns := c.E.appendBuf.append(s, c.Args[2])
-	c.Set(key, StringValue(ns), true)
+	c.Set(key, stringValueAs(ns, encRaw), true) // Redis appends to a raw copy
 	c.Dirty(1)
 	c.W.Int(int64(len(ns)))
 }
@@ -436,10 +444,11 @@ func incrbyfloatCommand(c *Ctx) {
 		c.W.Error(errMsg)
 		return
 	}
-	if found {
-		c.Set(key, StringValue(ns), true)
+	// Redis stores the result as a string, never as an integer.
+	if nv := stringValueAs(ns, encEmbstr); found {
+		c.Set(key, nv, true)
 	} else {
-		c.Add(key, StringValue(ns))
+		c.Add(key, nv)
 	}
 	c.Dirty(1)
 	c.W.BulkString(ns)
@@ -516,10 +525,11 @@ func setrangeCommand(c *Ctx) {
 	copy(buf, s)
 	copy(buf[offset:], val)
 	ns := string(buf)
-	if found {
-		c.Set(key, StringValue(ns), true)
+	// Redis writes into a raw string.
+	if nv := stringValueAs(ns, encRaw); found {
+		c.Set(key, nv, true)
 	} else {
-		c.Add(key, StringValue(ns))
+		c.Add(key, nv)
 	}
 	c.Dirty(1)
 	c.W.Int(size)

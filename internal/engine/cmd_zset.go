@@ -803,7 +803,7 @@ func zstoreResult(c *Ctx, key []byte, dst *ZSet) {
 		c.W.Int(0)
 		return
 	}
-	c.Set(key, ObjectValue(dst), false)
+	c.SetKey(key, ObjectValue(dst))
 	c.Ready(key)
 	c.Dirty(1)
 	c.W.Int(int64(dst.s.Len()))

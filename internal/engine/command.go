@@ -70,6 +70,11 @@ type Command struct {
 	LastKey  int
 	Step     int
 	Keys     KeysFunc // for commands without Redis key specs; nil otherwise
+	// KeyFlags gives the flags of the key at args[i] (COMMAND
+	// GETKEYSANDFLAGS) for commands whose flags depend on the arguments
+	// (Redis's getkeys procs: SORT's STORE, SET's GET); nil: the flags of
+	// the key spec that found the key.
+	KeyFlags func(args [][]byte, i int) []string
 	Handler  Handler
 	Sub      map[string]*Command
 
@@ -94,6 +99,7 @@ type keySpec struct {
 	limit       int
 	keynumIdx   int // keynum
 	firstKey    int
+	flags       []string // "RO", "access" ... as COMMAND INFO lists them
 }
 
 // mapGet returns the value under key in a RESP map or flat key/value array.
@@ -124,6 +130,10 @@ func parseKeySpecs(info resp.Value) []keySpec {
 			continue
 		}
 		var ks keySpec
+		fl, _ := mapGet(sp, "flags")
+		for _, f := range fl.Elems {
+			ks.flags = append(ks.flags, f.Str)
+		}
 		bs, _ := mapGet(sp, "begin_search")
 		bt, _ := mapGet(bs, "type")
 		bspec, _ := mapGet(bs, "spec")
@@ -202,10 +212,39 @@ func (cmd *Command) KeyIndexes(args [][]byte) []int {
 	return idx
 }
 
+// KeyFlagsAt returns the flags of the key at args[i], one of the indexes
+// KeyIndexes returned.
+func (cmd *Command) KeyFlagsAt(args [][]byte, i int) []string {
+	if cmd.KeyFlags != nil {
+		return cmd.KeyFlags(args, i)
+	}
+	if len(cmd.specs) > 0 {
+		idx, from, ok := keysAndSpecs(cmd, args)
+		for j, k := range idx {
+			if ok && k == i {
+				return cmd.specs[from[j]].flags
+			}
+		}
+		return nil // Redis's genericGetKeys gives no flags
+	}
+	// Ordo's own commands: by the command's flags.
+	if cmd.Has(FlagWrite) {
+		return []string{"RW", "access", "update"}
+	}
+	return []string{"RO", "access"}
+}
+
 // keysFromSpecs is getKeysUsingKeySpecs; ok is false for invalid specs.
 func keysFromSpecs(cmd *Command, args [][]byte) (idx []int, ok bool) {
+	idx, _, ok = keysAndSpecs(cmd, args)
+	return idx, ok
+}
+
+// keysAndSpecs is keysFromSpecs also returning, for each key, the index
+// of the spec that found it.
+func keysAndSpecs(cmd *Command, args [][]byte) (idx, from []int, ok bool) {
 	argc := len(args)
-	for _, sp := range cmd.specs {
+	for si, sp := range cmd.specs {
 		first := 0
 		if sp.bsKeyword == "" {
 			first = sp.bsIndex
@@ -246,23 +285,24 @@ func keysFromSpecs(cmd *Command, args [][]byte) (idx []int, ok bool) {
 		} else {
 			step = sp.keyStep
 			if first+sp.keynumIdx >= argc {
-				return nil, false
+				return nil, nil, false
 			}
 			n, ok := ParseInt(args[first+sp.keynumIdx])
 			if !ok || n < 0 {
-				return nil, false
+				return nil, nil, false
 			}
 			first += sp.firstKey
 			last = first + int(int32(n)) - 1 // Redis's (int)numkeys
 		}
 		if last >= argc || last < first || first >= argc {
-			return nil, false
+			return nil, nil, false
 		}
 		for i := first; i <= last; i += max(step, 1) {
 			idx = append(idx, i)
+			from = append(from, si)
 		}
 	}
-	return idx, true
+	return idx, from, true
 }
 
 // GenericKeys is Redis's genericGetKeys, the getkeys_proc of the commands
@@ -347,7 +387,7 @@ type Table struct {
 // one file per family, as Redis's t_*.c.
 var families = []func(*Table){
 	registerConn, registerKeys, registerStrings, registerBitmaps, registerHLL, registerHashes, registerSets,
-	registerLists, registerSortedSets, registerGeo, registerJSON,
+	registerLists, registerSortedSets, registerSort, registerGeo, registerJSON,
 	registerTransactions, registerPersistence, registerConfig, registerCommand,
 	registerClient, registerInfo, registerDebug, registerServer, registerDump, registerMigrate,
 	registerACL, registerPubSub,

@@ -261,6 +261,7 @@ func NewConfig() *Config {
 type configSnap struct {
 	vals map[string]string
 	ints map[string]int64
+	lfu  bool // maxmemory-policy is an LFU one
 }
 
 // publish republishes the snapshot; the caller holds mu (or owns c).
@@ -272,8 +273,13 @@ func (c *Config) publish() {
 			s.ints[k] = n
 		}
 	}
+	s.lfu = strings.HasSuffix(s.vals["maxmemory-policy"], "-lfu")
 	c.snap.Store(s)
 }
+
+// LFU reports whether maxmemory-policy is an LFU policy (keys then count
+// accesses rather than record the time of the last one).
+func (c *Config) LFU() bool { return c.snap.Load().lfu }
 
 // Get returns the value of name (canonical names are the fast path).
 func (c *Config) Get(name string) string {

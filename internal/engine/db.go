@@ -22,14 +22,49 @@ func StringValue(s string) Value { return Value{s: s} }
 // ObjectValue makes a value of a non-string type.
 func ObjectValue(o any) Value { return Value{o: o} }
 
-// rawString is the o of a string value that OBJECT ENCODING must report
-// as raw whatever its contents: one written in place by SETBIT, BITFIELD
-// or BITOP, as Redis's dbUnshareStringValue leaves it. Such a value is a
-// string everywhere (isString, Obj returns nil).
-type rawString struct{}
+// rawString is the o of a string value whose encoding OBJECT ENCODING
+// must report whatever its contents say (stringEncoding): raw for one
+// written in place by SETBIT, BITFIELD, BITOP, APPEND or SETRANGE, as
+// Redis's dbUnshareStringValue leaves it; embstr for INCRBYFLOAT's result,
+// never an integer; an integer of its own (not shared) for a COPY. Such a
+// value is a string everywhere (isString, Obj returns nil). A one-byte
+// value in an interface costs no allocation.
+type rawString struct{ enc strEncoding }
+
+// strEncoding is a string's encoding where its content does not say it.
+type strEncoding uint8
+
+const (
+	encRaw         strEncoding = iota // "raw"
+	encEmbstr                         // "embstr"
+	encIntUnshared                    // "int", not one of the shared integers
+)
+
+func (e strEncoding) String() string {
+	switch e {
+	case encEmbstr:
+		return "embstr"
+	case encIntUnshared:
+		return "int"
+	}
+	return "raw"
+}
 
 // rawStringValue makes a raw-encoded string value.
-func rawStringValue(s string) Value { return Value{s: s, o: rawString{}} }
+func rawStringValue(s string) Value { return Value{s: s, o: rawString{encRaw}} }
+
+// stringValueAs makes a string value encoded as enc (embstr or raw by its
+// length for encEmbstr, as Redis's createStringObject), marked only where
+// its content would say otherwise.
+func stringValueAs(s string, enc strEncoding) Value {
+	if enc == encEmbstr && len(s) > 44 {
+		enc = encRaw
+	}
+	if stringEncoding(s) == enc.String() {
+		return StringValue(s)
+	}
+	return Value{s: s, o: rawString{enc}}
+}
 
 // isString reports whether v is a string value.
 func (v Value) isString() bool {
@@ -90,7 +125,9 @@ type DB struct {
 }
 
 func newDB(id int, acct *mem.Acct) *DB {
-	return &DB{ID: id, keys: dict.New[Value](acct), expires: dict.New[int64](acct), watched: map[string][]*watchKey{}}
+	db := &DB{ID: id, keys: dict.New[Value](acct), expires: dict.New[int64](acct), watched: map[string][]*watchKey{}}
+	db.keys.EnableMeta() // each key's access clock (lru.go)
+	return db
 }
 
 // Len is the number of keys (including expired ones not yet collected).
@@ -104,16 +141,28 @@ func (db *DB) ExpiresLen() int { return db.expires.Len() }
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Lookup returns the live value at key, deleting it first if it expired.
+// It counts as an access to the key (lru.go).
 func (c *Ctx) Lookup(key []byte) (Value, bool) {
-	v, ok := c.DB.lookup(c, view(key))
+	touch := c.Client == nil || !c.Client.noTouch || c.Cmd != nil && c.Cmd.Name == "touch"
+	v, ok := c.DB.lookup(c, view(key), touch)
 	if !ok && c.E.nkFlags&nkKeyMiss != 0 {
 		c.keyMiss(key)
 	}
 	return v, ok
 }
 
-func (db *DB) lookup(c *Ctx, key string) (Value, bool) {
-	v, ok := db.keys.Get(key)
+// LookupNoTouch is Lookup for commands that only inspect a key (TYPE,
+// EXISTS, TTL, OBJECT ...): not an access (Redis's LOOKUP_NOTOUCH).
+func (c *Ctx) LookupNoTouch(key []byte) (Value, bool) {
+	v, ok := c.DB.lookup(c, view(key), false)
+	if !ok && c.E.nkFlags&nkKeyMiss != 0 {
+		c.keyMiss(key) // NOTOUCH is not NONOTIFY: a miss is still a miss
+	}
+	return v, ok
+}
+
+func (db *DB) lookup(c *Ctx, key string, touch bool) (Value, bool) {
+	v, m, ok := db.keys.GetMeta(key)
 	if !ok {
 		return v, false
 	}
@@ -122,6 +171,9 @@ func (db *DB) lookup(c *Ctx, key string) (Value, bool) {
 			db.expireKey(c.E, key)
 			return Value{}, false
 		}
+	}
+	if touch && m != nil {
+		*m = c.touchMeta(*m)
 	}
 	return v, true
 }
@@ -151,8 +203,20 @@ func (c *Ctx) Exists(key []byte) bool {
 	return ok
 }
 
+// SetKey is Redis's setKey for commands that store a value without
+// having looked the key up (MSET, GETSET, the *STORE commands): the
+// lookup counts as an access to an existing key (lru.go), then Set.
+func (c *Ctx) SetKey(key []byte, v Value) {
+	c.Lookup(key)
+	c.Set(key, v, false)
+}
+
 // Set stores v at key, keeping an existing TTL only if keepTTL.
-func (c *Ctx) Set(key []byte, v Value, keepTTL bool) {
+func (c *Ctx) Set(key []byte, v Value, keepTTL bool) { c.setAs(key, v, keepTTL, c.event()) }
+
+// setAs is Set reporting the change as event (SORT ... STORE reports
+// "sortstore", as Redis notifies).
+func (c *Ctx) setAs(key []byte, v Value, keepTTL bool, event string) {
 	k := view(key)
 	db := c.DB
 	if old, ok := db.keys.Get(k); ok {
@@ -160,12 +224,21 @@ func (c *Ctx) Set(key []byte, v Value, keepTTL bool) {
 	} else if len(c.E.observers) > 0 {
 		c.notifyOnce(KeyEvent{DB: db.ID, Key: k, Event: "new"})
 	}
-	db.keys.Set(k, v)
+	m, isNew := db.keys.SetMeta(k, v)
+	switch {
+	case m == nil:
+	case isNew:
+		*m = c.newMeta()
+	case !c.E.Config.LFU():
+		// A new value is created now; under LFU Redis's dbOverwrite keeps
+		// the old value's counter.
+		*m = lruClock(c.Now)
+	}
 	db.used += keyBytes(k, v)
 	if !keepTTL && db.expires.Len() > 0 {
 		db.expires.Delete(k)
 	}
-	c.changed(key)
+	c.changedAs(key, event)
 }
 
 // Add stores a new value at a key known to be absent.
@@ -173,7 +246,9 @@ func (c *Ctx) Add(key []byte, v Value) {
 	if len(c.E.observers) > 0 {
 		c.notifyOnce(KeyEvent{DB: c.DB.ID, Key: view(key), Event: "new"})
 	}
-	c.DB.keys.Set(view(key), v)
+	if m, _ := c.DB.keys.SetMeta(view(key), v); m != nil {
+		*m = c.newMeta()
+	}
 	c.DB.used += keyBytes(view(key), v)
 	c.changed(key)
 	if !v.isString() {
@@ -185,7 +260,7 @@ func (c *Ctx) Add(key []byte, v Value) {
 
 // Delete removes key and reports whether it existed (expired keys count as absent).
 func (c *Ctx) Delete(key []byte) bool {
-	old, ok := c.DB.lookup(c, view(key))
+	old, ok := c.DB.lookup(c, view(key), false)
 	if !ok {
 		return false
 	}
@@ -239,7 +314,14 @@ func (c *Ctx) Emptied(key []byte) {
 // Modified must follow every change to the value at key: it invalidates
 // WATCHes and wakes blocked clients. (Redis's signalModifiedKey.)
 func (c *Ctx) Modified(key []byte) {
-	// A collection changed in place: count its new size.
+	c.recount(key)
+	c.changed(key)
+}
+
+// recount counts the new size of the collection at key after a change in
+// place (Modified), or a change of encoding only (SORT converting a small
+// sorted set, as Redis's zsetConvert), which is no change for WATCH.
+func (c *Ctx) recount(key []byte) {
 	if v, ok := c.DB.keys.Get(view(key)); ok {
 		if a, ok := v.o.(accounted); ok {
 			p := a.countedBytes()
@@ -248,7 +330,6 @@ func (c *Ctx) Modified(key []byte) {
 			*p = n
 		}
 	}
-	c.changed(key)
 }
 
 // changed invalidates WATCHes and tells the observers that key changed.

@@ -79,7 +79,8 @@ import (
 //
 // Measured with `ordo bench -rows '^memory' -repeat 3` (RSS of the whole
 // process after 1,000,000 elements, redis-server 7.0 / ordo-server): SET
-// key:N value:N 106 / 61 MiB, HSET of 1,000,000 fields in one hash
+// key:N value:N 106 / 61 MiB (65 MiB since the keyspace keeps a 4-byte
+// access clock per key, EnableMeta), HSET of 1,000,000 fields in one hash
 // 83 / 53 MiB, SADD of 1,000,000 members to one set 75 / 47 MiB (the
 // chained table of Go structs this replaces: 152, 131 and 97 MiB).
 // BenchmarkDictCommands (dict_bench_test.go) measures the command paths.
@@ -109,6 +110,12 @@ type Dict[V any] struct {
 
 	rg   *dictRegions // mappings behind ents and tables, if any (offheap.go)
 	acct *mem.Acct    // where mappings are counted (nil: not counted)
+
+	// meta is one uint32 per entry for the caller (the keyspace keeps
+	// Redis's LRU clock or LFU counter of each key there), by entry id,
+	// 0 for a new entry; nil unless EnableMeta was called.
+	meta   []uint32
+	metaOn bool
 }
 
 // strObj is the layout of a value in dictValue mode: the engine's Value
@@ -197,14 +204,14 @@ func (d *Dict[V]) Buckets() int { return len(d.tables[0]) + len(d.tables[1]) }
 // Overhead is the memory of the table structures alone (buckets and
 // entries, not keys and values): MEMORY STATS's overhead.hashtable.*.
 func (d *Dict[V]) Overhead() int64 {
-	return int64(d.Buckets())*4 + int64(cap(d.ents))*dictEntryBytes
+	return int64(d.Buckets())*4 + int64(cap(d.ents))*dictEntryBytes + int64(cap(d.meta))*4
 }
 
 // Bytes estimates the memory the Dict holds: tables, entries, arena,
 // side values (with their long strings, not the objects they point to).
 func (d *Dict[V]) Bytes() int64 {
 	var zero V
-	n := int64(d.Buckets())*4 + int64(cap(d.ents))*dictEntryBytes + d.arena
+	n := int64(d.Buckets())*4 + int64(cap(d.ents))*dictEntryBytes + d.arena + int64(cap(d.meta))*4
 	n += int64(cap(d.vals)) * int64(unsafe.Sizeof(zero))
 	n += int64(cap(d.side))*int64(unsafe.Sizeof(strObj{})) + d.sideBytes
 	return n + int64(cap(d.chunks))*24
@@ -433,6 +440,9 @@ func (d *Dict[V]) newEntry() uint32 {
 		id := d.free - 1
 		d.free = d.ents[id].next
 		d.ents[id].next = 0
+		if d.metaOn {
+			d.meta[id] = 0
+		}
 		return id
 	}
 	n := len(d.ents)
@@ -441,6 +451,13 @@ func (d *Dict[V]) newEntry() uint32 {
 	}
 	d.ents = d.ents[:n+1]
 	d.ents[n] = dent{}
+	if d.metaOn {
+		if n == cap(d.meta) {
+			d.growMeta()
+		}
+		d.meta = d.meta[:n+1]
+		d.meta[n] = 0
+	}
 	if d.mode == dictAny {
 		var zero V
 		d.vals = append(d.vals, zero)
@@ -555,7 +572,7 @@ func (d *Dict[V]) rebuild() {
 	if d.rg != nil {
 		oldMaps, *d.rg = *d.rg, dictRegions{acct: d.acct}
 	}
-	*d = Dict[V]{rg: old.rg, acct: old.acct}
+	*d = Dict[V]{rg: old.rg, acct: old.acct, metaOn: old.metaOn}
 	d.init()
 	d.resize(old.Len())
 	ents, m := dictAlloc[dent](d.acct, max(old.Len(), 8))
@@ -563,10 +580,20 @@ func (d *Dict[V]) rebuild() {
 		d.regs().ents = m
 	}
 	d.ents = ents[:0]
-	old.Each(func(k string, v V) bool {
-		d.insert(k, v)
-		return true
-	})
+	if d.metaOn {
+		d.growMeta()
+	}
+	for t := 0; t < 2; t++ {
+		for _, e := range old.tables[t] {
+			for ; e != 0; e = old.ents[e-1].next {
+				k, v := old.entry(e - 1)
+				id := d.insert(k, v)
+				if d.metaOn {
+					d.meta[id] = old.meta[e-1]
+				}
+			}
+		}
+	}
 	oldMaps.freeAll()
 }
 
@@ -604,6 +631,32 @@ func (d *Dict[V]) Get(key string) (V, bool) {
 	return zero, false
 }
 
+// EnableMeta gives every entry a uint32 of metadata (GetMeta), 0 for
+// entries present now and for new ones. It costs 4 bytes per entry.
+func (d *Dict[V]) EnableMeta() {
+	if !d.metaOn {
+		d.metaOn = true
+		d.growMeta()
+		d.meta = d.meta[:len(d.ents)]
+	}
+}
+
+// GetMeta is Get also returning key's metadata word, which the caller may
+// change through the pointer until the Dict next changes. The pointer is
+// nil when the key is absent or EnableMeta was not called.
+func (d *Dict[V]) GetMeta(key string) (V, *uint32, bool) {
+	if id := d.find(key); id >= 0 {
+		_, tag, val, _ := d.rec(uint32(id))
+		var m *uint32
+		if d.metaOn {
+			m = &d.meta[id]
+		}
+		return d.value(uint32(id), tag, val), m, true
+	}
+	var zero V
+	return zero, nil, false
+}
+
 // Has reports whether key is present.
 func (d *Dict[V]) Has(key string) bool { return d.find(key) >= 0 }
 
@@ -620,8 +673,26 @@ func (d *Dict[V]) Set(key string, val V) bool {
 	return true
 }
 
-// insert adds key, known to be absent.
-func (d *Dict[V]) insert(key string, val V) {
+// SetMeta is Set also returning key's metadata word (nil unless
+// EnableMeta was called), valid until the Dict next changes: 0 for a new
+// key, the key's word for an existing one.
+func (d *Dict[V]) SetMeta(key string, val V) (meta *uint32, isNew bool) {
+	id := d.find(key)
+	if id >= 0 {
+		d.replace(uint32(id), val)
+	} else {
+		d.expandIfNeeded()
+		id = int64(d.insert(key, val))
+		isNew = true
+	}
+	if d.metaOn {
+		meta = &d.meta[id]
+	}
+	return meta, isNew
+}
+
+// insert adds key, known to be absent, and returns its entry id.
+func (d *Dict[V]) insert(key string, val V) uint32 {
 	t := 0
 	if d.isRehashing() {
 		t = 1
@@ -634,6 +705,7 @@ func (d *Dict[V]) insert(key string, val V) {
 	d.ents[id].next = tb[i]
 	tb[i] = id + 1
 	d.used[t]++
+	return id
 }
 
 // replace stores val in the existing entry id.
@@ -697,7 +769,7 @@ func (d *Dict[V]) Clear() {
 	if rg != nil {
 		rg.freeAll()
 	}
-	*d = Dict[V]{rg: rg, acct: d.acct}
+	*d = Dict[V]{rg: rg, acct: d.acct, metaOn: d.metaOn}
 	d.init()
 }
 

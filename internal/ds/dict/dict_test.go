@@ -220,6 +220,56 @@ func TestDictOffHeap(t *testing.T) {
 	}
 }
 
+// TestMeta: each entry's metadata word survives growth, rehashing,
+// compaction and the reuse of freed entries (which start at 0 again).
+func TestMeta(t *testing.T) {
+	d := New[string](nil)
+	d.Set("before", "x")
+	d.EnableMeta()
+	want := map[string]uint32{"before": 0}
+	for i := 0; i < 5000; i++ {
+		k := "k" + strconv.Itoa(i)
+		d.Set(k, strings.Repeat("v", i%50))
+		_, m, ok := d.GetMeta(k)
+		if !ok || m == nil || *m != 0 {
+			t.Fatalf("new key %s: meta %v", k, m)
+		}
+		*m = uint32(i + 1)
+		want[k] = uint32(i + 1)
+		if i%3 == 0 {
+			d.Delete("k" + strconv.Itoa(i/2))
+			delete(want, "k"+strconv.Itoa(i/2))
+		}
+	}
+	for k, w := range want {
+		if _, m, ok := d.GetMeta(k); !ok || *m != w {
+			t.Fatalf("%s: meta %d, want %d", k, *m, w)
+		}
+	}
+	if _, m, ok := d.GetMeta("nokey"); ok || m != nil {
+		t.Fatal("absent key has meta")
+	}
+	// A shrinking rebuild keeps each key's word.
+	n := 0
+	for k := range want {
+		if n++; n%10 != 0 {
+			d.Delete(k)
+			delete(want, k)
+		}
+	}
+	d.ShrinkIfNeeded()
+	for k, w := range want {
+		if _, m, ok := d.GetMeta(k); !ok || *m != w {
+			t.Fatalf("after rebuild %s: meta %v, want %d", k, m, w)
+		}
+	}
+	d.Clear()
+	d.Set("after", "x")
+	if _, m, _ := d.GetMeta("after"); m == nil || *m != 0 {
+		t.Fatal("Clear dropped EnableMeta or kept a value")
+	}
+}
+
 // TestEachWithLookups: lookups inside Each (ZINTER of a set with itself)
 // must not rehash under the walk: every entry is seen exactly once,
 // whatever point of a rehash the Dict is at.

@@ -28,11 +28,13 @@ const dictMmapThreshold = 256 << 10
 type dictRegions struct {
 	acct *mem.Acct
 	ents []byte
+	meta []byte
 	tab  [2][]byte
 }
 
 func (r *dictRegions) freeAll() {
 	dictUnmap(r.acct, r.ents)
+	dictUnmap(r.acct, r.meta)
 	dictUnmap(r.acct, r.tab[0])
 	dictUnmap(r.acct, r.tab[1])
 	*r = dictRegions{acct: r.acct}
@@ -112,4 +114,20 @@ func (d *Dict[V]) growEnts() {
 		d.regs().ents = m
 	}
 	d.ents = ents[:n]
+}
+
+// growMeta gives the metadata words the capacity of the entry slab (which
+// grows first), off the heap as the slab when big.
+func (d *Dict[V]) growMeta() {
+	n := len(d.meta)
+	meta, m := dictAlloc[uint32](d.acct, max(cap(d.ents), n+1, 8))
+	copy(meta, d.meta)
+	if d.rg != nil {
+		dictUnmap(d.acct, d.rg.meta)
+		d.rg.meta = nil
+	}
+	if m != nil {
+		d.regs().meta = m
+	}
+	d.meta = meta[:n]
 }
