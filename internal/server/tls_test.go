@@ -215,6 +215,16 @@ func TestTLS(t *testing.T) {
 				t.Errorf("%s: go-redis over TLS: %v", s.name, err)
 			}
 			rc.Close()
+			_, port, _ := net.SplitHostPort(s.tls)
+			script := `import redis, sys
+r = redis.Redis(host="127.0.0.1", port=int(sys.argv[1]), ssl=True, ssl_ca_certs=sys.argv[2],
+                ssl_certfile=sys.argv[3], ssl_keyfile=sys.argv[4])
+r.set("tls:py", "ok")
+print(r.get("tls:py").decode())`
+			pyOut, err := exec.Command(redistest.RedisPy(t), "-c", script, port, p.ca, p.clientCert, p.clientKey).CombinedOutput()
+			if err != nil || strings.TrimSpace(string(pyOut)) != "ok" {
+				t.Errorf("%s: redis-py over TLS: %v %s", s.name, err, pyOut)
+			}
 		}
 	})
 
