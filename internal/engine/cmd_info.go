@@ -280,7 +280,11 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("reply_buffer_shrinks", 0)
 		kv("reply_buffer_expands", 0)
 	}
-	if section("Replication") {
+	if e.Replication != nil && section("Replication") {
+		for _, l := range strings.Split(strings.TrimRight(e.Replication.InfoReplication(), "\r\n"), "\r\n") {
+			b.WriteString(l + "\r\n")
+		}
+	} else if section("Replication") {
 		kv("role", "master")
 		kv("connected_slaves", 0)
 		kv("master_failover_state", "no-failover")

@@ -91,10 +91,11 @@ func registerServer(t *Table) {
 	})
 
 	t.register("role", func(c *Ctx) {
-		c.W.Array(3)
-		c.W.BulkString("master")
-		c.W.Int(0)
-		c.W.Array(0)
+		if r := c.E.Replication; r != nil {
+			r.Role(c.W)
+			return
+		}
+		roleMaster(c.W)
 	})
 }
 

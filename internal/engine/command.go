@@ -251,6 +251,7 @@ var families = []func(*Table){
 	registerLists, registerSortedSets, registerGeo, registerJSON,
 	registerTransactions, registerPersistence, registerConfig, registerCommand,
 	registerClient, registerInfo, registerDebug, registerServer, registerDump, registerMigrate,
+	registerReplication,
 }
 
 func newTable() *Table {

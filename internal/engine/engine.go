@@ -82,6 +82,10 @@ type Engine struct {
 	Persistence Persister
 	// Shutdown performs SHUTDOWN for the server; nil refuses it.
 	Shutdown func(c *Ctx, save bool) error
+	// Replication performs REPLICAOF, ROLE and INFO replication; nil
+	// for an engine without (cmd_repl.go).
+	Replication Replication
+	replica     atomic.Bool // a replica: read-only, no expiry of its own
 
 	observers []KeyObserver // keyspace-change hook (notify.go)
 
@@ -380,6 +384,11 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		w.Error("NOAUTH Authentication required.")
 		return nil
 	}
+	if e.replica.Load() && e.readonlyRefused(cl, cmd) {
+		c.rejectInMulti()
+		w.Error(ErrReadonlyReplica)
+		return nil
+	}
 	if cl.multi && !isMultiControl(cmd.Name) {
 		if cmd.Has(FlagNoMulti) {
 			c.rejectInMulti()
@@ -401,7 +410,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		w.Simple("QUEUED")
 		return nil
 	}
-	if cmd.Has(FlagDenyOOM) && e.overMaxMemory() {
+	if cmd.Has(FlagDenyOOM) && cl.Kind != KindMaster && e.overMaxMemory() {
 		w.Error(ErrOOM)
 		return nil
 	}
@@ -510,6 +519,10 @@ func (e *Engine) Exec(c *Ctx, args [][]byte, w *resp.Writer) {
 		w.Error("ERR wrong number of arguments for '" + cmd.Name + "' command")
 		return
 	}
+	if c.InScript && e.replica.Load() && e.readonlyRefused(c.Client, cmd) {
+		w.Error(ErrReadonlyReplica)
+		return
+	}
 	e.run(&sub)
 	if !c.InScript {
 		c.dirty += sub.dirty
@@ -531,7 +544,8 @@ func (e *Engine) activeExpireLoop() {
 			return
 		case <-t.C:
 		}
-		if e.activeExpireOff.Load() { // DEBUG SET-ACTIVE-EXPIRE 0
+		// DEBUG SET-ACTIVE-EXPIRE 0; a replica waits for its master's DELs.
+		if e.activeExpireOff.Load() || e.replica.Load() {
 			continue
 		}
 		e.Lock()
