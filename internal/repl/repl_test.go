@@ -427,3 +427,42 @@ func TestReplicaFullSyncUnderLoad(t *testing.T) {
 	}
 	compare(t, master, replica)
 }
+
+func TestReplicaofDirectiveAuthAndWait(t *testing.T) {
+	r := redistest.StartRedis(t, "--repl-diskless-sync-delay", "0", "--requirepass", "s3cret")
+	master := redistest.Dial(t, r.Addr)
+	master.Do("AUTH", "s3cret")
+	master.Do("ACL", "SETUSER", "repl", "on", ">rpw", "+@all", "~*", "&*")
+	master.Do("SET", "k", "v")
+	for _, user := range []string{"", "repl"} {
+		t.Run("user="+user, func(t *testing.T) {
+			settings := []string{"replicaof", "127.0.0.1 " + port(r.Addr), "masterauth", "s3cret"}
+			if user != "" {
+				settings = []string{"replicaof", "127.0.0.1 " + port(r.Addr), "masteruser", user, "masterauth", "rpw"}
+			}
+			o := redistest.StartOrdo(t, settings...)
+			replica := redistest.Dial(t, o.Addr)
+			waitSynced(t, master, replica)
+			if v := replica.Do("GET", "k"); v.Str != "v" {
+				t.Fatalf("GET on the replica: %v", v)
+			}
+			// WAIT counts the replica's REPLCONF ACK answers to GETACK.
+			master.Do("INCR", "n")
+			if v := master.Do("WAIT", "1", "10000"); v.Int < 1 {
+				t.Fatalf("WAIT 1 on the master: %v", v)
+			}
+		})
+	}
+}
+
+func TestReplicaEvalReadOnly(t *testing.T) {
+	_, replica, r, _ := startPair(t)
+	replicaOf(t, replica, r.Addr)
+	v := replica.Do("EVAL", "return redis.call('SET', 'x', '1')", "0")
+	if v.Kind != resp.KindError || !strings.Contains(v.Str, "READONLY You can't write against a read only replica.") {
+		t.Fatalf("a script writing on a read-only replica: %v", v)
+	}
+	if v := replica.Do("EVAL", "return redis.call('GET', 'x')", "0"); v.Kind == resp.KindError {
+		t.Fatalf("a read-only script on a replica: %v", v)
+	}
+}
