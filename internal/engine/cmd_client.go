@@ -172,9 +172,27 @@ func clientUnblockCommand(c *Ctx) {
 	c.W.Int(0)
 }
 
+// clientType is the client's CLIENT LIST/KILL TYPE: "normal", "master"
+// (the link to this replica's master) or "replica" (a replica's link).
+func clientType(cl *Client) string {
+	switch {
+	case cl.Kind == KindMaster:
+		return "master"
+	case cl.replLink:
+		return "replica"
+	}
+	return "normal"
+}
+
 // clientFlags are CLIENT LIST's flags letters.
 func clientFlags(cl *Client) string {
 	var b []byte
+	switch clientType(cl) {
+	case "master":
+		b = append(b, 'M')
+	case "replica":
+		b = append(b, 'S')
+	}
 	if cl.multi {
 		b = append(b, 'x')
 	}
@@ -227,6 +245,9 @@ func clientListCommand(c *Ctx) {
 	case len(c.Args) == 2:
 	case len(c.Args) == 4 && c.ArgIs(2, "type"):
 		typ = strings.ToLower(string(c.Args[3]))
+		if typ == "slave" {
+			typ = "replica"
+		}
 		switch typ {
 		case "normal", "master", "replica", "slave", "pubsub":
 		default:
@@ -252,7 +273,7 @@ func clientListCommand(c *Ctx) {
 		if ids != nil && !ids[cl.ID] {
 			continue
 		}
-		if typ != "" && typ != "normal" {
+		if typ != "" && typ != clientType(cl) {
 			continue
 		}
 		b.WriteString(c.E.clientInfoLine(cl))
@@ -290,6 +311,9 @@ func clientKillCommand(c *Ctx) {
 				id = n
 			case c.ArgIs(i, "type"):
 				typ = strings.ToLower(v)
+				if typ == "slave" {
+					typ = "replica"
+				}
 				switch typ {
 				case "normal", "master", "replica", "slave", "pubsub":
 				default:
@@ -334,7 +358,7 @@ func clientKillCommand(c *Ctx) {
 		if id != 0 && cl.ID != id {
 			continue
 		}
-		if typ != "" && typ != "normal" {
+		if typ != "" && typ != clientType(cl) {
 			continue
 		}
 		if cl == c.Client && skipMe {

@@ -35,6 +35,99 @@ type Replication interface {
 	// InfoReplication is the body of INFO's replication section
 	// ("field:value" lines).
 	InfoReplication() string
+	// ReplConf performs REPLCONF (listening-port, capa, ...) for a
+	// replica connecting to this server.
+	ReplConf(c *Ctx)
+	// Sync performs SYNC and PSYNC: it writes the reply (+FULLRESYNC,
+	// +CONTINUE or an error) and, when the client becomes a replica,
+	// marks it with SetReplicaLink; the server then hands the connection
+	// to the replication layer.
+	Sync(c *Ctx)
+	// Offset is the master replication offset.
+	Offset() int64
+	// Acked counts the replicas that acknowledged offset; RequestAck asks
+	// them to acknowledge (REPLCONF GETACK), for WAIT.
+	Acked(offset int64) int
+	RequestAck()
+	// SyncStats is INFO stats' sync_full, sync_partial_ok and
+	// sync_partial_err.
+	SyncStats() (full, partialOK, partialErr int64)
+}
+
+// SetReplicaLink marks the client as a replica's link after SYNC/PSYNC.
+func (cl *Client) SetReplicaLink() { cl.replLink = true }
+
+// ReplicaLink reports whether the client became a replica's link: the
+// server stops executing its requests and hands its connection to the
+// replication layer.
+func (cl *Client) ReplicaLink() bool { return cl.replLink }
+
+// waitAckKey is the pseudo key WAIT blocks on; WakeAckWaiters makes it
+// ready when a replica acknowledges.
+const waitAckKey = "\x00ordo:wait-ack\x00"
+
+// WakeAckWaiters re-checks the clients blocked in WAIT (a replica sent
+// REPLCONF ACK). The caller holds the lock.
+func (e *Engine) WakeAckWaiters() {
+	for i := range e.dbs {
+		bk := blockKey{i, waitAckKey}
+		if _, ok := e.blocked[bk]; ok && !e.readySet[bk] {
+			e.readySet[bk] = true
+			e.readyKeys = append(e.readyKeys, bk)
+		}
+	}
+	if len(e.readyKeys) > 0 {
+		e.serveReady()
+	}
+}
+
+// waitCommand is WAIT numreplicas timeout.
+func waitCommand(c *Ctx) {
+	want, ok := c.IntArg(1)
+	if !ok {
+		return
+	}
+	t, ok := ParseInt(c.Args[2])
+	if !ok {
+		c.W.Error(ErrWaitTimeout)
+		return
+	}
+	if t < 0 {
+		c.W.Error(ErrTimeoutNegative)
+		return
+	}
+	r := c.E.Replication
+	if c.E.IsReplica() {
+		c.W.Error("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")
+		return
+	}
+	if r == nil {
+		c.W.Int(0)
+		return
+	}
+	target := r.Offset()
+	n := r.Acked(target)
+	if int64(n) >= want || c.NoBlock || c.Client.multi {
+		c.W.Int(int64(n))
+		return
+	}
+	r.RequestAck()
+	deadline := int64(0)
+	if t > 0 {
+		deadline = c.Now + t
+	}
+	c.Block(&Waiter{
+		Keys:     [][]byte{[]byte(waitAckKey)},
+		Deadline: deadline,
+		Serve: func(c *Ctx) bool {
+			if n := r.Acked(target); int64(n) >= want {
+				c.W.Int(int64(n))
+				return true
+			}
+			return false
+		},
+		Timeout: func(w *resp.Writer) { w.Int(int64(r.Acked(target))) },
+	})
 }
 
 // SetReplica switches replica behaviour on or off: writes from normal
@@ -70,6 +163,26 @@ func registerReplication(t *Table) {
 	}
 	t.register("replicaof", replicaof)
 	t.register("slaveof", replicaof)
+	sync := func(c *Ctx) {
+		if r := c.E.Replication; r != nil {
+			r.Sync(c)
+			return
+		}
+		c.W.Error("ERR replication is not available in this Ordo")
+	}
+	t.register("sync", sync)
+	t.register("psync", sync)
+	t.register("replconf", func(c *Ctx) {
+		if len(c.Args)%2 == 0 {
+			c.W.Error(ErrSyntax)
+			return
+		}
+		if r := c.E.Replication; r != nil {
+			r.ReplConf(c)
+			return
+		}
+		c.W.OK()
+	})
 }
 
 // Dataset is a set of databases loaded outside the engine lock (a

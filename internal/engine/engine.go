@@ -228,6 +228,8 @@ type Client struct {
 
 	waiter *Waiter
 
+	replLink bool // became a replica's link (SYNC/PSYNC; cmd_repl.go)
+
 	ctx Ctx // reused by every command of this client (see call)
 }
 
@@ -251,7 +253,7 @@ func (e *Engine) NewClient(kind string) *Client {
 		Authenticated: !e.Config.AuthRequired(),
 	}
 	cl.LastActive.Store(time.Now().UnixMilli())
-	if kind == "normal" {
+	if kind == "normal" || kind == KindMaster {
 		e.clientsMu.Lock()
 		e.clients[cl.ID] = cl
 		e.clientsMu.Unlock()

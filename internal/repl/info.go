@@ -2,6 +2,9 @@ package repl
 
 import (
 	"fmt"
+	"net"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +20,22 @@ func (r *Replica) Role(w *resp.Writer) {
 		w.Array(3)
 		w.BulkString("master")
 		w.Int(r.offset.Load())
-		w.Array(0)
+		ls := r.sortedLinks()
+		n := 0
+		for _, l := range ls {
+			if l.online {
+				n++
+			}
+		}
+		w.Array(n)
+		for _, l := range ls {
+			if l.online {
+				w.Array(3)
+				w.BulkString(l.host())
+				w.BulkString(strconv.Itoa(l.port))
+				w.BulkString(strconv.FormatInt(l.ack, 10))
+			}
+		}
 		return
 	}
 	w.Array(5)
@@ -95,16 +113,56 @@ func (r *Replica) InfoReplication() string {
 		kv("slave_read_only", ro)
 		kv("replica_announced", 1)
 	}
-	kv("connected_slaves", 0)
+	ls := r.sortedLinks()
+	kv("connected_slaves", len(ls))
+	for i, l := range ls {
+		state := "send_bulk"
+		if l.online {
+			state = "online"
+		}
+		lag := int64(0)
+		if !l.ackTime.IsZero() {
+			lag = int64(now.Sub(l.ackTime) / time.Second)
+		}
+		kv("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", l.host(), l.port, state, l.ack, lag))
+	}
 	kv("master_failover_state", "no-failover")
 	kv("master_replid", r.replid)
 	kv("master_replid2", r.replid2)
 	kv("master_repl_offset", off)
 	kv("second_repl_offset", r.secondOffset)
-	// Ordo keeps no backlog yet: it does not serve replicas.
-	kv("repl_backlog_active", 0)
-	kv("repl_backlog_size", r.e.Config.Get("repl-backlog-size"))
-	kv("repl_backlog_first_byte_offset", 0)
-	kv("repl_backlog_histlen", 0)
+	// A replica keeps no backlog (it does not serve replicas of its own).
+	if b := r.backlog; b != nil {
+		kv("repl_backlog_active", 1)
+		kv("repl_backlog_size", len(b.buf))
+		kv("repl_backlog_first_byte_offset", off-b.histlen+1)
+		kv("repl_backlog_histlen", b.histlen)
+	} else {
+		kv("repl_backlog_active", 0)
+		kv("repl_backlog_size", r.e.Config.Get("repl-backlog-size"))
+		kv("repl_backlog_first_byte_offset", 0)
+		kv("repl_backlog_histlen", 0)
+	}
 	return b.String()
+}
+
+// sortedLinks returns the replicas by connection order; r.mu is held.
+func (r *Replica) sortedLinks() []*link {
+	ls := make([]*link, 0, len(r.links))
+	for _, l := range r.links {
+		ls = append(ls, l)
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].id < ls[j].id })
+	return ls
+}
+
+// host is the replica's address as INFO and ROLE show it.
+func (l *link) host() string {
+	if l.ip != "" {
+		return l.ip
+	}
+	if h, _, err := net.SplitHostPort(l.addr); err == nil {
+		return h
+	}
+	return l.addr
 }

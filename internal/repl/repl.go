@@ -81,6 +81,17 @@ type Replica struct {
 	syncTotal    int64
 	syncStart    time.Time
 
+	// master side (master.go), under mu
+	backlog        *backlog
+	seldb          int
+	links          map[int64]*link // replicas past SYNC/PSYNC, by client ID
+	pre            map[int64]*link // clients that sent REPLCONF, by client ID
+	stopPing       chan struct{}
+	closedCh       chan struct{}
+	syncFull       int64
+	syncPartialOK  int64
+	syncPartialErr int64
+
 	offset     atomic.Int64 // applied (slave_repl_offset, master_repl_offset)
 	readOffset atomic.Int64 // read from the master
 	lastIO     atomic.Int64 // unix ms of the last byte from the master
@@ -90,7 +101,8 @@ type Replica struct {
 // New returns e's replication state (a master) and installs it as
 // e.Replication.
 func New(e *engine.Engine, opts Options) *Replica {
-	r := &Replica{e: e, opts: opts, state: stateNone, replid: newID(), replid2: strings.Repeat("0", 40), secondOffset: -1}
+	r := &Replica{e: e, opts: opts, state: stateNone, replid: newID(), replid2: strings.Repeat("0", 40), secondOffset: -1,
+		seldb: -1, closedCh: make(chan struct{})}
 	e.Replication = r
 	return r
 }
@@ -107,9 +119,13 @@ func (r *Replica) logf(format string, args ...any) {
 	}
 }
 
-// Start applies the replicaof parameter ("host port"), if set: called
-// once the server listens.
+// Start chains the master side's feed after the engine's Propagate
+// (the AOF's, installed before) and applies the replicaof parameter
+// ("host port"), if set: called once the server listens.
 func (r *Replica) Start() error {
+	r.e.Lock()
+	r.attachFeed()
+	r.e.Unlock()
 	v := strings.Fields(r.e.Config.Get("replicaof"))
 	if len(v) == 0 {
 		return nil
@@ -132,6 +148,12 @@ func (r *Replica) Start() error {
 func (r *Replica) Close() {
 	r.gen.Add(1)
 	r.mu.Lock()
+	if !r.closed {
+		close(r.closedCh)
+		if r.stopPing != nil {
+			close(r.stopPing)
+		}
+	}
 	r.closed = true
 	done := r.stopLocked()
 	r.mu.Unlock()
@@ -176,6 +198,7 @@ func (r *Replica) ReplicaOf(host string, port int) string {
 	gen := r.gen.Add(1)
 	r.stopLocked()
 	wasMaster := r.host == ""
+	r.dropLinksLocked()
 	r.host, r.port, r.state, r.linkUp = host, port, stateConnect, false
 	r.downSince = time.Time{}
 	if wasMaster {

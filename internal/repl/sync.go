@@ -159,6 +159,7 @@ func (r *Replica) stream(ctx context.Context, gen int64, conn *ioConn, br *bufio
 	cl.Authenticated = true
 	cl.Addr = conn.RemoteAddr().String()
 	cl.LAddr = conn.LocalAddr().String()
+	cl.Kill = func() { conn.Close() } // CLIENT KILL TYPE master
 	r.mu.Lock()
 	cl.DB = r.dbSel
 	r.mu.Unlock()

@@ -283,7 +283,7 @@ func (s *Server) handle(conn net.Conn) {
 				}
 				e.Lock()
 			}
-			if cl.CloseAfterReply() || cl.Killed() || len(w.Buf) > maxBatchReply {
+			if cl.CloseAfterReply() || cl.Killed() || cl.ReplicaLink() || len(w.Buf) > maxBatchReply {
 				break
 			}
 			// An AUTH earlier in this batch lifts the limits for the rest.
@@ -302,6 +302,10 @@ func (s *Server) handle(conn net.Conn) {
 			return
 		}
 		if !flush() || cl.CloseAfterReply() || cl.Killed() {
+			return
+		}
+		if cl.ReplicaLink() { // after SYNC/PSYNC: internal/repl serves it
+			s.Repl.ServeReplica(cl, conn, rd)
 			return
 		}
 	}
