@@ -73,21 +73,31 @@ type link struct {
 // feed is engine.Propagate's extension: it appends a change to the
 // backlog and wakes the replicas. It runs under the engine lock.
 func (r *Replica) feed(db int, args [][]byte) {
+	if !r.feeding.Load() {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.backlog == nil || r.host != "" {
 		return
 	}
-	var b []byte
+	b := r.feedBuf[:0]
 	if db >= 0 && db != r.seldb {
 		b = resp.AppendCommand(b, "SELECT", strconv.Itoa(db))
 		r.seldb = db
 	}
-	b = fmt.Appendf(b, "*%d\r\n", len(args))
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(len(args)), 10)
+	b = append(b, '\r', '\n')
 	for _, a := range args {
-		b = fmt.Appendf(b, "$%d\r\n", len(a))
+		b = append(b, '$')
+		b = strconv.AppendInt(b, int64(len(a)), 10)
+		b = append(b, '\r', '\n')
 		b = append(b, a...)
 		b = append(b, '\r', '\n')
+	}
+	if cap(b) <= 64<<10 {
+		r.feedBuf = b
 	}
 	off := r.offset.Load()
 	r.backlog.add(off+1, b)
@@ -234,6 +244,7 @@ func (r *Replica) Sync(c *engine.Ctx) {
 		// A backlog created from scratch starts a new history (Redis's
 		// syncCommand).
 		r.backlog = &backlog{buf: make([]byte, max(r.e.Config.Int("repl-backlog-size"), 16*1024))}
+		r.feeding.Store(true)
 		r.replid, r.replid2, r.secondOffset = newID(), strings.Repeat("0", 40), -1
 		if r.stopPing == nil {
 			r.stopPing = make(chan struct{})
@@ -350,6 +361,7 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 // itself); r.mu is held.
 func (r *Replica) dropLinksLocked() {
 	r.backlog = nil
+	r.feeding.Store(false)
 	for _, l := range r.links {
 		select {
 		case l.notify <- struct{}{}:

@@ -83,6 +83,8 @@ type Replica struct {
 
 	// master side (master.go), under mu
 	backlog        *backlog
+	feeding        atomic.Bool // backlog != nil: feed has work
+	feedBuf        []byte
 	seldb          int
 	links          map[int64]*link // replicas past SYNC/PSYNC, by client ID
 	pre            map[int64]*link // clients that sent REPLCONF, by client ID

@@ -402,14 +402,25 @@ func TestReplicaFullSyncUnderLoad(t *testing.T) {
 			w.ReadRaw()
 		}
 	}()
+	for i := 0; i < 10; i++ {
+		replica.Do("SET", "old:"+strconv.Itoa(i), "x")
+	}
 	replicaOf(t, replica, r.Addr)
+	// Clients of the replica see the old dataset or the new one, never
+	// a mix of both, nor a partly loaded one.
 	deadline := time.Now().Add(60 * time.Second)
 	for info(replica, "master_link_status") != "up" {
 		if time.Now().After(deadline) {
 			close(stop)
 			t.Fatal("the replica's link did not come up within 60s")
 		}
-		time.Sleep(20 * time.Millisecond)
+		if n := replica.Do("DBSIZE").Int; n != 10 && n < 100000 {
+			close(stop)
+			t.Fatalf("DBSIZE %d during the full sync: neither the old dataset (10) nor the new (100000+)", n)
+		}
+	}
+	if v := replica.Do("EXISTS", "old:0"); v.Int != 0 {
+		t.Fatal("a key of the old dataset survived the full sync")
 	}
 	// Keep writing for a while after the sync: the stream catches up.
 	for master.Do("GET", "counter").Str < "1" {
