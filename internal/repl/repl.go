@@ -1,5 +1,7 @@
-// Package repl is the replica side of Redis 7.0's replication protocol
-// for an Ordo engine: REPLICAOF host port (or the replicaof directive)
+// Package repl is Redis 7.0's replication protocol for an Ordo engine,
+// both sides. The master side is in master.go (SYNC/PSYNC served from a
+// backlog fed by the engine's propagation stream). The replica side:
+// REPLICAOF host port (or the replicaof directive)
 // connects to a redis-server (or anything speaking its protocol), does
 // the handshake (PING, AUTH with masterauth/masteruser, REPLCONF
 // listening-port, REPLCONF capa eof capa psync2, PSYNC), loads the
