@@ -220,7 +220,7 @@ func (e *Engine) LoadDataset(r io.Reader, keepExpired bool) (*Dataset, error) {
 				ds.Stats.Skipped++
 				return nil
 			}
-			if !ds.dbs[en.DB].load(string(en.Key), fromRDB(e, en.Value), en.ExpireAt) {
+			if !ds.dbs[en.DB].load(view(en.Key), fromRDB(e, en.Value), en.ExpireAt) {
 				return fmt.Errorf("duplicated key %q in database %d", en.Key, en.DB)
 			}
 			ds.Stats.Keys++

@@ -8,6 +8,7 @@ package repl
 // INFO replication's slaveN lines and ROLE.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -251,13 +252,13 @@ func (r *Replica) Sync(c *engine.Ctx) {
 			go r.pinger(r.stopPing)
 		}
 	}
-	var buf strings.Builder
+	var buf bytes.Buffer
 	if _, err := c.E.WriteRDB(&buf); err != nil {
 		c.W.Error("ERR writing the RDB for the replica: " + err.Error())
 		return
 	}
 	r.seldb = -1 // the stream starts with a SELECT
-	l.rdb = []byte(buf.String())
+	l.rdb = buf.Bytes()
 	l.sent = off
 	r.links[l.id] = l
 	r.syncFull++
@@ -286,7 +287,9 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 		r.mu.Unlock()
 		conn.Close()
 	}()
+	gone := make(chan struct{}) // the reader saw the connection end
 	go func() {
+		defer close(gone)
 		defer conn.Close()
 		for {
 			conn.SetReadDeadline(time.Time{})
@@ -313,7 +316,11 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 	l.rdb = nil
 	r.mu.Unlock()
 	if file != nil {
-		if _, err := conn.Write(append([]byte("$"+strconv.Itoa(len(file))+"\r\n"), file...)); err != nil {
+		conn.SetWriteDeadline(time.Time{})
+		if _, err := conn.Write([]byte("$" + strconv.Itoa(len(file)) + "\r\n")); err != nil {
+			return
+		}
+		if _, err := conn.Write(file); err != nil {
 			return
 		}
 		r.logf("Synchronization with replica %s succeeded", l.addr)
@@ -351,6 +358,8 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 		}
 		select {
 		case <-l.notify:
+		case <-gone:
+			return
 		case <-r.closedCh:
 			return
 		}

@@ -3,6 +3,7 @@ package repl_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ordo-db/ordo/internal/redistest"
 )
@@ -50,6 +51,18 @@ func testOrdoMaster(t *testing.T, replicaAddr string, o *redistest.Ordo) {
 	master.Do("SET", "x", "y")
 	waitSynced(t, master, replica)
 	compare(t, master, replica)
+
+	replica.Do("REPLICAOF", "NO", "ONE")
+	deadline := time.Now().Add(20 * time.Second)
+	for info(master, "connected_slaves") != "0" {
+		if time.Now().After(deadline) {
+			t.Fatal("the master still lists its replica 20s after REPLICAOF NO ONE")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if v := master.Do("WAIT", "1", "50"); v.Int != 0 {
+		t.Fatalf("WAIT 1 without replicas: %v", v)
+	}
 }
 
 func TestOrdoMasterRedisReplica(t *testing.T) {
