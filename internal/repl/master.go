@@ -161,6 +161,18 @@ func (r *Replica) linkFor(cl *engine.Client) *link {
 	if r.pre == nil {
 		r.pre = map[int64]*link{}
 	}
+	if len(r.pre) >= 16 {
+		// Forget clients that sent REPLCONF and left without PSYNC.
+		live := map[int64]bool{}
+		for _, c := range r.e.Clients() {
+			live[c.ID] = true
+		}
+		for id := range r.pre {
+			if !live[id] {
+				delete(r.pre, id)
+			}
+		}
+	}
 	l := r.pre[cl.ID]
 	if l == nil {
 		l = &link{id: cl.ID, addr: cl.Addr, notify: make(chan struct{}, 1)}

@@ -229,9 +229,16 @@ func testFullSync(t *testing.T, redisArgs ...string) {
 	master, replica, r, _ := startPair(t, redisArgs...)
 	writeAll(t, master, "pre:")
 	replica.Do("SET", "stale", "gone after the sync")
+	watcher := redistest.Dial(t, replica.NetConn().RemoteAddr().String())
+	watcher.Do("WATCH", "stale")
 	replicaOf(t, replica, r.Addr)
 	waitSynced(t, master, replica)
 	compare(t, master, replica)
+	watcher.Do("MULTI")
+	watcher.Do("GET", "stale")
+	if v := watcher.Do("EXEC"); v.Kind != resp.KindNull {
+		t.Fatalf("EXEC after a full sync replaced a WATCHed key: %v", v)
+	}
 	writeAll(t, master, "post:")
 	waitSynced(t, master, replica)
 	compare(t, master, replica)
@@ -360,7 +367,12 @@ func TestReplicaPartialResync(t *testing.T) {
 	partial := infoInt(t, master, "stats", "sync_partial_ok")
 	id := info(replica, "master_replid")
 	for i := 0; i < 3; i++ {
-		if n := master.Do("CLIENT", "KILL", "TYPE", "replica").Int; n != 1 {
+		if i == 2 {
+			// From the replica's side this time.
+			if n := replica.Do("CLIENT", "KILL", "TYPE", "master").Int; n != 1 {
+				t.Fatalf("CLIENT KILL TYPE master on the replica killed %d clients", n)
+			}
+		} else if n := master.Do("CLIENT", "KILL", "TYPE", "replica").Int; n != 1 {
 			t.Fatalf("CLIENT KILL TYPE replica killed %d clients", n)
 		}
 		master.Do("SET", "during"+strconv.Itoa(i), "x") // may land in the backlog before the reconnect
@@ -483,5 +495,44 @@ func TestReplicaEvalReadOnly(t *testing.T) {
 	}
 	if v := replica.Do("EVAL", "return redis.call('GET', 'x')", "0"); v.Kind == resp.KindError {
 		t.Fatalf("a read-only script on a replica: %v", v)
+	}
+}
+
+// fieldNames lists INFO replication's field names in order, values left out.
+func fieldNames(c *redistest.Conn) []string {
+	var out []string
+	for _, l := range strings.Split(c.Do("INFO", "replication").Str, "\r\n") {
+		if k, _, ok := strings.Cut(l, ":"); ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func TestReplicaInfoFieldsAsRedis(t *testing.T) {
+	master, replica, r, _ := startPair(t)
+	rr := redistest.StartRedis(t)
+	redisReplica := redistest.Dial(t, rr.Addr)
+	if got, want := strings.Join(fieldNames(replica), " "), strings.Join(fieldNames(redisReplica), " "); got != want {
+		t.Errorf("INFO replication of a master:\nordo  %s\nredis %s", got, want)
+	}
+	master.Do("SET", "k", "v")
+	replicaOf(t, replica, r.Addr)
+	replicaOf(t, redisReplica, r.Addr)
+	waitSynced(t, master, replica)
+	waitSynced(t, master, redisReplica)
+	if got, want := strings.Join(fieldNames(replica), " "), strings.Join(fieldNames(redisReplica), " "); got != want {
+		t.Errorf("INFO replication of a replica:\nordo  %s\nredis %s", got, want)
+	}
+	for _, f := range []string{"role", "master_host", "master_port", "master_link_status", "slave_repl_offset", "master_replid"} {
+		if got, want := info(replica, f), info(redisReplica, f); got != want {
+			t.Errorf("%s: ordo %q, redis %q", f, got, want)
+		}
+	}
+	// The offsets (fifth element) may differ by a PING from the master.
+	o, rd := replica.Do("ROLE"), redisReplica.Do("ROLE")
+	if len(o.Elems) != 5 || len(rd.Elems) != 5 || redistest.Canonical(resp.Value{Kind: resp.KindArray, Elems: o.Elems[:4]}, false) !=
+		redistest.Canonical(resp.Value{Kind: resp.KindArray, Elems: rd.Elems[:4]}, false) {
+		t.Errorf("ROLE: ordo %v, redis %v", o, rd)
 	}
 }
