@@ -399,7 +399,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		}
 		// Over maxmemory, Redis refuses to queue any command (queueing
 		// itself consumes memory), not only denyoom ones.
-		if e.overMaxMemory() {
+		if cl.Kind != KindMaster && e.overMaxMemory() {
 			c.rejectInMulti()
 			w.Error(ErrOOM)
 			return nil

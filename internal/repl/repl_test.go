@@ -536,3 +536,22 @@ func TestReplicaInfoFieldsAsRedis(t *testing.T) {
 		t.Errorf("ROLE: ordo %v, redis %v", o, rd)
 	}
 }
+
+func TestReplicaIgnoresMaxmemory(t *testing.T) {
+	r := redistest.StartRedis(t, "--repl-diskless-sync-delay", "0")
+	o := redistest.StartOrdo(t, "maxmemory", "1mb")
+	master, replica := redistest.Dial(t, r.Addr), redistest.Dial(t, o.Addr)
+	replicaOf(t, replica, r.Addr)
+	waitSynced(t, master, replica)
+	big := strings.Repeat("x", 100000)
+	for i := 0; i < 30; i++ {
+		master.Do("SET", "plain"+strconv.Itoa(i), big)
+	}
+	master.Do("MULTI")
+	for i := 0; i < 10; i++ {
+		master.Do("SET", "tx"+strconv.Itoa(i), big)
+	}
+	master.Do("EXEC")
+	waitSynced(t, master, replica)
+	compare(t, master, replica)
+}
