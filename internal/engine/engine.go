@@ -82,8 +82,8 @@ type Engine struct {
 	Persistence Persister
 	// Shutdown performs SHUTDOWN for the server; nil refuses it.
 	Shutdown func(c *Ctx, save bool) error
-	// Replication performs REPLICAOF, ROLE and INFO replication; nil
-	// for an engine without (cmd_repl.go).
+	// Replication performs REPLICAOF, SYNC/PSYNC, REPLCONF, ROLE, WAIT
+	// and INFO replication; nil for an engine without (cmd_repl.go).
 	Replication Replication
 	replica     atomic.Bool // a replica: read-only, no expiry of its own
 
