@@ -193,6 +193,8 @@ func (r *Replica) ReplicaOf(host string, port int) string {
 			r.logf("MASTER MODE enabled (user request)")
 			r.host, r.port, r.state, r.linkUp = "", 0, stateNone, false
 			r.e.SetReplica(false)
+			r.e.Config.Set("replicaof", "", true) // CONFIG GET/REWRITE
+
 		}
 		return "OK"
 	}
@@ -213,6 +215,7 @@ func (r *Replica) ReplicaOf(host string, port int) string {
 		r.dbSel = 0
 	}
 	r.e.SetReplica(true)
+	r.e.Config.Set("replicaof", host+" "+strconv.Itoa(port), true) // CONFIG GET/REWRITE
 	if r.closed {
 		return "OK"
 	}

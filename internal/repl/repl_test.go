@@ -529,6 +529,9 @@ func TestReplicaInfoFieldsAsRedis(t *testing.T) {
 			t.Errorf("%s: ordo %q, redis %q", f, got, want)
 		}
 	}
+	if o, rd := replica.Do("CONFIG", "GET", "replicaof"), redisReplica.Do("CONFIG", "GET", "replicaof"); redistest.Canonical(o, false) != redistest.Canonical(rd, false) {
+		t.Errorf("CONFIG GET replicaof: ordo %v, redis %v", o, rd)
+	}
 	// The offsets (fifth element) may differ by a PING from the master.
 	o, rd := replica.Do("ROLE"), redisReplica.Do("ROLE")
 	if len(o.Elems) != 5 || len(rd.Elems) != 5 || redistest.Canonical(resp.Value{Kind: resp.KindArray, Elems: o.Elems[:4]}, false) !=
