@@ -134,6 +134,20 @@ func waitCommand(c *Ctx) {
 // clients refused (replica-read-only), no lazy or active expiry.
 func (e *Engine) SetReplica(on bool) { e.replica.Store(on) }
 
+// SetMasterLinkUp records whether a replica's link to its master is up
+// (synchronized and streaming): with replica-serve-stale-data no, a
+// replica whose link is down refuses most commands (MASTERDOWN).
+func (e *Engine) SetMasterLinkUp(up bool) { e.linkUp.Store(up) }
+
+// ErrMasterDown is Redis 7.0's reply of a stale replica.
+const ErrMasterDown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+
+// staleRefused reports whether cmd must be refused because the engine
+// is a replica without its master and replica-serve-stale-data is no.
+func (e *Engine) staleRefused(cmd *Command) bool {
+	return e.replica.Load() && !e.linkUp.Load() && !cmd.Has(FlagStale) && !e.Config.Bool("replica-serve-stale-data")
+}
+
 // IsReplica reports whether the engine is a replica.
 func (e *Engine) IsReplica() bool { return e.replica.Load() }
 

@@ -86,6 +86,7 @@ type Engine struct {
 	// and INFO replication; nil for an engine without (cmd_repl.go).
 	Replication Replication
 	replica     atomic.Bool // a replica: read-only, no expiry of its own
+	linkUp      atomic.Bool // a replica's link to its master is up
 
 	observers []KeyObserver // keyspace-change hook (notify.go)
 
@@ -386,10 +387,17 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		w.Error("NOAUTH Authentication required.")
 		return nil
 	}
-	if e.replica.Load() && e.readonlyRefused(cl, cmd) {
-		c.rejectInMulti()
-		w.Error(ErrReadonlyReplica)
-		return nil
+	if e.replica.Load() {
+		if e.readonlyRefused(cl, cmd) {
+			c.rejectInMulti()
+			w.Error(ErrReadonlyReplica)
+			return nil
+		}
+		if e.staleRefused(cmd) {
+			c.rejectInMulti()
+			w.Error(ErrMasterDown)
+			return nil
+		}
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {
 		if cmd.Has(FlagNoMulti) {

@@ -193,6 +193,7 @@ func (r *Replica) ReplicaOf(host string, port int) string {
 			r.logf("MASTER MODE enabled (user request)")
 			r.host, r.port, r.state, r.linkUp = "", 0, stateNone, false
 			r.e.SetReplica(false)
+			r.e.SetMasterLinkUp(false)
 			r.e.Config.Set("replicaof", "", true) // CONFIG GET/REWRITE
 
 		}
@@ -215,6 +216,7 @@ func (r *Replica) ReplicaOf(host string, port int) string {
 		r.dbSel = 0
 	}
 	r.e.SetReplica(true)
+	r.e.SetMasterLinkUp(false)
 	r.e.Config.Set("replicaof", host+" "+strconv.Itoa(port), true) // CONFIG GET/REWRITE
 	if r.closed {
 		return "OK"
@@ -242,6 +244,7 @@ func (r *Replica) run(ctx context.Context, gen int64, host string, port int, don
 				r.downSince = time.Now()
 			}
 			r.state, r.linkUp = stateConnect, false
+			r.e.SetMasterLinkUp(false)
 			r.readOffset.Store(r.offset.Load())
 		}
 		r.mu.Unlock()
@@ -303,6 +306,7 @@ func (r *Replica) link(ctx context.Context, gen int64, host string, port int) er
 		return errStale
 	}
 	r.state, r.linkUp = stateConnected, true
+	r.e.SetMasterLinkUp(true)
 	r.mu.Unlock()
 	return r.stream(ctx, gen, conn, br)
 }

@@ -558,3 +558,25 @@ func TestReplicaIgnoresMaxmemory(t *testing.T) {
 	waitSynced(t, master, replica)
 	compare(t, master, replica)
 }
+
+// TestReplicaStaleAsRedis compares an Ordo replica and a redis-server
+// replica whose master cannot be reached.
+func TestReplicaStaleAsRedis(t *testing.T) {
+	rr := redistest.StartRedis(t)
+	o := redistest.StartOrdo(t)
+	dead := strconv.Itoa(redistest.FreePort(t))
+	d := redistest.NewDiffWith(t, rr.Addr, o.Addr)
+	d.Do("SET", "k", "v")
+	d.Do("REPLICAOF", "127.0.0.1", dead)
+	d.Do("GET", "k") // replica-serve-stale-data yes: served
+	d.Do("SET", "k", "x")
+	d.Do("CONFIG", "SET", "replica-serve-stale-data", "no")
+	for _, args := range [][]string{
+		{"GET", "k"}, {"SET", "k", "x"}, {"PING"}, {"DBSIZE"}, {"INFO", "keyspace"},
+		{"MULTI"}, {"GET", "k"}, {"EXEC"},
+		{"CONFIG", "SET", "replica-serve-stale-data", "yes"}, {"GET", "k"},
+		{"REPLICAOF", "NO", "ONE"}, {"SET", "k", "x"}, {"GET", "k"},
+	} {
+		d.Do(args...)
+	}
+}
