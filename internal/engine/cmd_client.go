@@ -349,6 +349,11 @@ func clientKillCommand(c *Ctx) {
 	_ = user // every Ordo client is the default user
 	killed := 0
 	for _, cl := range c.E.Clients() {
+		if cl.killed.Load() {
+			// Already killed, not yet gone (Redis frees such clients
+			// before it runs the next command).
+			continue
+		}
 		if addr != "" && cl.Addr != addr {
 			continue
 		}
