@@ -172,10 +172,16 @@ func clientUnblockCommand(c *Ctx) {
 	c.W.Int(0)
 }
 
-// clientType is the client's class for CLIENT LIST/KILL TYPE: "pubsub"
-// while subscribed, else "normal" (Ordo has no replicas).
+// clientType is the client's CLIENT LIST/KILL TYPE: "master" (the link
+// to this replica's master), "replica" (a replica's link), "pubsub" while
+// subscribed, else "normal".
 func clientType(cl *Client) string {
-	if cl.subscribed() {
+	switch {
+	case cl.Kind == KindMaster:
+		return "master"
+	case cl.replLink:
+		return "replica"
+	case cl.subscribed():
 		return "pubsub"
 	}
 	return "normal"
@@ -184,7 +190,12 @@ func clientType(cl *Client) string {
 // clientFlags are CLIENT LIST's flags letters.
 func clientFlags(cl *Client) string {
 	var b []byte
-	if cl.subscribed() {
+	switch clientType(cl) {
+	case "master":
+		b = append(b, 'M')
+	case "replica":
+		b = append(b, 'S')
+	case "pubsub":
 		b = append(b, 'P')
 	}
 	if cl.multi {
@@ -247,6 +258,9 @@ func clientListCommand(c *Ctx) {
 	case len(c.Args) == 2:
 	case len(c.Args) == 4 && c.ArgIs(2, "type"):
 		typ = strings.ToLower(string(c.Args[3]))
+		if typ == "slave" {
+			typ = "replica"
+		}
 		switch typ {
 		case "normal", "master", "replica", "slave", "pubsub":
 		default:
@@ -310,6 +324,9 @@ func clientKillCommand(c *Ctx) {
 				id = n
 			case c.ArgIs(i, "type"):
 				typ = strings.ToLower(v)
+				if typ == "slave" {
+					typ = "replica"
+				}
 				switch typ {
 				case "normal", "master", "replica", "slave", "pubsub":
 				default:
@@ -343,6 +360,11 @@ func clientKillCommand(c *Ctx) {
 	}
 	killed := 0
 	for _, cl := range c.E.Clients() {
+		if cl.killed.Load() {
+			// Already killed, not yet gone (Redis frees such clients
+			// before it runs the next command).
+			continue
+		}
 		if addr != "" && cl.Addr != addr {
 			continue
 		}

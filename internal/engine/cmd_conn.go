@@ -149,7 +149,11 @@ func helloCommand(c *Ctx) {
 	w.BulkString("mode")
 	w.BulkString("standalone")
 	w.BulkString("role")
-	w.BulkString("master")
+	if c.E.IsReplica() {
+		w.BulkString("replica")
+	} else {
+		w.BulkString("master")
+	}
 	w.BulkString("modules")
 	w.Array(0)
 }

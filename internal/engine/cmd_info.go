@@ -241,9 +241,13 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("instantaneous_input_repl_kbps", "0.00")
 		kv("instantaneous_output_repl_kbps", "0.00")
 		kv("rejected_connections", s.RejectedConns.Load())
-		kv("sync_full", 0)
-		kv("sync_partial_ok", 0)
-		kv("sync_partial_err", 0)
+		var full, pok, perr int64
+		if r := e.Replication; r != nil {
+			full, pok, perr = r.SyncStats()
+		}
+		kv("sync_full", full)
+		kv("sync_partial_ok", pok)
+		kv("sync_partial_err", perr)
 		kv("expired_keys", s.ExpiredKeys.Load())
 		kv("expired_stale_perc", "0.00")
 		kv("expired_time_cap_reached_count", 0)
@@ -282,7 +286,11 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("reply_buffer_shrinks", 0)
 		kv("reply_buffer_expands", 0)
 	}
-	if section("Replication") {
+	if e.Replication != nil && section("Replication") {
+		for _, l := range strings.Split(strings.TrimRight(e.Replication.InfoReplication(), "\r\n"), "\r\n") {
+			b.WriteString(l + "\r\n")
+		}
+	} else if section("Replication") {
 		kv("role", "master")
 		kv("connected_slaves", 0)
 		kv("master_failover_state", "no-failover")

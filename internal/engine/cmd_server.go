@@ -18,21 +18,7 @@ func registerServer(t *Table) {
 		c.W.BulkInt(now.Unix())
 		c.W.BulkInt(int64(now.Nanosecond() / 1000))
 	})
-	t.register("wait", func(c *Ctx) {
-		if _, ok := c.IntArg(1); !ok {
-			return
-		}
-		t, ok := ParseInt(c.Args[2])
-		if !ok {
-			c.W.Error(ErrWaitTimeout)
-			return
-		}
-		if t < 0 {
-			c.W.Error(ErrTimeoutNegative)
-			return
-		}
-		c.W.Int(0) // no replicas
-	})
+	t.register("wait", waitCommand)
 	t.register("shutdown", shutdownCommand)
 
 	t.registerContainer("slowlog")
@@ -91,10 +77,11 @@ func registerServer(t *Table) {
 	})
 
 	t.register("role", func(c *Ctx) {
-		c.W.Array(3)
-		c.W.BulkString("master")
-		c.W.Int(0)
-		c.W.Array(0)
+		if r := c.E.Replication; r != nil {
+			r.Role(c.W)
+			return
+		}
+		roleMaster(c.W)
 	})
 }
 

@@ -390,7 +390,7 @@ var families = []func(*Table){
 	registerLists, registerSortedSets, registerSort, registerGeo, registerJSON,
 	registerTransactions, registerPersistence, registerConfig, registerCommand,
 	registerClient, registerInfo, registerDebug, registerServer, registerDump, registerMigrate,
-	registerACL, registerPubSub,
+	registerACL, registerPubSub, registerReplication,
 }
 
 func newTable() *Table {

@@ -168,6 +168,12 @@ func (db *DB) lookup(c *Ctx, key string, touch bool) (Value, bool) {
 	}
 	if db.expires.Len() > 0 {
 		if at, has := db.expires.Get(key); has && at <= c.Now {
+			// A replica deletes nothing itself: the key is absent for
+			// its clients and live for its master's stream until the
+			// master's DEL arrives (Redis 7.0's expireIfNeeded).
+			if c.E.replica.Load() {
+				return v, c.Client != nil && c.Client.Kind == KindMaster
+			}
 			db.expireKey(c.E, key)
 			return Value{}, false
 		}

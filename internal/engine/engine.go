@@ -91,6 +91,11 @@ type Engine struct {
 	Persistence Persister
 	// Shutdown performs SHUTDOWN for the server; nil refuses it.
 	Shutdown func(c *Ctx, save bool) error
+	// Replication performs REPLICAOF, SYNC/PSYNC, REPLCONF, ROLE, WAIT
+	// and INFO replication; nil for an engine without (cmd_repl.go).
+	Replication Replication
+	replica     atomic.Bool // a replica: read-only, no expiry of its own
+	linkUp      atomic.Bool // a replica's link to its master is up
 
 	observers      []KeyObserver   // keyspace-change hook (notify.go)
 	stateRewriters []StateRewriter // non-key state for AOF rewrites (observe_read.go)
@@ -259,9 +264,10 @@ type Client struct {
 
 	waiter *Waiter
 
-	subs *clientSubs  // Pub/Sub subscriptions (cmd_pubsub.go)
-	out  *Outbox      // output queue once subscribed (outbox.go)
-	curW *resp.Writer // the top-level reply writer while the client runs a command
+	subs     *clientSubs  // Pub/Sub subscriptions (cmd_pubsub.go)
+	out      *Outbox      // output queue once subscribed (outbox.go)
+	curW     *resp.Writer // the top-level reply writer while the client runs a command
+	replLink bool         // became a replica's link (SYNC/PSYNC; cmd_repl.go)
 
 	ctx Ctx // reused by every command of this client (see call)
 }
@@ -296,7 +302,7 @@ func (e *Engine) NewClient(kind string) *Client {
 	if kind == "aof" {
 		cl.user = e.acl.super // replaying the log is not subject to ACLs
 	}
-	if kind == "normal" {
+	if kind == "normal" || kind == KindMaster {
 		e.clientsMu.Lock()
 		e.clients[cl.ID] = cl
 		e.clientsMu.Unlock()
@@ -448,6 +454,18 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		w.Error(msg)
 		return nil
 	}
+	if e.replica.Load() {
+		if e.readonlyRefused(cl, cmd) {
+			c.rejectInMulti()
+			w.Error(ErrReadonlyReplica)
+			return nil
+		}
+		if e.staleRefused(cmd) {
+			c.rejectInMulti()
+			w.Error(ErrMasterDown)
+			return nil
+		}
+	}
 	if cl.multi && !isMultiControl(cmd.Name) {
 		if cmd.Has(FlagNoMulti) {
 			c.rejectInMulti()
@@ -456,7 +474,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		}
 		// Over maxmemory, Redis refuses to queue any command (queueing
 		// itself consumes memory), not only denyoom ones.
-		if e.overMaxMemory() {
+		if cl.Kind != KindMaster && e.overMaxMemory() {
 			c.rejectInMulti()
 			w.Error(ErrOOM)
 			return nil
@@ -469,7 +487,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		w.Simple("QUEUED")
 		return nil
 	}
-	if cmd.Has(FlagDenyOOM) && e.overMaxMemory() {
+	if cmd.Has(FlagDenyOOM) && cl.Kind != KindMaster && e.overMaxMemory() {
 		w.Error(ErrOOM)
 		return nil
 	}
@@ -633,6 +651,10 @@ func (e *Engine) Exec(c *Ctx, args [][]byte, w *resp.Writer) {
 		w.Error("ERR wrong number of arguments for '" + cmd.Name + "' command")
 		return
 	}
+	if c.InScript && e.replica.Load() && e.readonlyRefused(c.Client, cmd) {
+		w.Error(ErrReadonlyReplica)
+		return
+	}
 	e.run(&sub)
 	if !c.InScript {
 		c.dirty += sub.dirty
@@ -654,7 +676,8 @@ func (e *Engine) activeExpireLoop() {
 			return
 		case <-t.C:
 		}
-		if e.activeExpireOff.Load() { // DEBUG SET-ACTIVE-EXPIRE 0
+		// DEBUG SET-ACTIVE-EXPIRE 0; a replica waits for its master's DELs.
+		if e.activeExpireOff.Load() || e.replica.Load() {
 			continue
 		}
 		e.Lock()

@@ -23,9 +23,10 @@ type KeyEvent struct {
 	// eventNames maps the commands whose event is not their own name):
 	// "new" when a key is created (before the command's event), "del" for
 	// a deletion, "expire"/"persist" for TTL changes, "expired" for a key
-	// removed by expiry, and two events Redis does not notify: "flushdb"
+	// removed by expiry, and three events Redis does not notify: "flushdb"
 	// when database DB was emptied (Key is empty; FLUSHALL reports one per
-	// database), "swapdb" when DB and Other were swapped.
+	// database), "swapdb" when DB and Other were swapped, and "loaded" for
+	// each key of a dataset loaded whole (a replica's full sync).
 	Event string
 	// Other is SWAPDB's second database.
 	Other int
@@ -138,7 +139,7 @@ func eventClass(ev string) int {
 		return nkNew
 	case "keymiss":
 		return nkKeyMiss
-	case "flushdb", "swapdb":
+	case "flushdb", "swapdb", "loaded":
 		return 0
 	}
 	switch {

@@ -30,12 +30,14 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/repl"
 	"github.com/ordo-db/ordo/internal/resp"
 	"github.com/ordo-db/ordo/internal/script"
 	"github.com/ordo-db/ordo/internal/search"
@@ -55,6 +57,9 @@ const maxBatchReply = 256 * 1024
 type Server struct {
 	E    *engine.Engine
 	Logf func(format string, args ...any)
+	// Repl is the engine's replication (REPLICAOF; the replicaof
+	// parameter is applied by Serve).
+	Repl *repl.Replica
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -69,8 +74,21 @@ type Server struct {
 
 // New returns a server for e.
 func New(e *engine.Engine) *Server {
-	return &Server{E: e, conns: map[net.Conn]struct{}{}, done: make(chan struct{}),
+	s := &Server{E: e, conns: map[net.Conn]struct{}{}, done: make(chan struct{}),
 		Logf: log.New(os.Stderr, "", log.LstdFlags).Printf}
+	s.Repl = repl.New(e, repl.Options{Logf: func(f string, a ...any) { s.Logf(f, a...) }, Port: s.port})
+	return s
+}
+
+// port is the first listener's port (REPLCONF listening-port).
+func (s *Server) port() int {
+	for _, a := range s.Addrs() {
+		if _, p, err := net.SplitHostPort(a); err == nil {
+			n, _ := strconv.Atoi(p)
+			return n
+		}
+	}
+	return int(s.E.Config.Int("port"))
 }
 
 // Listen binds every address of the bind parameter on the port parameter.
@@ -125,6 +143,9 @@ func (s *Server) Addrs() []string {
 
 // Serve accepts connections until Close; it returns when every listener stopped.
 func (s *Server) Serve() error {
+	if err := s.Repl.Start(); err != nil {
+		s.Logf("%v", err)
+	}
 	var wg sync.WaitGroup
 	for _, ln := range s.listeners {
 		wg.Add(1)
@@ -188,6 +209,7 @@ func (s *Server) Close() {
 	for _, ln := range s.listeners {
 		ln.Close()
 	}
+	s.Repl.Close()
 	s.mu.Lock()
 	for c := range s.conns {
 		c.Close()
@@ -325,7 +347,7 @@ func (s *Server) handle(conn net.Conn) {
 				}
 				e.Lock()
 			}
-			if cl.CloseAfterReply() || cl.Killed() || len(w.Buf) > maxBatchReply {
+			if cl.CloseAfterReply() || cl.Killed() || cl.ReplicaLink() || len(w.Buf) > maxBatchReply {
 				break
 			}
 			// An AUTH earlier in this batch lifts the limits for the rest.
@@ -345,6 +367,10 @@ func (s *Server) handle(conn net.Conn) {
 			return
 		}
 		if !flush() || cl.CloseAfterReply() || cl.Killed() {
+			return
+		}
+		if cl.ReplicaLink() { // after SYNC/PSYNC: internal/repl serves it
+			s.Repl.ServeReplica(cl, conn, rd)
 			return
 		}
 	}

@@ -1,0 +1,421 @@
+package repl
+
+// The master side: SYNC/PSYNC from redis-server 7.0 replicas (or Ordo
+// replicas), a backlog of repl-backlog-size bytes fed from the engine's
+// propagation stream (the AOF's), full sync with an RDB written under
+// the engine lock into memory and sent as "$<len>\r\n<file>", then the
+// stream read from the backlog; REPLCONF listening-port/capa/ack, WAIT,
+// INFO replication's slaveN lines and ROLE.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// backlog is the ring of the last bytes of the replication stream: the
+// byte of offset o (counting from 1) is at buf[(o-1)%len(buf)].
+type backlog struct {
+	buf     []byte
+	histlen int64
+}
+
+// add appends p, whose first byte has offset first.
+func (b *backlog) add(first int64, p []byte) {
+	size := int64(len(b.buf))
+	if int64(len(p)) > size {
+		first += int64(len(p)) - size
+		p = p[int64(len(p))-size:]
+	}
+	for len(p) > 0 {
+		i := (first - 1) % size
+		n := copy(b.buf[i:], p)
+		p = p[n:]
+		first += int64(n)
+	}
+}
+
+// read appends the bytes of offsets from..to (inclusive) to dst.
+func (b *backlog) read(dst []byte, from, to int64) []byte {
+	size := int64(len(b.buf))
+	for from <= to {
+		i := (from - 1) % size
+		n := min(to-from+1, size-i)
+		dst = append(dst, b.buf[i:i+n]...)
+		from += n
+	}
+	return dst
+}
+
+// link is one replica connected to this master (or a client that sent
+// REPLCONF and may become one).
+type link struct {
+	id         int64
+	addr       string // the connection's remote address
+	ip         string // REPLCONF ip-address, if sent
+	port       int
+	capaPsync2 bool
+	online     bool   // past the full sync's RDB
+	rdb        []byte // full sync's file, until sent
+	sent       int64  // last offset written to the replica
+	ack        int64  // last offset acknowledged
+	ackTime    time.Time
+	notify     chan struct{}
+	closed     bool
+}
+
+// feed is engine.Propagate's extension: it appends a change to the
+// backlog and wakes the replicas. It runs under the engine lock.
+func (r *Replica) feed(db int, args [][]byte) {
+	if !r.feeding.Load() {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.backlog == nil || r.host != "" {
+		return
+	}
+	b := r.feedBuf[:0]
+	if db >= 0 && db != r.seldb {
+		b = resp.AppendCommand(b, "SELECT", strconv.Itoa(db))
+		r.seldb = db
+	}
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(len(args)), 10)
+	b = append(b, '\r', '\n')
+	for _, a := range args {
+		b = append(b, '$')
+		b = strconv.AppendInt(b, int64(len(a)), 10)
+		b = append(b, '\r', '\n')
+		b = append(b, a...)
+		b = append(b, '\r', '\n')
+	}
+	if cap(b) <= 64<<10 {
+		r.feedBuf = b
+	}
+	off := r.offset.Load()
+	r.backlog.add(off+1, b)
+	r.backlog.histlen = min(r.backlog.histlen+int64(len(b)), int64(len(r.backlog.buf)))
+	r.offset.Store(off + int64(len(b)))
+	for _, l := range r.links {
+		select {
+		case l.notify <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// attachFeed chains feed after the engine's Propagate (the AOF's). The
+// engine lock is held.
+func (r *Replica) attachFeed() {
+	prev := r.e.Propagate
+	r.e.Propagate = func(db int, args [][]byte) {
+		if prev != nil {
+			prev(db, args)
+		}
+		r.feed(db, args)
+	}
+}
+
+// pinger feeds PING every repl-ping-replica-period while replicas are
+// connected, so that they see the link alive.
+func (r *Replica) pinger(stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		period := time.Duration(r.e.Config.Int("repl-ping-replica-period")) * time.Second
+		if time.Since(last) < period {
+			continue
+		}
+		last = time.Now()
+		r.mu.Lock()
+		n := len(r.links)
+		r.mu.Unlock()
+		if n == 0 {
+			continue
+		}
+		r.e.Lock()
+		r.feed(-1, [][]byte{[]byte("PING")})
+		r.e.Unlock()
+	}
+}
+
+// linkFor returns the link of a client, creating it.
+func (r *Replica) linkFor(cl *engine.Client) *link {
+	if l := r.links[cl.ID]; l != nil {
+		return l
+	}
+	if r.pre == nil {
+		r.pre = map[int64]*link{}
+	}
+	if len(r.pre) >= 16 {
+		// Forget clients that sent REPLCONF and left without PSYNC.
+		live := map[int64]bool{}
+		for _, c := range r.e.Clients() {
+			live[c.ID] = true
+		}
+		for id := range r.pre {
+			if !live[id] {
+				delete(r.pre, id)
+			}
+		}
+	}
+	l := r.pre[cl.ID]
+	if l == nil {
+		l = &link{id: cl.ID, addr: cl.Addr, notify: make(chan struct{}, 1)}
+		r.pre[cl.ID] = l
+	}
+	return l
+}
+
+// ReplConf implements engine.Replication (REPLCONF).
+func (r *Replica) ReplConf(c *engine.Ctx) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := r.linkFor(c.Client)
+	for i := 1; i+1 < len(c.Args); i += 2 {
+		opt, val := strings.ToLower(string(c.Args[i])), string(c.Args[i+1])
+		switch opt {
+		case "listening-port":
+			p, err := strconv.Atoi(val)
+			if err != nil {
+				c.W.Error("ERR value is not an integer or out of range")
+				return
+			}
+			l.port = p
+		case "ip-address":
+			l.ip = val
+		case "capa":
+			if strings.EqualFold(val, "psync2") {
+				l.capaPsync2 = true
+			}
+		case "ack", "getack", "rdb-only", "rdb-filter-only":
+			// ACKs arrive on replica links (ServeReplica), not here.
+		default:
+			c.W.Error("ERR Unrecognized REPLCONF option: " + string(c.Args[i]))
+			return
+		}
+	}
+	c.W.OK()
+}
+
+// Sync implements engine.Replication (SYNC, PSYNC).
+func (r *Replica) Sync(c *engine.Ctx) {
+	if c.E.IsReplica() {
+		c.W.Error("ERR Ordo does not serve replicas while it is a replica itself")
+		return
+	}
+	psync := strings.EqualFold(string(c.Args[0]), "psync")
+	if psync && len(c.Args) != 3 {
+		c.W.Error("ERR wrong number of arguments for 'psync' command")
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := r.linkFor(c.Client)
+	delete(r.pre, c.Client.ID)
+	if r.links == nil {
+		r.links = map[int64]*link{}
+	}
+	off := r.offset.Load()
+	if psync && r.backlog != nil {
+		id := string(c.Args[1])
+		want, err := strconv.ParseInt(string(c.Args[2]), 10, 64)
+		first := off - r.backlog.histlen + 1
+		if err == nil && (id == r.replid || (id == r.replid2 && want <= r.secondOffset)) &&
+			want >= first && want <= off+1 {
+			l.online, l.sent = true, want-1
+			r.links[l.id] = l
+			r.syncPartialOK++
+			if l.capaPsync2 {
+				c.W.Simple("CONTINUE " + r.replid)
+			} else {
+				c.W.Simple("CONTINUE")
+			}
+			c.Client.SetReplicaLink()
+			r.logf("Partial resynchronization request from %s accepted. Sending %d bytes of backlog starting from offset %d.", l.addr, off+1-want, want)
+			return
+		}
+		if id != "?" {
+			r.syncPartialErr++
+		}
+	}
+	if r.backlog == nil {
+		// A backlog created from scratch starts a new history (Redis's
+		// syncCommand).
+		r.backlog = &backlog{buf: make([]byte, max(r.e.Config.Int("repl-backlog-size"), 16*1024))}
+		r.feeding.Store(true)
+		r.replid, r.replid2, r.secondOffset = newID(), strings.Repeat("0", 40), -1
+		if r.stopPing == nil {
+			r.stopPing = make(chan struct{})
+			go r.pinger(r.stopPing)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := c.E.WriteRDB(&buf); err != nil {
+		c.W.Error("ERR writing the RDB for the replica: " + err.Error())
+		return
+	}
+	r.seldb = -1 // the stream starts with a SELECT
+	l.rdb = buf.Bytes()
+	l.sent = off
+	r.links[l.id] = l
+	r.syncFull++
+	if psync {
+		c.W.Simple(fmt.Sprintf("FULLRESYNC %s %d", r.replid, off))
+	}
+	c.Client.SetReplicaLink()
+	r.logf("Replica %s asks for synchronization; full resync with %d bytes of RDB at offset %d", l.addr, len(l.rdb), off)
+}
+
+var errLagging = errors.New("the replica fell behind the replication backlog")
+
+// ServeReplica serves a replica's connection after SYNC/PSYNC until it
+// ends: the full sync's RDB, then the stream; REPLCONF ACKs are read.
+func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader) {
+	r.mu.Lock()
+	l := r.links[cl.ID]
+	r.mu.Unlock()
+	if l == nil {
+		return
+	}
+	defer func() {
+		r.mu.Lock()
+		l.closed = true
+		delete(r.links, cl.ID)
+		r.mu.Unlock()
+		conn.Close()
+	}()
+	gone := make(chan struct{}) // the reader saw the connection end
+	go func() {
+		defer close(gone)
+		defer conn.Close()
+		for {
+			conn.SetReadDeadline(time.Time{})
+			args, err := rd.ReadCommand()
+			if err != nil {
+				return
+			}
+			if len(args) >= 3 && engine.EqualFold(args[0], "replconf") && engine.EqualFold(args[1], "ack") {
+				n, err := strconv.ParseInt(string(args[2]), 10, 64)
+				if err != nil {
+					continue
+				}
+				r.e.Lock()
+				r.mu.Lock()
+				l.ack, l.ackTime = max(l.ack, n), time.Now()
+				r.mu.Unlock()
+				r.e.WakeAckWaiters()
+				r.e.Unlock()
+			}
+		}
+	}()
+	r.mu.Lock()
+	file := l.rdb
+	l.rdb = nil
+	r.mu.Unlock()
+	if file != nil {
+		conn.SetWriteDeadline(time.Time{})
+		if _, err := conn.Write([]byte("$" + strconv.Itoa(len(file)) + "\r\n")); err != nil {
+			return
+		}
+		if _, err := conn.Write(file); err != nil {
+			return
+		}
+		r.logf("Synchronization with replica %s succeeded", l.addr)
+	}
+	r.mu.Lock()
+	l.online = true
+	r.mu.Unlock()
+	var buf []byte
+	for {
+		r.mu.Lock()
+		off := r.offset.Load()
+		var err error
+		buf = buf[:0]
+		if r.backlog == nil || r.host != "" {
+			err = errors.New("this server is no longer a master")
+		} else if l.sent < off {
+			if l.sent+1 < off-r.backlog.histlen+1 {
+				err = errLagging
+			} else {
+				buf = r.backlog.read(buf, l.sent+1, off)
+				l.sent = off
+			}
+		}
+		r.mu.Unlock()
+		if err != nil {
+			r.logf("Closing the link of replica %s: %v", l.addr, err)
+			return
+		}
+		if len(buf) > 0 {
+			conn.SetWriteDeadline(time.Now().Add(time.Duration(r.e.Config.Int("repl-timeout")) * time.Second))
+			if _, err := conn.Write(buf); err != nil {
+				return
+			}
+			continue
+		}
+		select {
+		case <-l.notify:
+		case <-gone:
+			return
+		case <-r.closedCh:
+			return
+		}
+	}
+}
+
+// dropLinksLocked closes every replica link (the server becomes a replica
+// itself); r.mu is held.
+func (r *Replica) dropLinksLocked() {
+	r.backlog = nil
+	r.feeding.Store(false)
+	for _, l := range r.links {
+		select {
+		case l.notify <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Offset implements engine.Replication.
+func (r *Replica) Offset() int64 { return r.offset.Load() }
+
+// Acked implements engine.Replication.
+func (r *Replica) Acked(offset int64) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, l := range r.links {
+		if l.online && l.ack >= offset {
+			n++
+		}
+	}
+	return n
+}
+
+// RequestAck implements engine.Replication: REPLCONF GETACK * in the
+// stream (it counts in the offset, as Redis's). The engine lock is held.
+func (r *Replica) RequestAck() {
+	r.feed(-1, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")})
+}
+
+// SyncStats implements engine.Replication.
+func (r *Replica) SyncStats() (full, partialOK, partialErr int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.syncFull, r.syncPartialOK, r.syncPartialErr
+}

@@ -1,0 +1,446 @@
+// Package repl is Redis 7.0's replication protocol for an Ordo engine,
+// both sides. The master side is in master.go (SYNC/PSYNC served from a
+// backlog fed by the engine's propagation stream). The replica side:
+// REPLICAOF host port (or the replicaof directive)
+// connects to a redis-server (or anything speaking its protocol), does
+// the handshake (PING, AUTH with masterauth/masteruser, REPLCONF
+// listening-port, REPLCONF capa eof capa psync2, PSYNC), loads the
+// master's RDB (disk form "$<len>" or diskless form "$EOF:<mark>") into
+// a fresh dataset while the old one is still served, swaps it in as one
+// atomic step, then applies the master's command stream through a client
+// of kind engine.KindMaster, counting the replication offset. It answers
+// REPLCONF GETACK and sends REPLCONF ACK every second; a dropped link is
+// resumed with PSYNC <replid> <offset+1>, and a +CONTINUE keeps the data.
+//
+// Locking: ReplicaOf runs under the engine lock (it is a command); the
+// link goroutine takes the engine lock to apply a batch and checks there
+// that its generation is still current, so after REPLICAOF NO ONE (or
+// another REPLICAOF) returns, nothing from the old link is applied. The
+// Replica's own mutex is always taken after the engine lock, never
+// before it.
+package repl
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// Link states, as ROLE names them.
+const (
+	stateNone       = "none"
+	stateConnect    = "connect"
+	stateConnecting = "connecting"
+	stateHandshake  = "handshake"
+	stateSync       = "sync"
+	stateConnected  = "connected"
+)
+
+// Options configure a Replica.
+type Options struct {
+	// Logf receives Redis-style log lines; nil is silent.
+	Logf func(format string, args ...any)
+	// Port returns the port announced with REPLCONF listening-port
+	// (replica-announce-port overrides it); nil announces the port
+	// parameter.
+	Port func() int
+}
+
+// Replica is the replication state of one engine.
+type Replica struct {
+	e    *engine.Engine
+	opts Options
+
+	gen atomic.Int64 // bumped by ReplicaOf and Close; stale links stop
+
+	mu           sync.Mutex
+	host         string // "" when a master
+	port         int
+	state        string
+	cancel       context.CancelFunc
+	done         chan struct{} // closed when the current link goroutine exits
+	closed       bool
+	replid       string
+	replid2      string
+	secondOffset int64
+	synced       bool // the offsets below belong to a master link
+	linkUp       bool
+	downSince    time.Time
+	dbSel        int // the master client's database, kept for PSYNC
+	syncTotal    int64
+	syncStart    time.Time
+
+	// master side (master.go), under mu
+	backlog        *backlog
+	feeding        atomic.Bool // backlog != nil: feed has work
+	feedBuf        []byte
+	seldb          int
+	links          map[int64]*link // replicas past SYNC/PSYNC, by client ID
+	pre            map[int64]*link // clients that sent REPLCONF, by client ID
+	stopPing       chan struct{}
+	closedCh       chan struct{}
+	syncFull       int64
+	syncPartialOK  int64
+	syncPartialErr int64
+
+	offset     atomic.Int64 // applied (slave_repl_offset, master_repl_offset)
+	readOffset atomic.Int64 // read from the master
+	lastIO     atomic.Int64 // unix ms of the last byte from the master
+	syncRead   atomic.Int64 // bytes of the RDB read so far
+}
+
+// New returns e's replication state (a master) and installs it as
+// e.Replication.
+func New(e *engine.Engine, opts Options) *Replica {
+	r := &Replica{e: e, opts: opts, state: stateNone, replid: newID(), replid2: strings.Repeat("0", 40), secondOffset: -1,
+		seldb: -1, closedCh: make(chan struct{})}
+	e.Replication = r
+	return r
+}
+
+func newID() string {
+	var b [20]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (r *Replica) logf(format string, args ...any) {
+	if r.opts.Logf != nil {
+		r.opts.Logf(format, args...)
+	}
+}
+
+// Start chains the master side's feed after the engine's Propagate
+// (the AOF's, installed before) and applies the replicaof parameter
+// ("host port"), if set: called once the server listens.
+func (r *Replica) Start() error {
+	r.e.Lock()
+	r.attachFeed()
+	r.e.Unlock()
+	v := strings.Fields(r.e.Config.Get("replicaof"))
+	if len(v) == 0 {
+		return nil
+	}
+	if len(v) != 2 {
+		return fmt.Errorf("replicaof: want \"host port\", got %q", r.e.Config.Get("replicaof"))
+	}
+	port, err := strconv.Atoi(v[1])
+	if err != nil {
+		return fmt.Errorf("replicaof: invalid port %q", v[1])
+	}
+	r.e.Lock()
+	r.ReplicaOf(v[0], port)
+	r.e.Unlock()
+	return nil
+}
+
+// Close stops replicating and waits for the link to end. It must not be
+// called with the engine lock held.
+func (r *Replica) Close() {
+	r.gen.Add(1)
+	r.mu.Lock()
+	if !r.closed {
+		close(r.closedCh)
+		if r.stopPing != nil {
+			close(r.stopPing)
+		}
+	}
+	r.closed = true
+	done := r.stopLocked()
+	r.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// stopLocked cancels the current link; r.mu is held.
+func (r *Replica) stopLocked() chan struct{} {
+	if r.cancel != nil {
+		r.cancel()
+		r.cancel = nil
+	}
+	d := r.done
+	r.done = nil
+	return d
+}
+
+// ReplicaOf implements engine.Replication (REPLICAOF, SLAVEOF).
+func (r *Replica) ReplicaOf(host string, port int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if host == "" {
+		if r.host != "" {
+			r.gen.Add(1)
+			r.stopLocked()
+			// Redis's shiftReplicationId: replicas of the old master can
+			// still PSYNC from us up to the offset reached.
+			r.replid2 = r.replid
+			r.secondOffset = r.offset.Load() + 1
+			r.replid = newID()
+			r.logf("MASTER MODE enabled (user request)")
+			r.host, r.port, r.state, r.linkUp = "", 0, stateNone, false
+			r.e.SetReplica(false)
+			r.e.SetMasterLinkUp(false)
+			r.e.Config.Set("replicaof", "", true) // CONFIG GET/REWRITE
+
+		}
+		return "OK"
+	}
+	if r.host == host && r.port == port {
+		return "OK Already connected to specified master"
+	}
+	gen := r.gen.Add(1)
+	r.stopLocked()
+	wasMaster := r.host == ""
+	r.dropLinksLocked()
+	r.host, r.port, r.state, r.linkUp = host, port, stateConnect, false
+	r.downSince = time.Time{}
+	if wasMaster {
+		// As Redis's replicationCacheMasterUsingMyself: our own history
+		// is what we ask to continue (a master that does not know it
+		// answers FULLRESYNC).
+		r.synced = true
+		r.dbSel = 0
+	}
+	r.e.SetReplica(true)
+	r.e.SetMasterLinkUp(false)
+	r.e.Config.Set("replicaof", host+" "+strconv.Itoa(port), true) // CONFIG GET/REWRITE
+	if r.closed {
+		return "OK"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	done := make(chan struct{})
+	r.done = done
+	r.logf("Connecting to MASTER %s:%d", host, port)
+	go r.run(ctx, gen, host, port, done)
+	return "OK"
+}
+
+func (r *Replica) stale(gen int64) bool { return r.gen.Load() != gen }
+
+// run keeps a link to the master until ctx is done: connect, sync,
+// stream; after a failure, retry every second.
+func (r *Replica) run(ctx context.Context, gen int64, host string, port int, done chan struct{}) {
+	defer close(done)
+	for {
+		err := r.link(ctx, gen, host, port)
+		r.mu.Lock()
+		if !r.stale(gen) {
+			if r.linkUp {
+				r.downSince = time.Now()
+			}
+			r.state, r.linkUp = stateConnect, false
+			r.e.SetMasterLinkUp(false)
+			r.readOffset.Store(r.offset.Load())
+		}
+		r.mu.Unlock()
+		if ctx.Err() != nil || r.stale(gen) {
+			return
+		}
+		r.logf("MASTER <-> REPLICA link with %s:%d: %v", host, port, err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (r *Replica) setState(gen int64, s string) {
+	r.mu.Lock()
+	if !r.stale(gen) {
+		r.state = s
+	}
+	r.mu.Unlock()
+}
+
+var errStale = errors.New("replication link replaced")
+
+// link runs one connection to the master.
+func (r *Replica) link(ctx context.Context, gen int64, host string, port int) error {
+	r.setState(gen, stateConnecting)
+	timeout := time.Duration(r.e.Config.Int("repl-timeout")) * time.Second
+	d := net.Dialer{Timeout: timeout}
+	nc, err := d.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	defer stop()
+	defer nc.Close()
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	conn := &ioConn{Conn: nc, timeout: timeout, lastIO: &r.lastIO}
+	br := bufio.NewReaderSize(conn, 64<<10)
+	r.logf("MASTER <-> REPLICA sync started")
+	r.setState(gen, stateHandshake)
+
+	full, masterID, masterOff, err := r.handshake(conn, br)
+	if err != nil {
+		return err
+	}
+	if full {
+		r.setState(gen, stateSync)
+		if err := r.fullSync(gen, br, masterID, masterOff); err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	if r.stale(gen) {
+		r.mu.Unlock()
+		return errStale
+	}
+	r.state, r.linkUp = stateConnected, true
+	r.e.SetMasterLinkUp(true)
+	r.mu.Unlock()
+	return r.stream(ctx, gen, conn, br)
+}
+
+// command sends one command and reads its reply.
+func command(w io.Writer, br *bufio.Reader, args ...string) (resp.Value, error) {
+	if _, err := w.Write(resp.AppendCommand(nil, args...)); err != nil {
+		return resp.Value{}, err
+	}
+	return resp.ReadReply(br)
+}
+
+// handshake runs PING, AUTH, REPLCONF and PSYNC; it reports whether a
+// full sync follows, with the master's replication ID and offset.
+func (r *Replica) handshake(conn net.Conn, br *bufio.Reader) (full bool, id string, off int64, err error) {
+	v, err := command(conn, br, "PING")
+	if err != nil {
+		return false, "", 0, err
+	}
+	// An error about authentication is fine at this point: AUTH follows.
+	if v.Kind == resp.KindError && !strings.HasPrefix(v.Str, "NOAUTH") && !strings.HasPrefix(v.Str, "NOPERM") &&
+		!strings.HasPrefix(v.Str, "ERR operation not permitted") {
+		return false, "", 0, fmt.Errorf("error reply to PING from master: '%s'", v.Str)
+	}
+	if pass := r.e.Config.Get("masterauth"); pass != "" {
+		args := []string{"AUTH", pass}
+		if user := r.e.Config.Get("masteruser"); user != "" {
+			args = []string{"AUTH", user, pass}
+		}
+		v, err := command(conn, br, args...)
+		if err != nil {
+			return false, "", 0, err
+		}
+		if v.Kind == resp.KindError {
+			return false, "", 0, fmt.Errorf("unable to AUTH to MASTER: %s", v.Str)
+		}
+	}
+	port := int(r.e.Config.Int("replica-announce-port"))
+	if port == 0 {
+		if r.opts.Port != nil {
+			port = r.opts.Port()
+		} else {
+			port = int(r.e.Config.Int("port"))
+		}
+	}
+	// Errors to REPLCONF are ignored, as Redis does (older masters).
+	if _, err := command(conn, br, "REPLCONF", "listening-port", strconv.Itoa(port)); err != nil {
+		return false, "", 0, err
+	}
+	if ip := r.e.Config.Get("replica-announce-ip"); ip != "" {
+		if _, err := command(conn, br, "REPLCONF", "ip-address", ip); err != nil {
+			return false, "", 0, err
+		}
+	}
+	if _, err := command(conn, br, "REPLCONF", "capa", "eof", "capa", "psync2"); err != nil {
+		return false, "", 0, err
+	}
+	r.mu.Lock()
+	psyncID, psyncOff := "?", "-1"
+	if r.synced {
+		psyncID, psyncOff = r.replid, strconv.FormatInt(r.offset.Load()+1, 10)
+	}
+	r.mu.Unlock()
+	r.logf("Trying a partial resynchronization (request %s:%s).", psyncID, psyncOff)
+	if _, err := conn.Write(resp.AppendCommand(nil, "PSYNC", psyncID, psyncOff)); err != nil {
+		return false, "", 0, err
+	}
+	// A master that delays a diskless sync (repl-diskless-sync-delay, 5 s
+	// by default) sends bare newlines to keep the link alive before it
+	// answers PSYNC, as Redis's replica expects (PSYNC_WAIT_REPLY).
+	for {
+		b, err := br.Peek(1)
+		if err != nil {
+			return false, "", 0, err
+		}
+		if b[0] != '\n' && b[0] != '\r' {
+			break
+		}
+		br.Discard(1)
+	}
+	v, err = resp.ReadReply(br)
+	if err != nil {
+		return false, "", 0, err
+	}
+	if v.Kind == resp.KindError {
+		return false, "", 0, fmt.Errorf("unexpected reply to PSYNC from master: -%s", v.Str)
+	}
+	f := strings.Fields(v.Str)
+	switch {
+	case len(f) == 3 && f[0] == "FULLRESYNC":
+		off, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || len(f[1]) != 40 {
+			return false, "", 0, fmt.Errorf("bad reply to PSYNC from master: %q", v.Str)
+		}
+		r.logf("Full resync from master: %s:%d", f[1], off)
+		return true, f[1], off, nil
+	case len(f) >= 1 && f[0] == "CONTINUE":
+		r.mu.Lock()
+		if len(f) == 2 && len(f[1]) == 40 && f[1] != r.replid {
+			// The master's ID changed (a failover): the old one is our
+			// secondary ID, valid up to the current offset.
+			r.replid2 = r.replid
+			r.secondOffset = r.offset.Load() + 1
+			r.replid = f[1]
+		}
+		r.mu.Unlock()
+		r.logf("Successful partial resynchronization with master.")
+		return false, "", 0, nil
+	}
+	return false, "", 0, fmt.Errorf("unexpected reply to PSYNC from master: %q", v.Str)
+}
+
+// ioConn refreshes the read deadline (repl-timeout) on every read and
+// records when the master was last heard from; writes (ACKs from two
+// goroutines) are serialized.
+type ioConn struct {
+	net.Conn
+	timeout time.Duration
+	lastIO  *atomic.Int64
+	wmu     sync.Mutex
+}
+
+func (c *ioConn) Read(p []byte) (int, error) {
+	c.Conn.SetReadDeadline(time.Now().Add(c.timeout))
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.lastIO.Store(time.Now().UnixMilli())
+	}
+	return n, err
+}
+
+func (c *ioConn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.Conn.SetWriteDeadline(time.Now().Add(c.timeout))
+	return c.Conn.Write(p)
+}

@@ -1,0 +1,313 @@
+package repl
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// eofMarkLen is the length of the diskless transfer's end mark.
+const eofMarkLen = 40
+
+// fullSync reads the master's RDB after +FULLRESYNC: "$<len>\r\n" and
+// the file (disk-based), or "$EOF:<mark>\r\n", the file and the mark
+// (diskless), possibly preceded by newlines the master sends to keep
+// the link alive while it prepares the file. The file is loaded into a
+// fresh dataset while the old one is served, then swapped in.
+func (r *Replica) fullSync(gen int64, br *bufio.Reader, id string, off int64) error {
+	var line string
+	for {
+		l, err := br.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		line = strings.TrimRight(l, "\r\n")
+		if line != "" {
+			break
+		}
+	}
+	if strings.HasPrefix(line, "-") {
+		return fmt.Errorf("MASTER aborted replication with an error: %s", line[1:])
+	}
+	if !strings.HasPrefix(line, "$") {
+		return fmt.Errorf("bad protocol from MASTER, the first byte is not '$' (we received '%s'), are you sure the host and port are right?", line)
+	}
+	var mark []byte
+	size := int64(-1)
+	if rest, ok := strings.CutPrefix(line, "$EOF:"); ok {
+		if len(rest) != eofMarkLen {
+			return fmt.Errorf("bad EOF mark from MASTER: %q", line)
+		}
+		mark = []byte(rest)
+	} else {
+		n, err := strconv.ParseInt(line[1:], 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("bad RDB length from MASTER: %q", line)
+		}
+		size = n
+	}
+	r.mu.Lock()
+	r.syncTotal, r.syncStart = size, time.Now()
+	r.mu.Unlock()
+	r.syncRead.Store(0)
+	if size >= 0 {
+		r.logf("MASTER <-> REPLICA sync: receiving %d bytes from master to disk", size)
+	} else {
+		r.logf("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to parser")
+	}
+
+	src := &countingSource{r: br, n: &r.syncRead}
+	var ds *engine.Dataset
+	var err error
+	if size >= 0 {
+		lim := bufio.NewReaderSize(io.LimitReader(src, size), 64<<10)
+		ds, err = r.e.LoadDataset(lim, true)
+		if err == nil {
+			// Anything after the file's checksum, up to the announced
+			// length, is not part of the stream.
+			_, err = io.Copy(io.Discard, lim)
+		}
+	} else {
+		ds, err = r.e.LoadDataset(src, true)
+		if err == nil {
+			got := make([]byte, eofMarkLen)
+			if _, err = io.ReadFull(br, got); err == nil && !bytes.Equal(got, mark) {
+				err = errors.New("the diskless RDB transfer did not end with the EOF mark")
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("failed trying to load the MASTER synchronization DB: %w", err)
+	}
+	r.logf("MASTER <-> REPLICA sync: Loading DB in memory (%d keys)", ds.Stats.Keys)
+
+	e := r.e
+	e.Lock()
+	if r.stale(gen) {
+		e.Unlock()
+		ds.Discard()
+		return errStale
+	}
+	e.SwapDataset(ds)
+	if p := e.Persistence; p != nil {
+		// The swap bypassed the log: make the new dataset durable.
+		if err := p.Save(); err != nil {
+			r.logf("MASTER <-> REPLICA sync: saving the loaded dataset failed: %v", err)
+		}
+	}
+	r.mu.Lock()
+	r.replid, r.replid2, r.secondOffset = id, strings.Repeat("0", 40), -1
+	r.offset.Store(off)
+	r.readOffset.Store(off)
+	r.synced, r.dbSel = true, 0
+	r.mu.Unlock()
+	e.Unlock()
+	r.logf("MASTER <-> REPLICA sync: Finished with success")
+	return nil
+}
+
+// countingSource counts the bytes of the RDB transfer read so far
+// (INFO's master_sync_read_bytes); it is an io.ByteReader so that the
+// RDB reader consumes exactly the file from it.
+type countingSource struct {
+	r interface {
+		io.Reader
+		io.ByteReader
+	}
+	n interface{ Add(int64) int64 }
+}
+
+func (c *countingSource) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func (c *countingSource) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n.Add(1)
+	}
+	return b, err
+}
+
+// Batching bounds: how many commands (and bytes) already received are
+// applied under one acquisition of the engine lock.
+const (
+	maxBatch      = 1024
+	maxBatchBytes = 4 << 20
+)
+
+type streamCmd struct {
+	args [][]byte
+	n    int64 // bytes in the stream
+}
+
+// stream applies the master's commands until the link fails.
+func (r *Replica) stream(ctx context.Context, gen int64, conn *ioConn, br *bufio.Reader) error {
+	e := r.e
+	cl := e.NewClient(engine.KindMaster)
+	cl.Authenticated = true
+	cl.Addr = conn.RemoteAddr().String()
+	cl.LAddr = conn.LocalAddr().String()
+	cl.Kill = func() { conn.Close() } // CLIENT KILL TYPE master
+	r.mu.Lock()
+	cl.DB = r.dbSel
+	r.mu.Unlock()
+	defer e.RemoveClient(cl)
+
+	// REPLCONF ACK every second (replicationCron).
+	ackCtx, stopAcks := context.WithCancel(ctx)
+	defer stopAcks()
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ackCtx.Done():
+				return
+			case <-t.C:
+			}
+			if r.sendAck(conn, r.offset.Load()) != nil {
+				return
+			}
+		}
+	}()
+
+	w := &resp.Writer{Proto: 2, Buf: make([]byte, 0, 512)}
+	var batch []streamCmd
+	var acks []int64
+	pending := int64(0) // bytes of an open MULTI, counted at EXEC
+	for {
+		batch = batch[:0]
+		size := int64(0)
+		for {
+			args, n, err := readCommand(br)
+			if err != nil {
+				return err
+			}
+			r.readOffset.Add(n)
+			batch = append(batch, streamCmd{args, n})
+			size += n
+			if br.Buffered() == 0 || len(batch) >= maxBatch || size >= maxBatchBytes {
+				break
+			}
+		}
+		acks = acks[:0]
+		e.Lock()
+		if r.stale(gen) {
+			e.Unlock()
+			return errStale
+		}
+		for _, c := range batch {
+			if len(c.args) == 0 {
+				r.offset.Add(c.n)
+				continue
+			}
+			if engine.EqualFold(c.args[0], "replconf") {
+				// REPLCONF GETACK * asks for our offset, the one before
+				// this command; other REPLCONF subcommands are ignored.
+				if len(c.args) >= 2 && engine.EqualFold(c.args[1], "getack") {
+					acks = append(acks, r.offset.Load())
+				}
+				r.offset.Add(c.n)
+				continue
+			}
+			w.Reset()
+			if wt := e.Call(cl, c.args, w); wt != nil {
+				// A master never propagates a command that blocks.
+				e.Unlock()
+				return errors.New("the master sent a blocking command")
+			}
+			if bytes.HasPrefix(w.Buf, []byte("-")) {
+				r.logf("== CRITICAL == This replica is sending an error to its master: '%s' after processing the command '%s'",
+					strings.TrimRight(string(w.Buf[1:]), "\r\n"), c.args[0])
+			}
+			pending += c.n
+			// As Redis, the offset stays before a MULTI until its EXEC:
+			// a link dropped inside a transaction resumes before it.
+			if !cl.InMulti() {
+				r.offset.Add(pending)
+				pending = 0
+			}
+		}
+		r.mu.Lock()
+		r.dbSel = cl.DB
+		r.mu.Unlock()
+		e.Unlock()
+		for _, off := range acks {
+			if err := r.sendAck(conn, off); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (r *Replica) sendAck(conn *ioConn, off int64) error {
+	_, err := conn.Write(resp.AppendCommand(nil, "REPLCONF", "ACK", strconv.FormatInt(off, 10)))
+	return err
+}
+
+// maxArgLen bounds one argument of the master's stream (proto-max-bulk-len's
+// maximum).
+const maxArgLen = 1 << 40
+
+// readCommand reads one request of the master's stream and its size in
+// bytes. Multibulk requests are what masters send; an inline line is
+// accepted, and an empty line (a keepalive newline) yields no arguments.
+func readCommand(br *bufio.Reader) ([][]byte, int64, error) {
+	line, err := br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		return nil, 0, errors.New("protocol error: too big inline request from master")
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	n := int64(len(line))
+	if line[0] != '*' {
+		f := strings.Fields(string(line))
+		if len(f) == 0 {
+			return nil, n, nil
+		}
+		args := make([][]byte, len(f))
+		for i, s := range f {
+			args[i] = []byte(s)
+		}
+		return args, n, nil
+	}
+	count, err := strconv.Atoi(string(bytes.TrimRight(line[1:], "\r\n")))
+	if err != nil || count > 1024*1024 {
+		return nil, 0, fmt.Errorf("protocol error: invalid multibulk length %q", line)
+	}
+	args := make([][]byte, 0, max(count, 0))
+	for range count {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return nil, 0, err
+		}
+		n += int64(len(line))
+		if line[0] != '$' {
+			return nil, 0, fmt.Errorf("protocol error: expected '$', got %q", line)
+		}
+		l, err := strconv.ParseInt(string(bytes.TrimRight(line[1:], "\r\n")), 10, 64)
+		if err != nil || l < 0 || l > maxArgLen {
+			return nil, 0, fmt.Errorf("protocol error: invalid bulk length %q", line)
+		}
+		b := make([]byte, l+2)
+		if _, err := io.ReadFull(br, b); err != nil {
+			return nil, 0, err
+		}
+		n += l + 2
+		args = append(args, b[:l:l])
+	}
+	return args, n, nil
+}
