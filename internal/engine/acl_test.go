@@ -666,17 +666,7 @@ func TestACLConfigRewrite(t *testing.T) {
 	e := engine.New(cfg)
 	defer e.Close()
 	cl := e.NewClient("embedded")
-	do := func(args ...string) string {
-		b := make([][]byte, len(args))
-		for i, a := range args {
-			b[i] = []byte(a)
-		}
-		w := &resp.Writer{Proto: 2}
-		e.Lock()
-		e.Call(cl, b, w)
-		e.Unlock()
-		return string(w.Buf)
-	}
+	do := func(args ...string) string { return callRaw(e, cl, args...) }
 	do("ACL", "SETUSER", "bob", "on", ">x", "+get")
 	do("ACL", "DELUSER", "other")
 	if r := do("CONFIG", "REWRITE"); r != "+OK\r\n" {

@@ -364,17 +364,7 @@ func TestSortPropagation(t *testing.T) {
 		}
 		log = append(log, cp)
 	}
-	call := func(e *engine.Engine, cl *engine.Client, args ...string) string {
-		b := make([][]byte, len(args))
-		for i, a := range args {
-			b[i] = []byte(a)
-		}
-		w := &resp.Writer{Proto: 2}
-		e.Lock()
-		e.Call(cl, b, w)
-		e.Unlock()
-		return string(w.Buf)
-	}
+	call := callRaw
 	cl := src.NewClient("embedded")
 	call(src, cl, "RPUSH", "l", "c", "a", "b")
 	call(src, cl, "MSET", "w_a", "2", "w_b", "1", "w_c", "3")

@@ -488,17 +488,7 @@ func TestZSetPropagation(t *testing.T) {
 		log = append(log, cp)
 	}
 	cl := src.NewClient("embedded")
-	call := func(e *engine.Engine, cl *engine.Client, args ...string) string {
-		b := make([][]byte, len(args))
-		for i, a := range args {
-			b[i] = []byte(a)
-		}
-		w := &resp.Writer{Proto: 2}
-		e.Lock()
-		e.Call(cl, b, w)
-		e.Unlock()
-		return string(w.Buf)
-	}
+	call := callRaw
 	rng := rand.New(rand.NewPCG(3, 3))
 	keys := []string{"a", "b", "c"}
 	k := func() string { return keys[rng.IntN(3)] }

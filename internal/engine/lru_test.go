@@ -5,7 +5,6 @@ import (
 
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/redistest"
-	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // TestLFUCounts: under an LFU policy with lfu-log-factor 0 (every access
@@ -133,17 +132,7 @@ func TestNoTouchClient(t *testing.T) {
 	e := engine.New(nil)
 	defer e.Close()
 	cl := e.NewClient("embedded")
-	do := func(args ...string) string {
-		b := make([][]byte, len(args))
-		for i, a := range args {
-			b[i] = []byte(a)
-		}
-		w := &resp.Writer{Proto: 2}
-		e.Lock()
-		e.Call(cl, b, w)
-		e.Unlock()
-		return string(w.Buf)
-	}
+	do := func(args ...string) string { return callRaw(e, cl, args...) }
 	do("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu")
 	do("CONFIG", "SET", "lfu-log-factor", "0")
 	do("CONFIG", "SET", "lfu-decay-time", "0")

@@ -1,6 +1,10 @@
 package search
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/ordo-db/ordo/internal/engine"
+)
 
 // Exact numbers. A NUMERIC value is kept as its decimal text's exact
 // value: the text is normalized to sign, significant digits and a decimal
@@ -32,7 +36,7 @@ func parseNumber(s string) (string, bool) {
 		neg = s[0] == '-'
 		i = 1
 	}
-	if rest := s[i:]; equalFoldASCII(rest, "inf") || equalFoldASCII(rest, "infinity") {
+	if rest := s[i:]; engine.EqualFold([]byte(rest), "inf") || engine.EqualFold([]byte(rest), "infinity") {
 		if neg {
 			return "\x00", true
 		}
@@ -117,25 +121,6 @@ tail:
 		b = append(b, digits...)
 	}
 	return string(b), true
-}
-
-func equalFoldASCII(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if x >= 'A' && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if y >= 'A' && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // numEntry is one indexed value of one document.
