@@ -85,6 +85,7 @@ func Register(t *engine.Table) {
 		cmd := t.Register(name, evalCommand)
 		cmd.Keys = engine.GenericKeys(0, 2, 3) // Redis's evalGetKeys
 	}
+	registerFunctions(t, st)
 	t.RegisterContainer("script")
 	t.Register("script|load", func(c *engine.Ctx) {
 		s := get(c.E)
