@@ -118,6 +118,7 @@ type scripting struct {
 	ro      bool
 	resp    int
 	wrote   atomic.Bool
+	fcall   atomic.Bool // the running script is a function
 	killed  atomic.Bool
 	errLine int
 	w       resp.Writer
@@ -199,10 +200,18 @@ func newScripting(e *engine.Engine) *scripting {
 	return s
 }
 
-// killScript is SCRIPT KILL, called without the lock while a script is busy.
-func (s *scripting) killScript() string {
+// killScript is SCRIPT KILL (function false) and FUNCTION KILL, called
+// without the lock while a script is busy; as Redis's scriptKill, each
+// kills only its own kind.
+func (s *scripting) killScript(function bool) string {
 	if s.wrote.Load() {
 		return ErrUnkillable
+	}
+	if function != s.fcall.Load() {
+		if function {
+			return engine.ErrBusyScript
+		}
+		return engine.ErrBusyFunction
 	}
 	s.killed.Store(true)
 	s.kill.cancel()
@@ -325,6 +334,8 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 		s.sub = engine.Ctx{}
 		s.effects = s.effects[:0]
 	}()
+	s.fcall.Store(sc.fcall)
+	s.busy.SetFunction(sc.fcall)
 	s.busy.Begin(c.Now)
 	L.Push(sc.fn)
 	if sc.fcall {
