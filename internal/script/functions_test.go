@@ -34,18 +34,18 @@ func TestFunctionLoadAndCall(t *testing.T) {
 	d.Do("FCALL", "f1", "x")
 	d.Do("FCALL", "f1", "2", "k")
 	d.Do("FCALL", "f1", "-1")
-	d.Do("FUNCTION", "LIST")
-	d.Do("FUNCTION", "LIST", "WITHCODE")
-	d.Do("FUNCTION", "LIST", "LIBRARYNAME", "MY*")
-	d.Do("FUNCTION", "LIST", "LIBRARYNAME", "x*")
-	d.Do("FUNCTION", "LIST", "LIBRARYNAME")
-	d.Do("FUNCTION", "LIST", "foo")
+	d.DoSorted("FUNCTION", "LIST")
+	d.DoSorted("FUNCTION", "LIST", "WITHCODE")
+	d.DoSorted("FUNCTION", "LIST", "LIBRARYNAME", "MY*")
+	d.DoSorted("FUNCTION", "LIST", "LIBRARYNAME", "x*")
+	d.DoSorted("FUNCTION", "LIST", "LIBRARYNAME")
+	d.DoSorted("FUNCTION", "LIST", "foo")
 	d.Do("FUNCTION", "STATS")
 	d.Do("FUNCTION", "KILL")
 	d.Do("FUNCTION", "HELP")
 	d.Redis.DoRaw("HELLO", "3")
 	d.Ordo.DoRaw("HELLO", "3")
-	d.Do("FUNCTION", "LIST")
+	d.DoSorted("FUNCTION", "LIST")
 	d.Do("FUNCTION", "STATS")
 	d.Redis.DoRaw("HELLO", "2")
 	d.Ordo.DoRaw("HELLO", "2")
@@ -93,8 +93,17 @@ func TestFunctionLoadErrors(t *testing.T) {
 	} {
 		d.Do("FUNCTION", "LOAD", code)
 	}
-	d.Do("FUNCTION", "LIST", "LIBRARYNAME", "x")
+	d.DoSorted("FUNCTION", "LIST", "LIBRARYNAME", "x")
 	d.Do("FCALL", "v", "0")
+	// One function per library: the reply's exact bytes (Redis lists a
+	// library's functions in hash order).
+	d.Do("FUNCTION", "LIST", "LIBRARYNAME", "x", "WITHCODE")
+	d.Do("FUNCTION", "LIST", "LIBRARYNAME", "y")
+	d.Redis.DoRaw("HELLO", "3")
+	d.Ordo.DoRaw("HELLO", "3")
+	d.Do("FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "x")
+	d.Redis.DoRaw("HELLO", "2")
+	d.Ordo.DoRaw("HELLO", "2")
 }
 
 func TestFunctionRuntime(t *testing.T) {
@@ -137,11 +146,11 @@ func TestFunctionDumpRestore(t *testing.T) {
 	d.Do("FUNCTION", "RESTORE", payload)
 	d.Do("FUNCTION", "RESTORE", payload, "REPLACE")
 	d.Do("FUNCTION", "RESTORE", payload, "FLUSH")
-	d.Do("FUNCTION", "LIST")
+	d.DoSorted("FUNCTION", "LIST")
 	d.Do("FCALL", "f2", "0", "x")
 	d.Do("FUNCTION", "FLUSH")
 	d.Do("FUNCTION", "RESTORE", payload, "APPEND")
-	d.Do("FUNCTION", "LIST", "WITHCODE")
+	d.DoSorted("FUNCTION", "LIST", "WITHCODE")
 	ordo := string(d.Ordo.Do("FUNCTION", "DUMP").Str)
 	if ordo != payload {
 		t.Errorf("FUNCTION DUMP: ordo %q, redis %q", ordo, payload)
