@@ -22,12 +22,14 @@ package script
 // Differences from Redis 7.0: FUNCTION LIST lists libraries and their
 // functions in name order (Redis: hash order), and FUNCTION DUMP writes
 // libraries in name order; FUNCTION STATS is answered after a running
-// function ends, so its running_script is always nil; the 500 ms load
-// timeout is not enforced.
+// function ends, so its running_script is always nil. Libraries are not
+// written to nor read from RDB files (SAVE, dump.rdb): the AOF keeps them.
 
 import (
+	"context"
 	"slices"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -54,6 +56,9 @@ const (
 	msgCompileFunction  = "ERR Error compiling function: "
 	msgRegisterFunction = "ERR Error registering functions: "
 )
+
+// loadTimeout is how long FUNCTION LOAD may run a library's code.
+const loadTimeout = 500 * time.Millisecond
 
 // scriptFlagNames are Redis's scripts_flags_def, in its order (the order
 // FUNCTION LIST prints them in).
@@ -262,7 +267,7 @@ func validName(n string) bool {
 // createLibrary is Redis's functionsCreateWithLibraryCtx: it parses the
 // metadata, runs the code and adds the library to set; it returns the
 // library's name or an error message (without the ERR code).
-func (s *scripting) createLibrary(set *libSet, code string, replace bool) (string, string) {
+func (s *scripting) createLibrary(set *libSet, code string, replace bool, timeout time.Duration) (string, string) {
 	if !strings.HasPrefix(code, "#!") {
 		return "", msgMissingMetadata
 	}
@@ -301,7 +306,7 @@ func (s *scripting) createLibrary(set *libSet, code string, replace bool) (strin
 		return "", "Library '" + name + "' already exists"
 	}
 	lib := &library{name: name, code: code, funcs: map[string]*function{}}
-	if msg := s.runLibrary(lib, code[end:]); msg != "" {
+	if msg := s.runLibrary(lib, code[end:], timeout); msg != "" {
 		return "", msg
 	}
 	if len(lib.funcs) == 0 {
@@ -320,8 +325,9 @@ func (s *scripting) createLibrary(set *libSet, code string, replace bool) (strin
 }
 
 // runLibrary compiles and runs a library's code (after its shebang line,
-// the newline kept) with the load API as globals.
-func (s *scripting) runLibrary(lib *library, body string) string {
+// the newline kept) with the load API as globals, for at most timeout
+// (0: no limit).
+func (s *scripting) runLibrary(lib *library, body string, timeout time.Duration) string {
 	fs := s.functions()
 	L := s.L
 	fn, err := L.Load(strings.NewReader(body), funcChunkName)
@@ -337,8 +343,19 @@ func (s *scripting) runLibrary(lib *library, body string) string {
 		fs.loading = nil
 		L.SetTop(0)
 	}()
+	var ctx context.Context
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		L.SetContext(ctx)
+		defer L.SetContext(s.kill)
+	}
 	L.Push(fn)
 	if err := L.PCall(0, 0, nil); err != nil {
+		if ctx != nil && ctx.Err() != nil {
+			return msgRegisterFunction[4:] + "ERR FUNCTION LOAD timeout"
+		}
 		var obj lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
 			obj = ae.Object
@@ -548,7 +565,12 @@ func registerFunctions(t *engine.Table, st *state) {
 			return
 		}
 		s := get(c.E)
-		name, msg := s.createLibrary(s.functions().set, string(c.Args[i]), replace)
+		// Redis's 500 ms limit, not for the AOF (mustObeyClient).
+		timeout := loadTimeout
+		if c.Client.Kind == "aof" {
+			timeout = 0
+		}
+		name, msg := s.createLibrary(s.functions().set, string(c.Args[i]), replace, timeout)
 		if msg != "" {
 			c.Error("ERR " + msg)
 			return
@@ -711,7 +733,7 @@ func registerFunctions(t *engine.Table, st *state) {
 		fs := s.functions()
 		tmp := newLibSet()
 		for _, code := range codes {
-			if _, msg := s.createLibrary(tmp, string(code), false); msg != "" {
+			if _, msg := s.createLibrary(tmp, string(code), false, 0); msg != "" {
 				c.Error("ERR " + msg)
 				return
 			}

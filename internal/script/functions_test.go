@@ -73,6 +73,7 @@ func TestFunctionLoadErrors(t *testing.T) {
 		"#!lua name=x\nlocal s = string.format('%d', 1)",
 		"#!lua name=x\nx = 1",
 		"#!lua name=x\nerror('boom')",
+		"#!lua name=x\nlocal i = 0 while true do i = i + 1 end", // the 500 ms load timeout
 		"#!lua name=x\nredis.register_function('f 1', function() end)",
 		"#!lua name=x\nredis.register_function('f3')",
 		"#!lua name=x\nredis.register_function(1, 2, 3)",
@@ -128,6 +129,13 @@ func TestFunctionRuntime(t *testing.T) {
 	d.Do("EVAL", "return KEYS[1]", "1", "x")
 	d.Do("FCALL", "e3", "0")
 	d.Do("FCALL_RO", "e5", "1", "key", "val")
+	// FCALL and FUNCTION are not allowed from scripts; FCALL works in MULTI.
+	d.Do("EVAL", "return redis.call('fcall', 'e4', 0)", "0")
+	d.Do("EVAL", "return redis.pcall('function', 'list')", "0")
+	d.Do("MULTI")
+	d.Do("FCALL", "e4", "1", "a", "b")
+	d.Do("FCALL", "e5", "1", "key", "v2")
+	d.Do("EXEC")
 }
 
 func TestFunctionDumpRestore(t *testing.T) {
