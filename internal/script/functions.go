@@ -22,11 +22,12 @@ package script
 // Differences from Redis 7.0: FUNCTION LIST lists libraries and their
 // functions in name order (Redis: hash order), and FUNCTION DUMP writes
 // libraries in name order; FUNCTION STATS is answered after a running
-// function ends, so its running_script is always nil. Libraries are not
-// written to nor read from RDB files (SAVE, dump.rdb): the AOF keeps them.
+// function ends, so its running_script is always nil. RDB files (SAVE's
+// dump.rdb, rdb-import) carry the libraries too (engine.FunctionStore).
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -248,6 +249,28 @@ func (s *scripting) RewriteState(emit func(db int, args [][]byte)) {
 	for _, l := range s.fns.set.sorted() {
 		emit(0, [][]byte{[]byte("FUNCTION"), []byte("LOAD"), []byte(l.code)})
 	}
+}
+
+// FunctionCodes implements engine.FunctionStore: the code of every
+// library, in name order.
+func (s *scripting) FunctionCodes() [][]byte {
+	if s.fns == nil {
+		return nil
+	}
+	var codes [][]byte
+	for _, l := range s.fns.set.sorted() {
+		codes = append(codes, []byte(l.code))
+	}
+	return codes
+}
+
+// LoadFunction implements engine.FunctionStore: a library read from an
+// RDB file replaces a loaded one of the same name.
+func (s *scripting) LoadFunction(code []byte) error {
+	if _, msg := s.createLibrary(s.functions().set, string(code), true, 0); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
 }
 
 // validName is Redis's functionsVerifyName.
@@ -549,6 +572,7 @@ func registerFunctions(t *engine.Table, st *state) {
 		cmd := t.Register(name, fcall)
 		cmd.Keys = engine.GenericKeys(0, 2, 3)
 	}
+	t.SetFunctionStore(func(e *engine.Engine) engine.FunctionStore { return get(e) })
 	t.RegisterContainer("function")
 	t.Register("function|load", func(c *engine.Ctx) {
 		replace := false
