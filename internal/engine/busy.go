@@ -32,6 +32,9 @@ import (
 // ErrBusyScript is Redis 7.0's reply to commands refused during a busy script.
 const ErrBusyScript = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 
+// ErrBusyFunction is the reply while the busy script is a function (FCALL).
+const ErrBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+
 // ScriptRun is the state of the running script that other connections
 // read without the engine lock.
 type ScriptRun struct {
@@ -39,14 +42,16 @@ type ScriptRun struct {
 	queued atomic.Int32 // len(waiters), read by Unlock without mu
 
 	mu      sync.Mutex
-	kill    func() string // see SetKill
+	kill    func(function bool) string // see SetKill
+	fn      atomic.Bool                // the running script is a function
 	waiters []chan struct{}
 }
 
-// SetKill sets what SCRIPT KILL calls while a script is past the
-// threshold: without the engine lock but under the ScriptRun's own (so
-// it must not block); it returns "" (reply OK) or an error reply.
-func (r *ScriptRun) SetKill(kill func() string) {
+// SetKill sets what SCRIPT KILL (function false) and FUNCTION KILL
+// (function true) call while a script is past the threshold: without the
+// engine lock but under the ScriptRun's own (so it must not block); it
+// returns "" (reply OK) or an error reply.
+func (r *ScriptRun) SetKill(kill func(function bool) string) {
 	r.mu.Lock()
 	r.kill = kill
 	r.mu.Unlock()
@@ -66,6 +71,10 @@ func (r *ScriptRun) Begin(unixMs int64) {
 	r.queued.Store(0)
 	r.mu.Unlock()
 }
+
+// SetFunction tells whether the script about to Begin is a function
+// (FCALL): other commands then get ErrBusyFunction.
+func (r *ScriptRun) SetFunction(fn bool) { r.fn.Store(fn) }
 
 // End marks the end of the script (under the engine lock; the Unlock
 // that follows wakes the next queued connection).
@@ -199,14 +208,17 @@ func (e *Engine) answerBusy(cl *Client, args [][]byte, w *resp.Writer, r *Script
 		return reject("ERR wrong number of arguments for '" + cmd.Name + "' command")
 	case !cl.Authenticated && !cmd.Has(FlagNoAuth):
 		return reject(ErrNoAuth)
-	case cmd.Name == "script|kill" && r.kill != nil:
-		if msg := r.kill(); msg != "" {
+	case (cmd.Name == "script|kill" || cmd.Name == "function|kill") && r.kill != nil:
+		if msg := r.kill(cmd.Name == "function|kill"); msg != "" {
 			return reject(msg)
 		}
 		w.OK()
 		return true
 	case cmd.Has(FlagAllowBusy):
 		return false
+	}
+	if r.fn.Load() {
+		return reject(ErrBusyFunction)
 	}
 	return reject(ErrBusyScript)
 }

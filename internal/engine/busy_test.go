@@ -91,7 +91,7 @@ func TestLockOrBusyBeforeBegin(t *testing.T) {
 	defer e.Close()
 	e.Config.Set("busy-reply-threshold", "20", false)
 	run := e.ScriptRun()
-	run.SetKill(func() string { return "" })
+	run.SetKill(func(bool) string { return "" })
 
 	e.Lock() // EVAL took the lock; its script has not begun
 	out := make(chan lockResult, 2)
@@ -129,7 +129,7 @@ func TestLockOrBusyStress(t *testing.T) {
 	defer e.Close()
 	e.Config.Set("busy-reply-threshold", "3600000", false)
 	run := e.ScriptRun()
-	run.SetKill(func() string { return "" })
+	run.SetKill(func(bool) string { return "" })
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	for g := 0; g < 8; g++ {

@@ -379,8 +379,13 @@ var redisCommandDocs []byte
 // in one process never share or change each other's commands. A table is
 // filled before the engine serves and never changed afterwards.
 type Table struct {
-	cmds map[string]*Command
+	cmds      map[string]*Command
+	functions func(*Engine) FunctionStore // see SetFunctionStore
 }
+
+// SetFunctionStore makes RDB files (WriteRDB, LoadRDB) carry the function
+// libraries of the engine's FunctionStore (internal/script).
+func (t *Table) SetFunctionStore(f func(*Engine) FunctionStore) { t.functions = f }
 
 // families are the command families every engine has, registered in this
 // order (a container before its subcommands). One function per family,

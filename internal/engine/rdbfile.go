@@ -24,6 +24,15 @@ type RDBStats struct {
 	Keys      int // keys written or loaded
 	Skipped   int // keys not written (JSON) or not loaded (expired, empty)
 	Functions int // function libraries in the file, not loaded
+	Libraries int // function libraries written or loaded
+}
+
+// FunctionStore is the engine's function libraries as RDB files hold
+// them: the code of each library (FUNCTION2 records). Both methods are
+// called with the lock held.
+type FunctionStore interface {
+	FunctionCodes() [][]byte
+	LoadFunction(code []byte) error // replaces a library of the same name
 }
 
 // WriteRDB writes every database as an RDB file that redis-server 7.0
@@ -35,6 +44,12 @@ func (e *Engine) WriteRDB(w io.Writer) (RDBStats, error) {
 	wr.Aux("redis-bits", strconv.Itoa(strconv.IntSize))
 	wr.Aux("ctime", strconv.FormatInt(time.Now().Unix(), 10))
 	wr.Aux("aof-base", "0")
+	if f := e.cmds.functions; f != nil {
+		for _, code := range f(e).FunctionCodes() {
+			wr.Function(code)
+			st.Libraries++
+		}
+	}
 	now := NowMs()
 	for i, db := range e.dbs {
 		if db.Len() == 0 {
@@ -96,7 +111,11 @@ func (e *Engine) LoadRDB(r io.Reader) (RDBStats, error) {
 	var st RDBStats
 	now := NowMs()
 	_, err := rdb.ReadFile(r, rdb.Handler{
-		Function: func([]byte) error {
+		Function: func(code []byte) error {
+			if f := e.cmds.functions; f != nil {
+				st.Libraries++
+				return f(e).LoadFunction(code)
+			}
 			st.Functions++
 			return nil
 		},

@@ -131,6 +131,7 @@ func (s *scripting) initLua() {
 	g.RawSetString("cjson", openCJSON(L))
 	g.RawSetString("bit", openBit(L))
 	g.RawSetString("struct", openStruct(L))
+	g.RawSetString("cmsgpack", openCMsgpack(L))
 	s.errh = L.NewFunction(s.errHandler)
 	g.RawSetString("__redis__err__handler", s.errh)
 
@@ -149,7 +150,7 @@ func (s *scripting) initLua() {
 		L.SetMetatable(p, mt)
 		return p
 	}
-	for _, name := range []string{"redis", "cjson", "bit", "struct", "string", "math", "table", "coroutine"} {
+	for _, name := range []string{"redis", "cjson", "bit", "struct", "cmsgpack", "string", "math", "table", "coroutine"} {
 		g.RawSetString(name, protect(g.RawGetString(name).(*lua.LTable)))
 	}
 	gmt := L.NewTable()

@@ -44,6 +44,8 @@ type luaScript struct {
 	body  string
 	fn    *lua.LFunction
 	flags scriptFlags
+	fcall bool   // a function (functions.go): called with keys and args
+	chunk string // user_function for functions, else user_script
 }
 
 // scriptFlags are the flags of a "#!lua flags=..." shebang.
@@ -105,15 +107,18 @@ type scripting struct {
 	kill    *killCtx
 	busy    *engine.ScriptRun // the engine's
 	rand    uint64            // redisLrand48 state
+	fns     *functionState    // function libraries (functions.go)
 
 	// State of the running script (valid while running).
 	running bool
 	sha     string
+	chunk   string
 	c       *engine.Ctx // the caller's context
 	sub     engine.Ctx  // the context sub-commands run with (InScript)
 	ro      bool
 	resp    int
 	wrote   atomic.Bool
+	fcall   atomic.Bool // the running script is a function
 	killed  atomic.Bool
 	errLine int
 	w       resp.Writer
@@ -191,13 +196,22 @@ func newScripting(e *engine.Engine) *scripting {
 		s.effects = append(s.effects, effect{db, cp})
 	}
 	s.initLua()
+	e.AddStateRewriter(s)
 	return s
 }
 
-// killScript is SCRIPT KILL, called without the lock while a script is busy.
-func (s *scripting) killScript() string {
+// killScript is SCRIPT KILL (function false) and FUNCTION KILL, called
+// without the lock while a script is busy; as Redis's scriptKill, each
+// kills only its own kind.
+func (s *scripting) killScript(function bool) string {
 	if s.wrote.Load() {
 		return ErrUnkillable
+	}
+	if function != s.fcall.Load() {
+		if function {
+			return engine.ErrBusyScript
+		}
+		return engine.ErrBusyFunction
 	}
 	s.killed.Store(true)
 	s.kill.cancel()
@@ -220,7 +234,7 @@ func (s *scripting) load(body string) (string, string) {
 	}
 	fn, err := s.L.Load(strings.NewReader(body[skip:]), chunkName)
 	if err != nil {
-		return "", ErrCompilePrefix + compileError(err, body)
+		return "", ErrCompilePrefix + compileErrorIn(err, body, chunkName)
 	}
 	fn.Env = s.env
 	// Lua 5.1 main chunks have no implicit 'arg' table; gopher-lua would
@@ -232,7 +246,7 @@ func (s *scripting) load(body string) (string, string) {
 
 // compileError turns gopher-lua's syntax error into Lua 5.1's wording
 // where it can ("user_script:1: unexpected symbol near '<eof>'").
-func compileError(err error, body string) string {
+func compileErrorIn(err error, body, chunkName string) string {
 	msg := err.Error()
 	if ae, ok := err.(*lua.ApiError); ok {
 		msg = ae.Object.String()
@@ -276,6 +290,10 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 	db := cl.DB
 	s.running = true
 	s.sha = sc.sha
+	s.chunk = chunkName
+	if sc.chunk != "" {
+		s.chunk = sc.chunk
+	}
 	s.c = c
 	s.sub = *c
 	s.sub.InScript = true
@@ -291,8 +309,14 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 		c.E.Propagate = s.collect
 	}
 
-	s.globals.RawSetString("KEYS", stringArray(L, keys))
-	s.globals.RawSetString("ARGV", stringArray(L, args))
+	nargs := 0
+	if sc.fcall {
+		s.globals.RawSetString("KEYS", lua.LNil)
+		s.globals.RawSetString("ARGV", lua.LNil)
+	} else {
+		s.globals.RawSetString("KEYS", stringArray(L, keys))
+		s.globals.RawSetString("ARGV", stringArray(L, args))
+	}
 
 	// Whatever happens below (a panic included: the engine contains it
 	// and answers an error), the script stops being busy and the caller's
@@ -310,9 +334,16 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 		s.sub = engine.Ctx{}
 		s.effects = s.effects[:0]
 	}()
+	s.fcall.Store(sc.fcall)
+	s.busy.SetFunction(sc.fcall)
 	s.busy.Begin(c.Now)
 	L.Push(sc.fn)
-	err := L.PCall(0, 1, s.errh)
+	if sc.fcall {
+		L.Push(stringArray(L, keys))
+		L.Push(stringArray(L, args))
+		nargs = 2
+	}
+	err := L.PCall(nargs, 1, s.errh)
 	s.busy.End()
 	ended = true
 
@@ -375,7 +406,7 @@ func (s *scripting) errorReply(err error) string {
 	}
 	msg = quoteArgErrors(msg)
 	if s.errLine >= 0 {
-		msg += " script: " + s.sha + ", on @" + chunkName + ":" + strconv.Itoa(s.errLine) + "."
+		msg += " script: " + s.sha + ", on @" + s.chunk + ":" + strconv.Itoa(s.errLine) + "."
 	}
 	return msg
 }

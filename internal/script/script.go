@@ -1,12 +1,14 @@
 // Package script is Ordo's Lua scripting: EVAL, EVALSHA, EVAL_RO,
-// EVALSHA_RO and SCRIPT, with Redis 7.0's semantics, replies and errors.
+// EVALSHA_RO and SCRIPT, and Redis 7.0 Functions (FUNCTION, FCALL,
+// FCALL_RO: functions.go), with Redis 7.0's semantics, replies and errors.
 //
 // Scripts run in gopher-lua (Lua 5.1) holding the engine lock, so a
 // script is atomic. One Lua state per engine is reused for every script,
 // as in Redis, and each script body is compiled once and cached by its
 // SHA1. The environment is Redis's: the redis API, string, table, math,
-// coroutine, cjson and bit, and no os, io, require, loadfile or dofile;
-// globals are read-only ("Attempt to modify a readonly table").
+// coroutine, cjson, bit, struct and cmsgpack (cmsgpack.go), and no os,
+// io, require, loadfile or dofile; globals are read-only ("Attempt to
+// modify a readonly table").
 //
 // Commands run by a script go through engine.Exec with the caller's
 // client (SELECT inside a script does not outlive it, as in Redis). What
@@ -15,7 +17,8 @@
 // EVAL itself.
 //
 // A script that runs past busy-reply-threshold makes other clients get
-// BUSY (engine.LockOrBusy) until it ends or SCRIPT KILL interrupts it
+// BUSY (engine.LockOrBusy) until it ends or SCRIPT KILL (FUNCTION KILL
+// for a function) interrupts it
 // through the Lua state's context; a script that already wrote cannot
 // be killed (UNKILLABLE).
 //
@@ -25,10 +28,12 @@
 // a nil value" where Lua says "attempt to index local 't' (a nil
 // value)"); numbers concatenated with .. print with Go's formatting
 // (tostring and redis.call arguments are exact); cjson.encode writes
-// object keys in insertion order, not Lua's hash order; cmsgpack, the
-// Lua debugger (SCRIPT DEBUG YES) and redis.log output are not there;
-// the deny-oom check of scripts is not done. allow_busy commands other
-// than SCRIPT KILL (MULTI, SHUTDOWN NOSAVE ...) wait for the script.
+// object keys in insertion order, not Lua's hash order (and cmsgpack
+// packs maps in gopher-lua's iteration order); the Lua debugger (SCRIPT
+// DEBUG YES) and redis.log output are not there; the deny-oom check of
+// scripts is not done. allow_busy commands other than SCRIPT KILL and
+// FUNCTION KILL (MULTI, SHUTDOWN NOSAVE, FUNCTION STATS ...) wait for
+// the script.
 package script
 
 import (
@@ -73,7 +78,8 @@ var scriptHelp = []string{
 }
 
 // Register adds the scripting commands (EVAL, EVALSHA, EVAL_RO,
-// EVALSHA_RO, SCRIPT) to an engine's command table. It is one of the
+// EVALSHA_RO, SCRIPT, FUNCTION, FCALL, FCALL_RO) to an engine's command
+// table. It is one of the
 // families an engine is made with (engine.New(cfg, script.Register)); the
 // scripting state (script cache, Lua state) belongs to that one engine and
 // is made on first use.
@@ -85,6 +91,7 @@ func Register(t *engine.Table) {
 		cmd := t.Register(name, evalCommand)
 		cmd.Keys = engine.GenericKeys(0, 2, 3) // Redis's evalGetKeys
 	}
+	registerFunctions(t, st)
 	t.RegisterContainer("script")
 	t.Register("script|load", func(c *engine.Ctx) {
 		s := get(c.E)
