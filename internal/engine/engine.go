@@ -127,6 +127,8 @@ type Engine struct {
 	// scriptRun is the running script's state, read without the lock by
 	// LockOrBusy (busy.go) and Unlock; marked by internal/script.
 	scriptRun ScriptRun
+
+	evict evictState // maxmemory-policy's pool (evict.go)
 }
 
 // Stats are the counters INFO reports.
@@ -135,6 +137,7 @@ type Stats struct {
 	Connections       atomic.Int64
 	RejectedConns     atomic.Int64
 	ExpiredKeys       atomic.Int64
+	EvictedKeys       atomic.Int64
 	KeyspaceHits      atomic.Int64
 	KeyspaceMisses    atomic.Int64
 	NetInput          atomic.Int64
@@ -437,6 +440,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		c.rejectInMulti()
 		return nil
 	}
+	oom := e.maxMemoryExceeded(c) // evicts first, as maxmemory-policy says (evict.go)
 	// A container resolved without its subcommand answers "unknown
 	// subcommand" before this check, as Redis's lookup fails first.
 	if cl.Proto == 2 && cl.subs != nil && cmd.Sub == nil && cl.subscribed() && !allowedSubscribed(cmd.Name) {
@@ -456,7 +460,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		}
 		// Over maxmemory, Redis refuses to queue any command (queueing
 		// itself consumes memory), not only denyoom ones.
-		if e.overMaxMemory() {
+		if oom {
 			c.rejectInMulti()
 			w.Error(ErrOOM)
 			return nil
@@ -469,7 +473,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		w.Simple("QUEUED")
 		return nil
 	}
-	if cmd.Has(FlagDenyOOM) && e.overMaxMemory() {
+	if cmd.Has(FlagDenyOOM) && oom {
 		w.Error(ErrOOM)
 		return nil
 	}
