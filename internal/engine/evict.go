@@ -9,7 +9,8 @@ package engine
 // nothing is left to evict (a volatile-* policy with no key with a TTL),
 // commands flagged denyoom, and any command queued in MULTI, get "OOM
 // command not allowed when used memory > 'maxmemory'."; reads and
-// deletions keep working.
+// deletions keep working. CONFIG SET maxmemory evicts at once, as Redis's
+// updateMaxmemory does.
 //
 // The policies choose keys as Redis does, approximately:
 //

@@ -146,6 +146,11 @@ func TestEvictPropagation(t *testing.T) {
 	}
 	used := evictInfoInt(t, c, "memory", "used_memory")
 	c.Do("CONFIG", "SET", "maxmemory", strconv.FormatInt(used-5000, 10))
+	o.Engine.Lock()
+	if u := o.Engine.UsedMemory(); u > used-5000 { // CONFIG SET evicted at once
+		t.Errorf("after CONFIG SET, used memory %d over maxmemory %d", u, used-5000)
+	}
+	o.Engine.Unlock()
 	c.Do("PING")
 	if u := evictInfoInt(t, c, "memory", "used_memory"); u > used-5000 {
 		t.Errorf("used_memory %d over maxmemory %d", u, used-5000)
