@@ -50,7 +50,7 @@ type Options struct {
 
 // Result is one row: the median figure of each server and their ratio.
 type Result struct {
-	Group       string // "throughput", "memory", "load", "restart"
+	Group       string // "throughput", "memory", "load", "restart", "cache"
 	Name        string
 	Unit        string
 	Redis, Ordo float64
@@ -143,6 +143,7 @@ func Run(o Options) ([]Result, error) {
 	results = append(results, memoryRows(o, sel, tmp)...)
 	results = append(results, loadRows(o, sel, tmp)...)
 	results = append(results, restartRows(o, sel, tmp)...)
+	results = append(results, cacheRows(o, sel, tmp)...)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return results, err
 	}
@@ -503,6 +504,11 @@ func splitmix(x uint64) uint64 {
 // load pipelines n commands to s and waits for every reply; it returns
 // the number of error replies.
 func load(s *server, n int, gen func(int, []byte) []byte) (int, error) {
+	return loadReplies(s, n, gen, nil)
+}
+
+// loadReplies is load also passing each raw reply to onReply (if set).
+func loadReplies(s *server, n int, gen func(int, []byte) []byte, onReply func(i int, raw []byte)) (int, error) {
 	c, err := net.Dial("tcp", s.addr)
 	if err != nil {
 		return 0, err
@@ -531,6 +537,9 @@ func load(s *server, n int, gen func(int, []byte) []byte) (int, error) {
 		}
 		if len(raw) > 0 && raw[0] == '-' {
 			bad++
+		}
+		if onReply != nil {
+			onReply(i, raw)
 		}
 	}
 	return bad, <-errs
@@ -799,4 +808,109 @@ func fmtNum(x float64) string {
 		return strconv.FormatFloat(x, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+// ---- cache: allkeys-lru at maxmemory of half the data set ----
+
+// infoInt reads one integer field of INFO section.
+func infoInt(s *server, section, field string) (int64, error) {
+	v, err := s.do("INFO", section)
+	if err != nil {
+		return 0, err
+	}
+	for _, ln := range strings.Split(v.Str, "\r\n") {
+		if x, ok := strings.CutPrefix(ln, field+":"); ok {
+			return strconv.ParseInt(x, 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("INFO %s has no %s", section, field)
+}
+
+// cacheRows loads Elements/10 keys of 100 bytes, sets maxmemory to the
+// server's used memory before the load plus half of what the load took
+// (each server by its own accounting), then runs N random commands, 90%
+// GET and 10% SET, 80% of them on a hot fifth of the keys. The figure
+// is the GET hit rate (counted from the replies): how well each server's LRU approximation keeps the
+// hot keys.
+func cacheRows(o Options, sel *regexp.Regexp, tmp string) []Result {
+	n := max(o.Elements/10, 1000)
+	name := fmt.Sprintf("allkeys-lru, maxmemory of half of %d keys, random GET/SET", n)
+	if !sel.MatchString("cache " + name) {
+		return nil
+	}
+	value := strings.Repeat("v", 100)
+	key := func(i uint64) string {
+		h := splitmix(i)
+		k := h % uint64(n)
+		if h>>60 < 13 { // 80%: the hot fifth
+			k = h % uint64(max(n/5, 1))
+		}
+		return "key:" + strconv.FormatUint(k, 10)
+	}
+	var rv, ov []float64
+	var errs []string
+	for i := 0; i < o.Repeat; i++ {
+		for _, start := range []func(Options, string, ...string) (*server, error){startRedis, startOrdo} {
+			s, err := start(o, tmp, "--maxmemory-policy", "allkeys-lru")
+			if err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			rate, err := func() (float64, error) {
+				before, err := infoInt(s, "memory", "used_memory")
+				if err != nil {
+					return 0, err
+				}
+				if _, err := load(s, n, func(i int, dst []byte) []byte {
+					return resp.AppendCommand(dst, "SET", "key:"+strconv.Itoa(i), value)
+				}); err != nil {
+					return 0, err
+				}
+				after, err := infoInt(s, "memory", "used_memory")
+				if err != nil {
+					return 0, err
+				}
+				if _, err := s.do("CONFIG", "SET", "maxmemory", strconv.FormatInt(before+(after-before)/2, 10)); err != nil {
+					return 0, err
+				}
+				isGet := func(i int) bool { return splitmix(uint64(i))%10 != 0 }
+				var hits, gets int
+				bad, err := loadReplies(s, o.N, func(i int, dst []byte) []byte {
+					k := key(uint64(i) + 1<<32)
+					if !isGet(i) {
+						return resp.AppendCommand(dst, "SET", k, value)
+					}
+					return resp.AppendCommand(dst, "GET", k)
+				}, func(i int, raw []byte) {
+					if isGet(i) {
+						gets++
+						if !bytes.HasPrefix(raw, []byte("$-1")) {
+							hits++
+						}
+					}
+				})
+				if err == nil && bad > 0 {
+					err = fmt.Errorf("%d error replies", bad)
+				}
+				if err != nil {
+					return 0, err
+				}
+				return 100 * float64(hits) / float64(max(gets, 1)), nil
+			}()
+			if err != nil {
+				errs = append(errs, s.name+": "+err.Error())
+			} else if s.name == "redis" {
+				rv = append(rv, rate)
+			} else {
+				ov = append(ov, rate)
+			}
+			s.stop()
+		}
+	}
+	res := Result{Group: "cache", Name: name, Unit: "% GET hits", Redis: median(rv), Ordo: median(ov), HigherBetter: true}
+	if len(errs) > 0 {
+		res.Err = strings.Join(dedupe(errs), "; ")
+	}
+	o.Log("%-50s redis %5.1f%%  ordo %5.1f%%  ratio %.2f %s", name, res.Redis, res.Ordo, res.Ratio(), res.Err)
+	return []Result{res}
 }

@@ -87,5 +87,11 @@ func configSetCommand(c *Ctx) {
 		c.W.Error(err.Reply())
 		return
 	}
+	for i := 0; i < len(pairs); i += 2 {
+		if p := LookupParam(pairs[i]); p != nil && p.Name == "maxmemory" {
+			c.E.maxMemoryExceeded(c) // evicts now, as Redis's updateMaxmemory
+			break
+		}
+	}
 	c.W.OK()
 }

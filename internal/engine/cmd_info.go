@@ -252,7 +252,7 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("expired_stale_perc", "0.00")
 		kv("expired_time_cap_reached_count", 0)
 		kv("expire_cycle_cpu_milliseconds", 0)
-		kv("evicted_keys", 0)
+		kv("evicted_keys", s.EvictedKeys.Load())
 		kv("evicted_clients", 0)
 		kv("total_eviction_exceeded_time", 0)
 		kv("current_eviction_exceeded_time", 0)

@@ -151,7 +151,7 @@ func (e *Engine) afterCall(cl *Client, w *resp.Writer, start int) {
 func (e *Engine) ResetStats() {
 	clear(e.errorStats)
 	s := &e.Stats
-	for _, x := range []*atomic.Int64{&s.Commands, &s.Connections, &s.RejectedConns, &s.ExpiredKeys,
+	for _, x := range []*atomic.Int64{&s.Commands, &s.Connections, &s.RejectedConns, &s.ExpiredKeys, &s.EvictedKeys,
 		&s.KeyspaceHits, &s.KeyspaceMisses, &s.NetInput, &s.NetOutput, &s.TotalErrorReplies} {
 		x.Store(0)
 	}

@@ -110,7 +110,7 @@ var params = []*Param{
 
 	// Accepted and reported so that tools which read or set them keep
 	// working; they do not change Ordo's behaviour.
-	{Name: "maxmemory-samples", Kind: KindInt, Default: "5", Min: 1, Max: intMax},
+	{Name: "maxmemory-samples", Kind: KindInt, Default: "5", Min: 1, Max: intMax, Effective: true},
 	{Name: "maxmemory-eviction-tenacity", Kind: KindInt, Default: "10", Min: 0, Max: 100},
 	{Name: "maxmemory-clients", Kind: KindMemory, Default: "0"},
 	{Name: "aof-use-rdb-preamble", Kind: KindBool, Default: "yes"},
@@ -155,8 +155,8 @@ var params = []*Param{
 	{Name: "notify-keyspace-events", Default: ""},
 	{Name: "latency-monitor-threshold", Kind: KindInt, Default: "0", Min: 0, Max: longMax},
 	{Name: "latency-tracking", Kind: KindBool, Default: "yes"},
-	{Name: "lfu-log-factor", Kind: KindInt, Default: "10", Min: 0, Max: intMax},
-	{Name: "lfu-decay-time", Kind: KindInt, Default: "1", Min: 0, Max: intMax},
+	{Name: "lfu-log-factor", Kind: KindInt, Default: "10", Min: 0, Max: intMax, Effective: true},
+	{Name: "lfu-decay-time", Kind: KindInt, Default: "1", Min: 0, Max: intMax, Effective: true},
 	{Name: "stop-writes-on-bgsave-error", Kind: KindBool, Default: "yes"},
 	{Name: "rdbcompression", Kind: KindBool, Default: "yes"},
 	{Name: "rdbchecksum", Kind: KindBool, Default: "yes", Immutable: true},

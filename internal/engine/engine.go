@@ -132,6 +132,8 @@ type Engine struct {
 	// scriptRun is the running script's state, read without the lock by
 	// LockOrBusy (busy.go) and Unlock; marked by internal/script.
 	scriptRun ScriptRun
+
+	evict evictState // maxmemory-policy's pool (evict.go)
 }
 
 // Stats are the counters INFO reports.
@@ -140,6 +142,7 @@ type Stats struct {
 	Connections       atomic.Int64
 	RejectedConns     atomic.Int64
 	ExpiredKeys       atomic.Int64
+	EvictedKeys       atomic.Int64
 	KeyspaceHits      atomic.Int64
 	KeyspaceMisses    atomic.Int64
 	NetInput          atomic.Int64
@@ -443,6 +446,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		c.rejectInMulti()
 		return nil
 	}
+	oom := e.maxMemoryExceeded(c) // evicts first, as maxmemory-policy says (evict.go)
 	// A container resolved without its subcommand answers "unknown
 	// subcommand" before this check, as Redis's lookup fails first.
 	if cl.Proto == 2 && cl.subs != nil && cmd.Sub == nil && cl.subscribed() && !allowedSubscribed(cmd.Name) {
@@ -474,7 +478,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		}
 		// Over maxmemory, Redis refuses to queue any command (queueing
 		// itself consumes memory), not only denyoom ones.
-		if cl.Kind != KindMaster && e.overMaxMemory() {
+		if cl.Kind != KindMaster && oom {
 			c.rejectInMulti()
 			w.Error(ErrOOM)
 			return nil
@@ -487,7 +491,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		w.Simple("QUEUED")
 		return nil
 	}
-	if cmd.Has(FlagDenyOOM) && cl.Kind != KindMaster && e.overMaxMemory() {
+	if cmd.Has(FlagDenyOOM) && cl.Kind != KindMaster && oom {
 		w.Error(ErrOOM)
 		return nil
 	}

@@ -56,11 +56,3 @@ func (e *Engine) UsedMemory() int64 {
 	}
 	return n
 }
-
-// overMaxMemory reports whether maxmemory is set and exceeded. Ordo's
-// policy is noeviction: writes that may grow memory are refused, reads
-// and deletions keep working.
-func (e *Engine) overMaxMemory() bool {
-	max := e.Config.Int("maxmemory")
-	return max > 0 && e.UsedMemory() > max
-}

@@ -1,0 +1,236 @@
+package engine
+
+// # Eviction (maxmemory-policy)
+//
+// Redis 7.0's evict.c. When maxmemory is set and the engine's used memory
+// (memory.go) exceeds it, every command first evicts keys until memory is
+// back under the limit (Redis's performEvictions, run from processCommand
+// before any command). If that fails, because the policy is noeviction or
+// nothing is left to evict (a volatile-* policy with no key with a TTL),
+// commands flagged denyoom, and any command queued in MULTI, get "OOM
+// command not allowed when used memory > 'maxmemory'."; reads and
+// deletions keep working. CONFIG SET maxmemory evicts at once, as Redis's
+// updateMaxmemory does.
+//
+// The policies choose keys as Redis does, approximately:
+//
+//   - allkeys-random, volatile-random: a random key of all keys or of the
+//     keys with a TTL, taking the databases in turn.
+//   - allkeys-lru, volatile-lru, allkeys-lfu, volatile-lfu, volatile-ttl:
+//     each round samples maxmemory-samples keys of every non-empty
+//     database (of its keys with a TTL for volatile-*) into an eviction
+//     pool of the 16 best candidates seen so far, kept across rounds
+//     (evictionPoolPopulate), then deletes the best one still present.
+//     A key's score is its idle time for LRU (the access clock in lru.go,
+//     in seconds as Redis's), 255 minus its decayed LFU counter for LFU
+//     (lfu-log-factor and lfu-decay-time, lru.go), and the nearness of its
+//     expiry for volatile-ttl.
+//
+// An evicted key is deleted like an expired one: WATCHes on it are
+// invalidated, observers (keyspace notifications: "evicted", class e;
+// client-side caching; indexes) see an "evicted" event, the deletion is
+// propagated to the AOF as DEL, and INFO stats evicted_keys counts it.
+//
+// Differences: Redis bounds one command's eviction work by
+// maxmemory-eviction-tenacity and continues in a timer; Ordo evicts until
+// under the limit (or nothing is left) before the command runs, so the
+// tenacity is accepted but has no effect. Sampling walks a few adjacent
+// buckets of the key table from a random cursor, like dictGetSomeKeys.
+// The pool and the database cursor of the random policies belong to the
+// engine (Redis's are process globals).
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/ordo-db/ordo/internal/ds/dict"
+)
+
+const evpoolSize = 16 // Redis's EVPOOL_SIZE
+
+type evictEntry struct {
+	idle uint64 // the larger, the better a candidate
+	key  string
+	db   int
+	used bool
+}
+
+// evictState is the engine's eviction pool and random-policy cursor.
+type evictState struct {
+	pool   [evpoolSize]evictEntry
+	nextDB int
+}
+
+// maxMemoryExceeded evicts keys as maxmemory-policy says while used
+// memory exceeds maxmemory, and reports whether it still does (then
+// denyoom commands are refused). Call it with the lock held.
+func (e *Engine) maxMemoryExceeded(c *Ctx) bool {
+	limit := e.Config.Int("maxmemory")
+	if limit <= 0 || e.UsedMemory() <= limit {
+		return false
+	}
+	if e.replica.Load() && e.Config.Bool("replica-ignore-maxmemory") {
+		return false // a replica follows its master's evictions (Redis's performEvictions)
+	}
+	policy := e.Config.Get("maxmemory-policy")
+	if policy == "noeviction" {
+		return true
+	}
+	allkeys := strings.HasPrefix(policy, "allkeys-")
+	random := strings.HasSuffix(policy, "-random")
+	for e.UsedMemory() > limit {
+		var db *DB
+		var key string
+		var ok bool
+		if random {
+			db, key, ok = e.randomCandidate(allkeys)
+		} else {
+			db, key, ok = e.poolCandidate(c, policy, allkeys)
+		}
+		if !ok {
+			return true
+		}
+		e.evictKey(db, key)
+	}
+	return false
+}
+
+// randomCandidate is performEvictions' choice for the random policies.
+func (e *Engine) randomCandidate(allkeys bool) (*DB, string, bool) {
+	for range e.dbs {
+		e.evict.nextDB = (e.evict.nextDB + 1) % len(e.dbs)
+		db := e.dbs[e.evict.nextDB]
+		var k string
+		var ok bool
+		if allkeys {
+			k, _, ok = db.keys.Random()
+		} else {
+			k, _, ok = db.expires.Random()
+		}
+		if ok {
+			return db, strings.Clone(k), true
+		}
+	}
+	return nil, "", false
+}
+
+// poolCandidate is performEvictions' choice for the LRU, LFU and TTL
+// policies: populate the pool from every database, then take the best
+// entry whose key still exists.
+func (e *Engine) poolCandidate(c *Ctx, policy string, allkeys bool) (*DB, string, bool) {
+	lfu := strings.HasSuffix(policy, "-lfu")
+	ttl := policy == "volatile-ttl"
+	samples := int(e.Config.Int("maxmemory-samples"))
+	for {
+		total := 0
+		for i, db := range e.dbs {
+			if allkeys {
+				if n := db.keys.Len(); n > 0 {
+					total += n
+					sampleKeys(db.keys, samples, func(k string, _ Value) {
+						e.poolInsert(i, k, e.score(c, db, k, lfu, false, 0))
+					})
+				}
+			} else if n := db.expires.Len(); n > 0 {
+				total += n
+				sampleKeys(db.expires, samples, func(k string, at int64) {
+					e.poolInsert(i, k, e.score(c, db, k, lfu, ttl, at))
+				})
+			}
+		}
+		if total == 0 {
+			return nil, "", false
+		}
+		pool := &e.evict.pool
+		for k := evpoolSize - 1; k >= 0; k-- {
+			ent := pool[k]
+			if !ent.used {
+				continue
+			}
+			pool[k] = evictEntry{}
+			db := e.dbs[ent.db]
+			var present bool
+			if allkeys {
+				present = db.keys.Has(ent.key)
+			} else {
+				present = db.expires.Has(ent.key)
+			}
+			if present {
+				return db, ent.key, true
+			}
+		}
+	}
+}
+
+// score is a sampled key's idle value in the pool: the higher, the
+// sooner it is evicted.
+func (e *Engine) score(c *Ctx, db *DB, key string, lfu, ttl bool, at int64) uint64 {
+	if ttl {
+		return math.MaxUint64 - uint64(at)
+	}
+	m := db.keyMeta(key)
+	if lfu {
+		return 255 - uint64(c.lfuDecr(m))
+	}
+	return uint64(c.idleMs(m))
+}
+
+// poolInsert is evictionPoolPopulate's insertion: the pool is sorted by
+// ascending idle, the best candidates on the right; a full pool drops its
+// worst entry for a better one.
+func (e *Engine) poolInsert(dbid int, key string, idle uint64) {
+	pool := &e.evict.pool
+	k := 0
+	for k < evpoolSize && pool[k].used && pool[k].idle < idle {
+		k++
+	}
+	switch {
+	case k == 0 && pool[evpoolSize-1].used:
+		return // worse than every candidate of a full pool
+	case k < evpoolSize && !pool[k].used:
+		// an empty slot: insert here
+	case !pool[evpoolSize-1].used:
+		copy(pool[k+1:], pool[k:evpoolSize-1]) // room on the right
+	default:
+		k-- // full: drop the worst (leftmost)
+		copy(pool[:k], pool[1:k+1])
+	}
+	pool[k] = evictEntry{idle: idle, key: strings.Clone(key), db: dbid, used: true}
+}
+
+// sampleKeys calls fn for up to n entries of d, from adjacent buckets
+// starting at a random one (Redis's dictGetSomeKeys), visiting at most
+// 10n buckets. fn may read d but not change it.
+func sampleKeys[V any](d *dict.Dict[V], n int, fn func(key string, v V)) {
+	cursor := rand.Uint64()
+	got := 0
+	for steps := 0; got < n && steps < 10*n; steps++ {
+		cursor = d.Scan(cursor, func(k string, v V) {
+			if got < n {
+				got++
+				fn(k, v)
+			}
+		})
+	}
+}
+
+// evictKey deletes an evicted key, as expireKey deletes an expired one.
+func (e *Engine) evictKey(db *DB, key string) {
+	if old, ok := db.keys.Get(key); ok {
+		db.used -= countedBytes(key, old)
+	}
+	db.keys.Delete(key)
+	db.expires.Delete(key)
+	db.keys.ShrinkIfNeeded()
+	db.expires.ShrinkIfNeeded()
+	e.Stats.EvictedKeys.Add(1)
+	db.touchWatched(key)
+	if len(e.observers) > 0 {
+		e.notify(KeyEvent{DB: db.ID, Key: key, Event: "evicted"})
+	}
+	if e.Propagate != nil {
+		e.Propagate(db.ID, [][]byte{[]byte("DEL"), []byte(key)})
+	}
+	e.dirty++
+}
