@@ -316,7 +316,12 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("used_cpu_user_main_thread", tv(cpu.SelfUser))
 	}
 	section("Modules")
-	section("Commandstats")
+	if section("Commandstats") {
+		for _, ln := range e.commandStatsLines() {
+			b.WriteString(ln)
+			b.WriteString("\r\n")
+		}
+	}
 	if section("Errorstats") {
 		codes := make([]string, 0, len(e.errorStats))
 		for k := range e.errorStats {

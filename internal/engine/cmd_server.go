@@ -23,17 +23,22 @@ func registerServer(t *Table) {
 
 	t.registerContainer("slowlog")
 	t.register("slowlog|get", func(c *Ctx) {
+		n := int64(10)
 		if len(c.Args) == 3 {
-			n, ok := ParseInt(c.Args[2])
+			var ok bool
+			n, ok = ParseInt(c.Args[2])
 			if !ok || n < -1 {
 				c.W.Error(ErrSlowlogCount)
 				return
 			}
 		}
-		c.W.Array(0)
+		c.E.writeSlowlog(c.W, n)
 	})
-	t.register("slowlog|len", func(c *Ctx) { c.W.Int(0) })
-	t.register("slowlog|reset", func(c *Ctx) { c.W.OK() })
+	t.register("slowlog|len", func(c *Ctx) { c.W.Int(int64(len(c.E.slowlog))) })
+	t.register("slowlog|reset", func(c *Ctx) {
+		c.E.slowlog = nil
+		c.W.OK()
+	})
 	t.register("slowlog|help", func(c *Ctx) {
 		helpReply(c, "SLOWLOG",
 			"GET [<count>]",
@@ -150,6 +155,7 @@ func (e *Engine) afterCall(cl *Client, w *resp.Writer, start int) {
 // ResetStats is CONFIG RESETSTAT.
 func (e *Engine) ResetStats() {
 	clear(e.errorStats)
+	e.resetCommandStats()
 	s := &e.Stats
 	for _, x := range []*atomic.Int64{&s.Commands, &s.Connections, &s.RejectedConns, &s.ExpiredKeys, &s.EvictedKeys,
 		&s.KeyspaceHits, &s.KeyspaceMisses, &s.NetInput, &s.NetOutput, &s.TotalErrorReplies} {

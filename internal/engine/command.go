@@ -84,6 +84,7 @@ type Command struct {
 	// noKeys: every key spec is not_key (the shard channel of SPUBLISH,
 	// SSUBSCRIBE, SUNSUBSCRIBE), so the command has no keys.
 	noKeys bool
+	stats  cmdStats // INFO commandstats (cmdstats.go)
 }
 
 // keySpec is one of Redis 7's key specifications: where to start looking

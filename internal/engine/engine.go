@@ -114,6 +114,8 @@ type Engine struct {
 
 	Stats      Stats
 	errorStats map[string]int64 // INFO errorstats, under the lock (cmd_server.go)
+	slowlog    []slowEntry      // SLOWLOG, newest first (cmdstats.go)
+	slowID     int64
 	StartTime  time.Time
 	dirty      int64 // changes since the last save
 	closed     chan struct{}
@@ -379,6 +381,8 @@ type Ctx struct {
 	evName string     // the event name set by SetEvent (notify.go)
 	quiet  bool       // key events suppressed (notify.go)
 	dirty  int64
+	// resolved is the command Call looked up, ran or not (cmdstats.go).
+	resolved *Command
 }
 
 // Block is called by a handler that must wait for keys; the caller of
@@ -414,7 +418,13 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	start := len(w.Buf)
 	prevW := cl.curW
 	cl.curW = w
+	t0 := time.Now()
 	wt := e.call(cl, args, w)
+	// A container resolved for an unknown subcommand is Redis's failed
+	// lookup: no statistics.
+	if c := &cl.ctx; c.resolved != nil && (c.resolved.Sub == nil || len(args) < 2) {
+		e.recordCall(cl, c.resolved, args, c.Cmd != nil, len(w.Buf) > start && w.Buf[start] == '-', time.Since(t0))
+	}
 	cl.curW = prevW
 	e.afterCall(cl, w, start) // error statistics, CLIENT REPLY (cmd_server.go)
 	return wt
@@ -434,6 +444,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		w.Error(unknownCommand(args))
 		return nil
 	}
+	c.resolved = cmd
 	if !checkArity(cmd, len(args)) {
 		e.reject(c, cmd, "ERR wrong number of arguments for '"+cmd.Name+"' command")
 		return nil
@@ -471,6 +482,20 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		}
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {
+		if cmd.Sub != nil && len(args) >= 2 {
+			// An unknown subcommand: Redis's lookup fails, so the command
+			// is refused now and EXEC aborts. The container's handler
+			// writes that error (and nothing else: checked).
+			start := len(w.Buf)
+			c.Cmd, c.DB = cmd, e.dbs[cl.DB]
+			cmd.Handler(c)
+			c.Cmd = nil
+			if len(w.Buf) > start && w.Buf[start] == '-' {
+				c.rejectInMulti()
+				return nil
+			}
+			w.Buf = w.Buf[:start]
+		}
 		if cmd.Has(FlagNoMulti) {
 			c.rejectInMulti()
 			w.Error("ERR Command not allowed inside a transaction")

@@ -1,0 +1,143 @@
+package engine
+
+// Per-command statistics (INFO commandstats) and the slow log (SLOWLOG),
+// as Redis's call() keeps them: a command that ran counts a call, its
+// microseconds and, if it answered an error, a failed call; one refused
+// before running (arity, NOAUTH, NOPERM, OOM, READONLY ...) counts a
+// rejected call. A command that ran for at least slowlog-log-slower-than
+// microseconds (0: every command, -1: none) is logged with at most 32
+// arguments of at most 128 bytes, as Redis trims them. The counters live
+// on the engine's own Command entries: nothing is shared between engines.
+// Commands run by EXEC and by scripts are counted in the EXEC or EVAL
+// that ran them (Redis counts them one by one).
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// cmdStats are one command's counters (engine lock held).
+type cmdStats struct {
+	calls, usec, rejected, failed int64
+}
+
+// slowEntry is one SLOWLOG entry.
+type slowEntry struct {
+	id         int64
+	at, usec   int64 // unix seconds, duration
+	args       []string
+	addr, name string
+}
+
+// slowSkip are the commands Redis never logs (CMD_SKIP_SLOWLOG), plus
+// those whose arguments carry secrets (Redis logs them redacted).
+var slowSkip = map[string]bool{"exec": true, "auth": true, "hello": true, "migrate": true,
+	"acl|setuser": true, "config|set": true}
+
+// recordCall updates the statistics after Call; ran tells whether the
+// command executed, isErr whether its reply was an error.
+func (e *Engine) recordCall(cl *Client, cmd *Command, args [][]byte, ran, isErr bool, d time.Duration) {
+	if !ran {
+		if isErr {
+			cmd.stats.rejected++
+		}
+		return
+	}
+	us := d.Microseconds()
+	cmd.stats.calls++
+	cmd.stats.usec += us
+	if isErr {
+		cmd.stats.failed++
+	}
+	limit := e.Config.Int("slowlog-log-slower-than")
+	if limit < 0 || us < limit || slowSkip[cmd.Name] {
+		return
+	}
+	max := e.Config.Int("slowlog-max-len")
+	if max <= 0 {
+		return
+	}
+	n := min(len(args), 32)
+	ent := slowEntry{id: e.slowID, at: time.Now().Unix(), usec: us, addr: cl.Addr, name: cl.Name,
+		args: make([]string, n)}
+	e.slowID++
+	for i := 0; i < n; i++ {
+		if i == 31 && len(args) > 32 {
+			ent.args[i] = "... (" + strconv.Itoa(len(args)-31) + " more arguments)"
+			break
+		}
+		a := args[i]
+		if len(a) > 128 {
+			ent.args[i] = string(a[:128]) + "... (" + strconv.Itoa(len(a)-128) + " more bytes)"
+		} else {
+			ent.args[i] = string(a)
+		}
+	}
+	e.slowlog = append([]slowEntry{ent}, e.slowlog...)
+	if int64(len(e.slowlog)) > max {
+		e.slowlog = e.slowlog[:max]
+	}
+}
+
+// writeSlowlog replies to SLOWLOG GET with count entries (-1: all).
+func (e *Engine) writeSlowlog(w *resp.Writer, count int64) {
+	n := int64(len(e.slowlog))
+	if count >= 0 && count < n {
+		n = count
+	}
+	w.Array(int(n))
+	for _, s := range e.slowlog[:n] {
+		w.Array(6)
+		w.Int(s.id)
+		w.Int(s.at)
+		w.Int(s.usec)
+		w.Array(len(s.args))
+		for _, a := range s.args {
+			w.Bulk([]byte(a))
+		}
+		w.Bulk([]byte(s.addr))
+		w.Bulk([]byte(s.name))
+	}
+}
+
+// commandStatsLines are INFO commandstats's lines, by command name.
+func (e *Engine) commandStatsLines() []string {
+	var out []string
+	var visit func(c *Command)
+	visit = func(c *Command) {
+		if s := c.stats; s.calls > 0 || s.rejected > 0 || s.failed > 0 {
+			per := 0.0
+			if s.calls > 0 {
+				per = float64(s.usec) / float64(s.calls)
+			}
+			out = append(out, fmt.Sprintf("cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
+				c.Name, s.calls, s.usec, per, s.rejected, s.failed))
+		}
+		for _, sub := range c.Sub {
+			visit(sub)
+		}
+	}
+	for _, c := range e.cmds.cmds {
+		visit(c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// resetCommandStats is CONFIG RESETSTAT's part.
+func (e *Engine) resetCommandStats() {
+	var visit func(c *Command)
+	visit = func(c *Command) {
+		c.stats = cmdStats{}
+		for _, sub := range c.Sub {
+			visit(sub)
+		}
+	}
+	for _, c := range e.cmds.cmds {
+		visit(c)
+	}
+}
