@@ -143,20 +143,19 @@ func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 // Lookup returns the live value at key, deleting it first if it expired.
 // It counts as an access to the key (lru.go).
 func (c *Ctx) Lookup(key []byte) (Value, bool) {
-	touch := c.Client == nil || !c.Client.noTouch || c.Cmd != nil && c.Cmd.Name == "touch"
-	v, ok := c.DB.lookup(c, view(key), touch)
-	if !ok && c.E.nkFlags&nkKeyMiss != 0 {
-		c.keyMiss(key)
-	}
-	return v, ok
+	return c.lookupNotify(key, c.Client == nil || !c.Client.noTouch || c.Cmd != nil && c.Cmd.Name == "touch")
 }
 
 // LookupNoTouch is Lookup for commands that only inspect a key (TYPE,
 // EXISTS, TTL, OBJECT ...): not an access (Redis's LOOKUP_NOTOUCH).
-func (c *Ctx) LookupNoTouch(key []byte) (Value, bool) {
-	v, ok := c.DB.lookup(c, view(key), false)
+func (c *Ctx) LookupNoTouch(key []byte) (Value, bool) { return c.lookupNotify(key, false) }
+
+// lookupNotify looks key up and reports a miss (the keymiss event; NOTOUCH
+// is not NONOTIFY: a miss is a miss either way).
+func (c *Ctx) lookupNotify(key []byte, touch bool) (Value, bool) {
+	v, ok := c.DB.lookup(c, view(key), touch)
 	if !ok && c.E.nkFlags&nkKeyMiss != 0 {
-		c.keyMiss(key) // NOTOUCH is not NONOTIFY: a miss is still a miss
+		c.keyMiss(key)
 	}
 	return v, ok
 }

@@ -419,7 +419,7 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	prevW := cl.curW
 	cl.curW = w
 	t0 := time.Now()
-	wt := e.call(cl, args, w)
+	wt := e.call(cl, args, w, t0)
 	// A container resolved for an unknown subcommand is Redis's failed
 	// lookup: no statistics.
 	if c := &cl.ctx; c.resolved != nil && (c.resolved.Sub == nil || len(args) < 2) {
@@ -430,14 +430,16 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	return wt
 }
 
-func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
+// call runs one command for cl. now is when it arrived: its Ctx.Now and
+// the start of its commandstats time (one clock read per command).
+func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) *Waiter {
 	e.Stats.Commands.Add(1)
 	// The client's own Ctx is reused: a handler never keeps its *Ctx after
 	// returning (blocking copies what it needs; EXEC and scripts run their
 	// commands in separate contexts), and a fresh Ctx per command would be
 	// one heap allocation per command, since handlers are called indirectly.
 	c := &cl.ctx
-	*c = Ctx{E: e, Client: cl, W: w, Args: args, Now: time.Now().UnixMilli()}
+	*c = Ctx{E: e, Client: cl, W: w, Args: args, Now: now.UnixMilli()}
 	cmd := e.cmds.Lookup(args)
 	if cmd == nil {
 		c.rejectInMulti()

@@ -94,7 +94,33 @@ func (s *Server) port() int {
 // Listen binds every address of the bind parameter on the port parameter.
 // Port 0 picks a free port; Addrs tells which.
 func (s *Server) Listen() error {
-	port := s.E.Config.Get("port")
+	plain, err := s.listenBind(s.E.Config.Get("port"), "")
+	if err != nil {
+		return err
+	}
+	s.listeners = append(s.listeners, plain...)
+	if tport := s.E.Config.Get("tls-port"); tport != "0" {
+		if err := s.setupTLS(); err != nil {
+			s.Close()
+			return err
+		}
+		lns, err := s.listenBind(tport, " (tls-port)")
+		if err != nil {
+			return err
+		}
+		for _, ln := range lns {
+			s.tlsAddrs = append(s.tlsAddrs, ln.Addr().String())
+			s.listeners = append(s.listeners, s.tlsListener(ln))
+		}
+	}
+	return nil
+}
+
+// listenBind listens on port at every address of the bind parameter
+// ("-" prefixes dropped, "*" for every IPv4 address); on an error it
+// closes the server and names the address (and what, e.g. " (tls-port)").
+func (s *Server) listenBind(port, what string) ([]net.Listener, error) {
+	var out []net.Listener
 	for _, host := range strings.Fields(s.E.Config.Get("bind")) {
 		host = strings.TrimPrefix(host, "-")
 		if host == "*" {
@@ -102,31 +128,15 @@ func (s *Server) Listen() error {
 		}
 		ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 		if err != nil {
-			s.Close()
-			return fmt.Errorf("server: listen %s: %w", net.JoinHostPort(host, port), err)
-		}
-		s.listeners = append(s.listeners, ln)
-	}
-	if tport := s.E.Config.Get("tls-port"); tport != "0" {
-		if err := s.setupTLS(); err != nil {
-			s.Close()
-			return err
-		}
-		for _, host := range strings.Fields(s.E.Config.Get("bind")) {
-			host = strings.TrimPrefix(host, "-")
-			if host == "*" {
-				host = "0.0.0.0"
+			for _, l := range out {
+				l.Close()
 			}
-			ln, err := net.Listen("tcp", net.JoinHostPort(host, tport))
-			if err != nil {
-				s.Close()
-				return fmt.Errorf("server: listen %s (tls-port): %w", net.JoinHostPort(host, tport), err)
-			}
-			s.tlsAddrs = append(s.tlsAddrs, ln.Addr().String())
-			s.listeners = append(s.listeners, s.tlsListener(ln))
+			s.Close()
+			return nil, fmt.Errorf("server: listen %s%s: %w", net.JoinHostPort(host, port), what, err)
 		}
+		out = append(out, ln)
 	}
-	return nil
+	return out, nil
 }
 
 // TLSAddrs returns the addresses of the TLS listeners (tls-port).
