@@ -225,6 +225,11 @@ print(r.get("tls:py").decode())`
 			if err != nil || strings.TrimSpace(string(pyOut)) != "ok" {
 				t.Errorf("%s: redis-py over TLS: %v %s", s.name, err, pyOut)
 			}
+			nodeDir := redistest.NodeDir(t)
+			jsOut, err := exec.Command("node", filepath.Join(nodeDir, "tls.js"), port, p.ca, p.clientCert, p.clientKey).CombinedOutput()
+			if err != nil || strings.TrimSpace(string(jsOut)) != "ok" {
+				t.Errorf("%s: ioredis over TLS: %v %s", s.name, err, jsOut)
+			}
 		}
 	})
 
