@@ -71,7 +71,8 @@ func TestKeysCopyAllTypes(t *testing.T) {
 	d.Do("SET", "t", "1", "EX", "100")
 	d.Do("COPY", "s", "t", "REPLACE")
 	d.Do("TTL", "t")
-	d.Do("SET", "pt", "1", "PX", "123456")
+	// An absolute deadline, so the two servers' clocks cannot differ by a ms.
+	d.Do("SET", "pt", "1", "PXAT", "4102444800123")
 	d.Do("COPY", "pt", "pt2")
 	d.Do("PEXPIRETIME", "pt")
 	d.Do("PEXPIRETIME", "pt2")
