@@ -29,7 +29,15 @@
 // that it is a deque of chunks of exactly 128 elements (the first
 // and the last may hold fewer), reached through a directory with free
 // room at both ends; element i is in chunk (off+i)/128. A big list
-// that shrinks to 32 elements becomes one chunk again.
+// that shrinks to 32 elements becomes one chunk again. A chunk started
+// at either end reserves the size of its full neighbour (plus 1/16), so
+// a list built by pushes produces almost no garbage.
+//
+// Memory (`ordo bench -rows 'list elements'`, RSS of the whole process
+// after RPUSH of 1,000,000 "element:N", redis-server 7.0 / ordo-server):
+// 27.5 / 33.6 MiB. The elements cost what Redis's listpacks cost (2 bytes
+// each over the text); Ordo has no integer encoding and no
+// list-compress-depth yet, which is where the rest of the gap is.
 //
 // # Not safe
 //
