@@ -36,8 +36,9 @@
 // Memory (`ordo bench -rows 'list elements'`, RSS of the whole process
 // after RPUSH of 1,000,000 "element:N", redis-server 7.0 / ordo-server):
 // 27.5 / 33.6 MiB. The elements cost what Redis's listpacks cost (2 bytes
-// each over the text); Ordo has no integer encoding and no
-// list-compress-depth yet, which is where the rest of the gap is.
+// each over the text); the gap is the bigger empty process (14 / 12
+// MiB), the chunks' room (up to 1/16) and the heap's size classes.
+// Compressing inner chunks (Redis's list-compress-depth) is not done.
 //
 // # Not safe
 //
