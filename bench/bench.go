@@ -488,6 +488,9 @@ func memRowsDef() []memRow {
 		{"set members (one set)", func(i int, dst []byte) []byte {
 			return resp.AppendCommand(dst, "SADD", "s", "member:"+strconv.Itoa(i))
 		}},
+		{"list elements (RPUSH, one list)", func(i int, dst []byte) []byte {
+			return resp.AppendCommand(dst, "RPUSH", "l", "element:"+strconv.Itoa(i))
+		}},
 		{"sorted-set members (user:N, random scores)", func(i int, dst []byte) []byte {
 			return resp.AppendCommand(dst, "ZADD", "z", strconv.Itoa(int(splitmix(uint64(i))%1000000)), "user:"+strconv.Itoa(i))
 		}},

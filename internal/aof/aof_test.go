@@ -483,6 +483,26 @@ func TestRewriteWhileWriting(t *testing.T) {
 		in.do("HSET", fmt.Sprintf("h%d", i), "a", "1", "b", "2")
 		in.do("SADD", fmt.Sprintf("s%d", i), "x", "y")
 	}
+	// Big collections (past deferElems), which the rewrite copies under
+	// the lock and serializes after it; the writers keep changing them,
+	// and two carry a TTL.
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 3000; j += 100 {
+			l, s, h, z := []string{"RPUSH", fmt.Sprintf("bl%d", i)}, []string{"SADD", fmt.Sprintf("bs%d", i)}, []string{"HSET", fmt.Sprintf("bh%d", i)}, []string{"ZADD", fmt.Sprintf("bz%d", i)}
+			for m := j; m < j+100; m++ {
+				l = append(l, fmt.Sprint(m))
+				s = append(s, fmt.Sprint(m))
+				h = append(h, fmt.Sprint(m), fmt.Sprint(m*m))
+				z = append(z, fmt.Sprint(m%7), fmt.Sprint(m))
+			}
+			in.do(l...)
+			in.do(s...)
+			in.do(h...)
+			in.do(z...)
+		}
+	}
+	in.do("EXPIRE", "bl0", "100000")
+	in.do("EXPIRE", "bs1", "100000")
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var ops atomic.Int64
@@ -510,7 +530,21 @@ func TestRewriteWhileWriting(t *testing.T) {
 				default:
 				}
 				k := fmt.Sprintf("k%d", r.IntN(nkeys+500))
-				switch r.IntN(17) {
+				switch r.IntN(18) {
+				case 17:
+					b := fmt.Sprint(r.IntN(4))
+					switch r.IntN(5) {
+					case 0:
+						run("RPUSH", "bl"+b, fmt.Sprint(n))
+					case 1:
+						run("LPOP", "bl"+b)
+					case 2:
+						run("SADD", "bs"+b, fmt.Sprint(n))
+					case 3:
+						run("HSET", "bh"+b, fmt.Sprint(r.IntN(4000)), fmt.Sprint(n))
+					case 4:
+						run("ZINCRBY", "bz"+b, "2", fmt.Sprint(r.IntN(4000)))
+					}
 				case 14:
 					run("RPUSH", fmt.Sprintf("l%d", r.IntN(200)), fmt.Sprint(n), "x")
 				case 15:

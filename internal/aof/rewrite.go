@@ -22,7 +22,23 @@ const (
 	recordBytes  = 64 << 10
 	finalTouched = 1024 // touched keys left for the final, atomic step
 	maxPasses    = 8
+	// deferElems: a collection this big is copied under the lock and
+	// serialized after it is released (see deferredDump).
+	deferElems = 1024
 )
+
+// deferredDump is a big collection's value at the moment the rewrite
+// dumped it: a deep copy (Typed.Copy, a memory copy for the packed
+// types) taken under the engine lock, turned into commands after the
+// lock is released. Serializing a list of millions of elements under
+// the lock held every client for hundreds of milliseconds; the copy
+// takes a fraction of that.
+type deferredDump struct {
+	db  int
+	key string
+	v   engine.Typed
+	at  int64
+}
 
 type rwDB struct {
 	keys    []string // names at T0, dumped in order
@@ -42,8 +58,13 @@ type rewrite struct {
 	err    error
 	bgsave bool
 
-	// Statistics for the log line: the longest lock hold and the time
-	// from the switch point until writes resumed on the new file.
+	// deferBig makes emitValue copy big collections into deferred
+	// (background rewrite only; a synchronous save holds the lock anyway).
+	deferBig bool
+	deferred []deferredDump
+
+	// Statistics for the log line: the longest lock hold and how long
+	// writers waited while the new files were installed.
 	maxHold, switchTime time.Duration
 	passes              int
 	finalKeys           int
@@ -175,10 +196,50 @@ func (a *AOF) emitValue(rw *rewrite, dbi int, key string, v engine.Value, at int
 		rw.err = fmt.Errorf("key %q holds a %T, which cannot be rewritten", key, v.Obj())
 		return
 	}
+	if rw.deferBig && t.Len() >= deferElems {
+		rw.deferred = append(rw.deferred, deferredDump{db: dbi, key: key, v: t.Copy(), at: at})
+		return
+	}
 	t.Rewrite(key, func(args [][]byte) { rw.emit(dbi, args) })
 	if at >= 0 {
 		rw.emit(dbi, [][]byte{[]byte("PEXPIREAT"), kb, strconv.AppendInt(nil, at, 10)})
 	}
+}
+
+// takeDeferred returns the deferred dumps (engine lock held). Their
+// output follows what the base stream holds now, and selects its own
+// databases, so the stream's next command must select its database again.
+func (rw *rewrite) takeDeferred() []deferredDump {
+	defs := rw.deferred
+	if len(defs) > 0 {
+		rw.deferred = nil
+		rw.baseDB = -1
+	}
+	return defs
+}
+
+// serializeDeferred turns deferred dumps into closed records (no lock:
+// the values are private copies).
+func serializeDeferred(defs []deferredDump, spare []byte) []byte {
+	r := record{buf: spare[:0], start: -1}
+	cur := -1
+	for _, d := range defs {
+		if d.db != cur {
+			r.addStrings("SELECT", strconv.Itoa(d.db))
+			cur = d.db
+		}
+		d.v.Rewrite(d.key, func(args [][]byte) {
+			r.add(args)
+			if r.openLen() > recordBytes {
+				r.end()
+			}
+		})
+		if d.at >= 0 {
+			r.add([][]byte{[]byte("PEXPIREAT"), keyBytes(d.key), strconv.AppendInt(nil, d.at, 10)})
+		}
+	}
+	r.end()
+	return r.buf
 }
 
 // tmpBase creates the temporary base file of a rewrite.
@@ -208,6 +269,7 @@ func (a *AOF) startRewriteLocked(bgsave bool) error {
 		return errors.New("ERR shutting down")
 	}
 	a.rw = newRewrite(len(a.e.DBs()), bgsave)
+	a.rw.deferBig = true
 	// State that is not in keys (index definitions) comes first: the keys
 	// loaded after it are indexed as they are replayed.
 	a.e.RewriteState(a.rw.emit)
@@ -279,30 +341,35 @@ func (a *AOF) rewriteBody(rw *rewrite) (err error) {
 		size += int64(n)
 		return err
 	}
-	var spare []byte
+	var spare, spareDef []byte
 	// step runs fn under the lock, then writes what it produced.
 	step := func(fn func(now int64)) error {
 		a.e.Lock()
 		t0 := time.Now()
-		defer func() {
-			if d := time.Since(t0); d > rw.maxHold {
-				rw.maxHold = d
-			}
-		}()
-		if rw.cancel {
+		unlock := func() {
+			rw.maxHold = max(rw.maxHold, time.Since(t0))
 			a.e.Unlock()
+		}
+		if rw.cancel {
+			unlock()
 			return errors.New("rewrite canceled")
 		}
 		fn(engine.NowMs())
 		if rw.err != nil {
-			a.e.Unlock()
+			unlock()
 			return rw.err
 		}
 		rw.base.end()
 		out := rw.base.take(spare)
-		a.e.Unlock()
+		defs := rw.takeDeferred()
+		unlock()
 		err := flushOut(out)
 		spare = out[:0]
+		if err == nil && len(defs) > 0 {
+			extra := serializeDeferred(defs, spareDef)
+			err = flushOut(extra)
+			spareDef = extra[:0]
+		}
 		return err
 	}
 	// Phase 1: the names at T0 (tracking is on since the start), by
@@ -447,29 +514,37 @@ func (a *AOF) rewriteBody(rw *rewrite) (err error) {
 	}
 	rw.base.end()
 	out := rw.base.take(nil)
+	defs := rw.takeDeferred()
 	a.rw = nil
 	sw := a.beginSwitch()
 	rw.maxHold = max(rw.maxHold, time.Since(t1))
 	a.e.Unlock()
 	if err := flushOut(out); err != nil {
-		a.abortSwitch(sw, false, false)
+		a.abortSwitch(false)
+		return err
+	}
+	if err := flushOut(serializeDeferred(defs, spareDef)); err != nil {
+		a.abortSwitch(false)
 		return err
 	}
 	err = a.finishSwitch(sw, f, tmp, size)
-	rw.switchTime = time.Since(t1)
+	rw.switchTime = sw.paused
 	return err
 }
 
 // switchState carries the switch from T1 (under the engine lock) to the
 // file operations.
 type switchState struct {
-	oldTail []byte
-	oldEnd  int64
+	mark   int64         // logical offset of T1 in the change stream
+	paused time.Duration // how long writes waited for the switch
 }
 
-// beginSwitch marks T1 (engine lock held): changes up to here belong to
-// the old files, later ones to the new incremental file, which is not
-// written before the switch is complete.
+// beginSwitch marks T1 (engine lock held): changes up to here are in the
+// new base, later ones belong to the new incremental file. Until the
+// switch is complete they keep going to the old incremental file as well
+// (so the old manifest stays complete and writers are acknowledged as
+// usual) and are kept in memory (afterMark) for the new one: writers wait
+// only for the switch itself, not for the base to be written and synced.
 func (a *AOF) beginSwitch() *switchState {
 	a.e.ResetDirty()
 	a.lastDB = -1
@@ -482,23 +557,19 @@ func (a *AOF) beginSwitch() *switchState {
 		a.closeRecord()
 	}
 	a.mu.Lock()
-	sw.oldTail, sw.oldEnd = a.buf, a.end
-	a.buf = nil
-	a.switching = true
+	sw.mark = a.end
+	a.dual, a.afterMark = true, nil
 	a.mu.Unlock()
 	return sw
 }
 
-// abortSwitch gives up a switch: later changes go to the old file.
-func (a *AOF) abortSwitch(sw *switchState, tailWritten, holdBusy bool) {
+// abortSwitch gives up a switch: changes keep going to the old file only.
+func (a *AOF) abortSwitch(holdBusy bool) {
 	if !a.enabled {
 		return
 	}
 	a.mu.Lock()
-	if !tailWritten {
-		a.buf = append(sw.oldTail, a.buf...)
-	}
-	a.switching = false
+	a.dual, a.afterMark = false, nil
 	if holdBusy {
 		a.busy = false
 	}
@@ -506,9 +577,10 @@ func (a *AOF) abortSwitch(sw *switchState, tailWritten, holdBusy bool) {
 	a.mu.Unlock()
 }
 
-// finishSwitch completes a rewrite whose base is in f (tmp): it makes the
-// old incremental file complete and durable, installs the base, a new
-// incremental file and the manifest, then lets writes resume.
+// finishSwitch completes a rewrite whose base is in f (tmp): it installs
+// the base, a new incremental file holding the changes since T1, and the
+// manifest naming them. Writers wait only while the new incremental file
+// is written and the manifest replaced.
 func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) (err error) {
 	defer func() {
 		if err != nil {
@@ -517,31 +589,32 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 	}()
 	if err := f.Sync(); err != nil {
 		f.Close()
-		a.abortSwitch(sw, false, false)
+		a.abortSwitch(false)
 		return err
 	}
 	if err := f.Close(); err != nil {
-		a.abortSwitch(sw, false, false)
+		a.abortSwitch(false)
 		return err
 	}
 	seq := a.man.maxSeq() + 1
+	var after []byte
+	var endNow int64
 	if a.enabled {
+		// Take the writer's place: no change is written anywhere until
+		// the new files are installed.
 		a.mu.Lock()
 		for a.busy {
 			a.cond.Wait()
 		}
 		a.busy = true
+		after, endNow = a.afterMark, a.end
 		a.mu.Unlock()
-		if err := a.writeOut(a.file, sw.oldTail, true); err != nil {
-			a.lastWriteOK.Store(false)
-			a.abortSwitch(sw, false, true)
-			return err
+		t0 := time.Now()
+		defer func() { sw.paused = time.Since(t0) }()
+		if int64(len(after)) != endNow-sw.mark {
+			a.abortSwitch(true)
+			return fmt.Errorf("aof: %d bytes kept since the switch point, %d appended", len(after), endNow-sw.mark)
 		}
-		a.mu.Lock()
-		a.written, a.synced = sw.oldEnd, sw.oldEnd
-		a.updPending()
-		a.cond.Broadcast()
-		a.mu.Unlock()
 	}
 	baseName := a.baseName(seq)
 	m := manifest{base: baseName, baseSeq: seq}
@@ -561,6 +634,14 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 				return err
 			}
 			newf = nf
+			if len(after) > 0 {
+				if _, err := nf.Write(after); err != nil {
+					return err
+				}
+			}
+			if err := fdatasync(nf); err != nil {
+				return err
+			}
 		}
 		return a.writeManifest(m)
 	}()
@@ -572,7 +653,7 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 		if len(m.incrs) > 0 {
 			os.Remove(filepath.Join(a.dir, m.incrs[0]))
 		}
-		a.abortSwitch(sw, true, a.enabled)
+		a.abortSwitch(a.enabled)
 		return err
 	}
 	old := a.man
@@ -582,8 +663,13 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 		a.mu.Lock()
 		oldf := a.file
 		a.file = newf
-		a.fileSize = int64(len(fileMagic))
-		a.switching = false
+		a.fileSize = int64(len(fileMagic)) + int64(len(after))
+		// Everything up to endNow is in the base or the new file (synced);
+		// what was appended since is in buf and afterMark alike: buf
+		// keeps only that part.
+		a.buf = append(a.buf[:0], a.afterMark[len(after):]...)
+		a.written, a.synced = endNow, endNow
+		a.dual, a.afterMark = false, nil
 		a.busy = false
 		a.updPending()
 		a.cond.Broadcast()
@@ -592,7 +678,7 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 		oldf.Close()
 	}
 	a.baseSize.Store(size)
-	a.incrSize.Store(int64(len(fileMagic)))
+	a.incrSize.Store(int64(len(fileMagic)) + int64(len(after)))
 	a.rewriteBaseSize.Store(size)
 	a.lastSave.Store(time.Now().Unix())
 	for _, n := range append([]string{old.base}, old.incrs...) {

@@ -66,12 +66,7 @@ func (h *Hash) Copy() Typed {
 	if h.ht == nil {
 		return &Hash{lp: append([]byte(nil), h.lp...), n: h.n}
 	}
-	d := dict.New[string](h.ht.Acct())
-	h.ht.Each(func(k, v string) bool {
-		d.Set(k, v)
-		return true
-	})
-	return &Hash{ht: d}
+	return &Hash{ht: h.ht.Clone()}
 }
 
 // hsRewriteBatch is the number of elements per rewritten command, as

@@ -50,12 +50,7 @@ func (s *Set) Copy() Typed {
 	if s.ht == nil {
 		return &Set{is: slices.Clone(s.is)}
 	}
-	d := dict.New[struct{}](s.ht.Acct())
-	s.ht.Each(func(k string, _ struct{}) bool {
-		d.Set(k, struct{}{})
-		return true
-	})
-	return &Set{ht: d}
+	return &Set{ht: s.ht.Clone()}
 }
 
 // Rewrite implements Typed: SADD commands of up to 64 members.

@@ -61,7 +61,7 @@ import (
 //     the element's record is; 12 bytes), ids recycled through a free list;
 //   - keys, and short string values (hash values, the keyspace's string
 //     values), are packed into records in arena chunks of up to 64 KiB:
-//     [entry id: 4 bytes][key length: uvarint][key][value tag: uvarint][value];
+//     [key length: uvarint][key][value tag: uvarint][value];
 //   - values that are objects (the keyspace's *Hash, *Set ...) or long
 //     strings (>= BigValue bytes, so APPEND keeps growing its buffer
 //     in place) sit in a side slice (strObj), the tag holding their index;
@@ -74,15 +74,18 @@ import (
 // substring would). Overwriting a value writes a new record; the old one
 // becomes garbage, counted per chunk; a chunk with no live record is
 // dropped, and one less than a quarter live is compacted (its live
-// records, found through the entry id at their head, are copied to the
+// records, found through their keys' chains, are copied to the
 // active chunk), so the work per change is bounded by a chunk's size.
 //
 // Measured with `ordo bench -rows '^memory' -repeat 3` (RSS of the whole
 // process after 1,000,000 elements, redis-server 7.0 / ordo-server): SET
-// key:N value:N 106 / 61 MiB (65 MiB since the keyspace keeps a 4-byte
-// access clock per key, EnableMeta), HSET of 1,000,000 fields in one hash
-// 83 / 53 MiB, SADD of 1,000,000 members to one set 75 / 47 MiB (the
-// chained table of Go structs this replaces: 152, 131 and 97 MiB).
+// key:N value:N 106 / 63 MiB (the keyspace keeps a 4-byte access clock
+// per key, EnableMeta), HSET of 1,000,000 fields in one hash 83 / 50 MiB,
+// SADD of 1,000,000 members to one set 75 / 44 MiB (the chained table of
+// Go structs this replaces: 152, 131 and 97 MiB). Per element that is a
+// 4-byte bucket, a 12-byte entry, the record (key and inline value with
+// their uvarint lengths) and for the keyspace the 4-byte clock; an empty
+// ordo-server is 14 MiB RSS, redis-server 12.
 // BenchmarkDictCommands (dict_bench_test.go) measures the command paths.
 //
 // Dict is not safe for concurrent use; the engine lock protects it.
@@ -226,7 +229,7 @@ func (d *Dict[V]) isRehashing() bool { return d.rehash >= 0 }
 func (d *Dict[V]) rec(id uint32) (key string, tag uint64, val string, size int) {
 	e := &d.ents[id]
 	b := d.chunks[e.chunk]
-	p := int(e.off) + 4
+	p := int(e.off)
 	kl, w := binary.Uvarint(b[p:])
 	p += w
 	if kl > 0 {
@@ -248,7 +251,7 @@ func (d *Dict[V]) rec(id uint32) (key string, tag uint64, val string, size int) 
 func (d *Dict[V]) key(id uint32) string {
 	e := &d.ents[id]
 	b := d.chunks[e.chunk]
-	p := int(e.off) + 4
+	p := int(e.off)
 	kl, w := binary.Uvarint(b[p:])
 	if kl == 0 {
 		return ""
@@ -372,14 +375,13 @@ func (d *Dict[V]) dropChunk(c int) {
 
 // write appends the record of entry id and points the entry at it.
 func (d *Dict[V]) write(id uint32, key string, tag uint64, val string) {
-	n := 4 + dictUvarintLen(uint64(len(key))) + len(key)
+	n := dictUvarintLen(uint64(len(key))) + len(key)
 	if d.mode >= dictString {
 		n += dictUvarintLen(tag) + len(val)
 	}
 	c := d.alloc(n)
 	b := d.chunks[c]
 	off := len(b)
-	b = binary.LittleEndian.AppendUint32(b, id)
 	b = binary.AppendUvarint(b, uint64(len(key)))
 	b = append(b, key...)
 	if d.mode >= dictString {
@@ -406,14 +408,16 @@ func (d *Dict[V]) kill(c uint32, size int) {
 }
 
 // compactChunk copies the live records of chunk c to the active chunk
-// and drops c. A record is live if its entry still points at it.
+// and drops c. A record is live if the entry of its key points at it;
+// records do not store their entry id (4 bytes per element saved), so
+// each is found through its key's chain, which compaction (of a chunk
+// at most 64 KiB, once less than a quarter of it is live) can afford.
 func (d *Dict[V]) compactChunk(c int) {
 	b := d.chunks[c]
 	for p := 0; p < len(b); {
-		id := binary.LittleEndian.Uint32(b[p:])
-		q := p + 4
-		kl, w := binary.Uvarint(b[q:])
-		q += w + int(kl)
+		kl, w := binary.Uvarint(b[p:])
+		key := unsafe.String(unsafe.SliceData(b[p+w:]), int(kl))
+		q := p + w + int(kl)
 		if d.mode >= dictString {
 			tag, w := binary.Uvarint(b[q:])
 			q += w
@@ -421,7 +425,7 @@ func (d *Dict[V]) compactChunk(c int) {
 				q += int(tag >> 1)
 			}
 		}
-		if int(id) < len(d.ents) && d.ents[id].chunk == uint32(c) && d.ents[id].off == uint32(p) {
+		if id := d.locate(key, uint32(c), uint32(p)); id >= 0 {
 			nc := d.alloc(q - p)
 			nb := d.chunks[nc]
 			d.ents[id].chunk, d.ents[id].off = uint32(nc), uint32(len(nb))
@@ -431,6 +435,27 @@ func (d *Dict[V]) compactChunk(c int) {
 		p = q
 	}
 	d.dropChunk(c)
+}
+
+// locate returns the entry of key whose record is at chunk c, offset
+// off, or -1 if key's entry (if any) points elsewhere.
+func (d *Dict[V]) locate(key string, c, off uint32) int64 {
+	h := dictHash(key)
+	for t := 0; t < 2; t++ {
+		tb := d.tables[t]
+		if len(tb) == 0 {
+			continue
+		}
+		for e := tb[h&uint64(len(tb)-1)]; e != 0; e = d.ents[e-1].next {
+			if en := &d.ents[e-1]; en.chunk == c && en.off == off {
+				return int64(e - 1)
+			}
+		}
+		if !d.isRehashing() {
+			break
+		}
+	}
+	return -1
 }
 
 // ---- entries ----

@@ -1,6 +1,7 @@
 package dict
 
 import (
+	"maps"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -298,6 +299,76 @@ func TestEachWithLookups(t *testing.T) {
 		}
 		if d.isRehashing() {
 			d.Has("m0") // rehashing resumes after the walk
+		}
+	}
+}
+
+// TestClone checks that a clone and its original evolve independently:
+// random overwrites (short and long values), deletes and inserts on both,
+// with chunk compaction, rehashing and off-heap tables, each compared with
+// its own map; the clone shares the original's arena chunks, which must
+// therefore never change under either of them.
+func TestClone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	val := func() string {
+		if rng.IntN(8) == 0 {
+			return strings.Repeat("L", BigValue+rng.IntN(100))
+		}
+		return "v" + strconv.Itoa(rng.IntN(1e6))
+	}
+	for _, n := range []int{10, 5000, 100000} {
+		a := mem.NewAcct(nil, nil)
+		d := New[string](a)
+		ma := map[string]string{}
+		for i := 0; i < n; i++ {
+			k := "k" + strconv.Itoa(i)
+			v := val()
+			d.Set(k, v)
+			ma[k] = v
+		}
+		for i := 0; i < n/3; i++ { // garbage and free entries before cloning
+			k := "k" + strconv.Itoa(rng.IntN(n))
+			delete(ma, k)
+			d.Delete(k)
+		}
+		c := d.Clone()
+		mc := maps.Clone(ma)
+		step := func(x *Dict[string], m map[string]string) {
+			k := "k" + strconv.Itoa(rng.IntN(2*n))
+			switch rng.IntN(3) {
+			case 0:
+				x.Delete(k)
+				delete(m, k)
+			default:
+				v := val()
+				x.Set(k, v)
+				m[k] = v
+			}
+		}
+		for i := 0; i < 3*n; i++ {
+			step(d, ma)
+			step(c, mc)
+		}
+		for _, p := range []struct {
+			x *Dict[string]
+			m map[string]string
+		}{{d, ma}, {c, mc}} {
+			if p.x.Len() != len(p.m) {
+				t.Fatalf("n=%d: len %d, want %d", n, p.x.Len(), len(p.m))
+			}
+			for k, w := range p.m {
+				if v, ok := p.x.Get(k); !ok || v != w {
+					t.Fatalf("n=%d: Get %q = %q %v, want %q", n, k, v, ok, w)
+				}
+			}
+			seen := 0
+			p.x.Each(func(k, v string) bool {
+				seen++
+				return p.m[k] == v
+			})
+			if seen != len(p.m) {
+				t.Fatalf("n=%d: Each saw %d of %d", n, seen, len(p.m))
+			}
 		}
 	}
 }

@@ -131,3 +131,51 @@ func (d *Dict[V]) growMeta() {
 	}
 	d.meta = meta[:n]
 }
+
+// cloneSlice copies s into a new array of the same capacity (mapped when
+// big, as the original), returning it and its mapping.
+func cloneSlice[T any](a *mem.Acct, s []T) ([]T, []byte) {
+	if s == nil {
+		return nil, nil
+	}
+	c, m := dictAlloc[T](a, cap(s))
+	copy(c, s)
+	return c[:len(s)], m
+}
+
+// Clone returns a copy of d in time proportional to its memory, not to
+// its entries: tables, entry slab and metadata are copied as arrays and
+// the arena chunks are shared, which is safe because a chunk's bytes
+// never change once written (the copy never appends to a shared chunk: it
+// starts a new active chunk, and its views end where the chunks ended).
+// Values are copied as V values, so objects a dictAny or dictValue Dict
+// holds are shared; the engine clones only string and set dicts.
+func (d *Dict[V]) Clone() *Dict[V] {
+	c := &Dict[V]{
+		used: d.used, rehash: d.rehash, mode: d.mode, free: d.free,
+		sideBytes: d.sideBytes, cur: -1, nextSize: d.nextSize, arena: d.arena,
+		acct: d.acct, metaOn: d.metaOn,
+	}
+	var m []byte
+	for t := 0; t < 2; t++ {
+		if c.tables[t], m = cloneSlice(d.acct, d.tables[t]); m != nil {
+			c.regs().tab[t] = m
+		}
+	}
+	if c.ents, m = cloneSlice(d.acct, d.ents); m != nil {
+		c.regs().ents = m
+	}
+	if c.meta, m = cloneSlice(d.acct, d.meta); m != nil {
+		c.regs().meta = m
+	}
+	c.vals = append([]V(nil), d.vals...)
+	c.side = append([]strObj(nil), d.side...)
+	c.sideFree = append([]uint32(nil), d.sideFree...)
+	c.chunks = make([][]byte, len(d.chunks))
+	for i, b := range d.chunks {
+		c.chunks[i] = b[:len(b):len(b)]
+	}
+	c.live = append([]int32(nil), d.live...)
+	c.chunkFree = append([]uint32(nil), d.chunkFree...)
+	return c
+}
