@@ -45,12 +45,15 @@ type Options struct {
 	// left to redis-benchmark, which runs on the same machine (Redis's
 	// single main thread likewise leaves the other cores to the client).
 	OrdoProcs int
-	Log       func(format string, args ...any)
+	// Soak is the length of each soak run (0: no soak rows; they are
+	// selected by -rows like the others, e.g. -rows soak -soak 150s).
+	Soak time.Duration
+	Log  func(format string, args ...any)
 }
 
 // Result is one row: the median figure of each server and their ratio.
 type Result struct {
-	Group       string // "throughput", "memory", "load", "restart", "cache"
+	Group       string // "throughput", "memory", "load", "restart", "cache", "soak"
 	Name        string
 	Unit        string
 	Redis, Ordo float64
@@ -144,6 +147,7 @@ func Run(o Options) ([]Result, error) {
 	results = append(results, loadRows(o, sel, tmp)...)
 	results = append(results, restartRows(o, sel, tmp)...)
 	results = append(results, cacheRows(o, sel, tmp)...)
+	results = append(results, soakRows(o, sel, tmp)...)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return results, err
 	}

@@ -74,9 +74,10 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Elements, "elements", 1000000, "elements for memory, load and restart rows")
 	fs.StringVar(&o.Out, "out", "bench", "directory for RESULTS.md and ratios.svg")
 	fs.StringVar(&o.OrdoBin, "ordo-server", "", "ordo-server binary (default: build ./cmd/ordo-server)")
+	fs.DurationVar(&o.Soak, "soak", 0, "length of each soak run (sustained mixed load with AOF rewrites); 0 skips the soak rows")
 	fs.IntVar(&o.OrdoProcs, "ordo-procs", 0, "GOMAXPROCS of ordo-server (default: all cores but one, left to redis-benchmark)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: ordo bench [-rows REGEXP] [-n 200000] [-repeat 3] [-elements 1000000] [-out bench]
+		fmt.Fprintln(fs.Output(), `usage: ordo bench [-rows REGEXP] [-soak 150s] [-n 200000] [-repeat 3] [-elements 1000000] [-out bench]
 
 Measures ordo-server against redis-server side by side and writes
 RESULTS.md and ratios.svg (see bench/README.md).`)
