@@ -360,3 +360,25 @@ func TestSpaceCoords(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkSpaceRanges measures the box decomposition alone (2 dimensions
+// of 32 bits, as longitude/latitude; random boxes from a millionth to a
+// hundredth of each side; 128 ranges).
+func BenchmarkSpaceRanges(b *testing.B) {
+	s, _ := index.NewSpace(nil, "r", 2, 32)
+	r := rand.New(rand.NewPCG(5, 6))
+	type box struct{ lo, hi []uint64 }
+	boxes := make([]box, 256)
+	for i := range boxes {
+		side := uint64(1) << (12 + r.IntN(14))
+		lo := []uint64{r.Uint64N(1<<32 - side), r.Uint64N(1<<32 - side)}
+		boxes[i] = box{lo, []uint64{lo[0] + side, lo[1] + side/uint64(1+r.IntN(4))}}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		bx := boxes[i%len(boxes)]
+		if _, err := s.Ranges(bx.lo, bx.hi); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
