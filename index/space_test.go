@@ -192,7 +192,7 @@ func TestSpaceRanges(t *testing.T) {
 		}
 		// With 64 ranges the ranges cover little beyond the boxes.
 		// (In 4 dimensions of 8 values, most of a box is border.)
-		if limit := map[int]float64{1: 1.01, 2: 1.15, 3: 1.45, 4: 2}[dims]; float64(covered) > limit*float64(inBox) {
+		if limit := map[int]float64{1: 1.01, 2: 1.04, 3: 1.25, 4: 1.45}[dims]; float64(covered) > limit*float64(inBox) {
 			t.Errorf("%dx%d: ranges cover %d codes for %d in the boxes", dims, bits, covered, inBox)
 		}
 		t.Logf("%dx%d: ranges cover %d codes for %d in the boxes (%.2fx)", dims, bits, covered, inBox, float64(covered)/float64(inBox))
@@ -359,4 +359,26 @@ func TestSpaceCoords(t *testing.T) {
 			t.Errorf("geo point box = %v", hitIDs(hits))
 		}
 	})
+}
+
+// BenchmarkSpaceRanges measures the box decomposition alone (2 dimensions
+// of 32 bits, as longitude/latitude; random boxes from a millionth to a
+// hundredth of each side; 128 ranges).
+func BenchmarkSpaceRanges(b *testing.B) {
+	s, _ := index.NewSpace(nil, "r", 2, 32)
+	r := rand.New(rand.NewPCG(5, 6))
+	type box struct{ lo, hi []uint64 }
+	boxes := make([]box, 256)
+	for i := range boxes {
+		side := uint64(1) << (12 + r.IntN(14))
+		lo := []uint64{r.Uint64N(1<<32 - side), r.Uint64N(1<<32 - side)}
+		boxes[i] = box{lo, []uint64{lo[0] + side, lo[1] + side/uint64(1+r.IntN(4))}}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		bx := boxes[i%len(boxes)]
+		if _, err := s.Ranges(bx.lo, bx.hi); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
