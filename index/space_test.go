@@ -3,6 +3,7 @@ package index_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -216,6 +217,30 @@ func TestSpaceAgainstBruteForce(t *testing.T) {
 			if err := s.Put(ctx, id, p); err != nil {
 				t.Fatal(err)
 			}
+		}
+		// PutMany: new points, moves of points put above, an id twice in
+		// one batch (the later wins), across several script calls.
+		var batch []index.SpacePoint
+		for i := 0; i < 1300; i++ {
+			id := fmt.Sprint("p", 400+i)
+			if i%10 == 0 {
+				id = fmt.Sprint("p", i/10) // a move
+			}
+			if i == 1299 {
+				id = "p400" // again, in the same batch
+			}
+			p := []uint64{uint64(r.IntN(1024)), uint64(r.IntN(1024)), uint64(r.IntN(1024))}
+			pts[id] = p
+			batch = append(batch, index.SpacePoint{ID: id, Point: p})
+		}
+		if err := s.PutMany(ctx, batch...); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutMany(ctx, index.SpacePoint{ID: "bad", Point: []uint64{1, 2}}); !errors.Is(err, index.ErrCoord) {
+			t.Fatalf("PutMany of a 2-D point into a 3-D space: %v", err)
+		}
+		if n, err := s.Len(ctx); err != nil || n != int64(len(pts)) {
+			t.Fatalf("Len = %d, %v; want %d", n, err, len(pts))
 		}
 		var found, scanned int
 		for q := 0; q < 40; q++ {
