@@ -149,11 +149,20 @@ const (
 
 // dent is an entry of the slab: its chain link and where its record is.
 // A free entry has chunk == deadChunk and next linking the free list.
+// off holds the record's offset in its chunk (chunks are at most 64 KiB,
+// so 16 bits) and, above it, bits 16..31 of the key's hash: a lookup
+// skips the record (a cache miss) of every chain entry whose bits differ,
+// and a table of 2^16 buckets or more grows without hashing a key again
+// (its bucket and these bits give every bit up to 2^32 buckets).
 type dent struct {
 	next  uint32
 	chunk uint32
 	off   uint32
 }
+
+func (e *dent) offset() int      { return int(e.off & 0xffff) }
+func (e *dent) hashBits() uint32 { return e.off >> 16 }
+func hashBits(h uint64) uint32   { return uint32(h>>16) & 0xffff }
 
 const (
 	deadChunk      = ^uint32(0)
@@ -229,7 +238,7 @@ func (d *Dict[V]) isRehashing() bool { return d.rehash >= 0 }
 func (d *Dict[V]) rec(id uint32) (key string, tag uint64, val string, size int) {
 	e := &d.ents[id]
 	b := d.chunks[e.chunk]
-	p := int(e.off)
+	p := e.offset()
 	kl, w := binary.Uvarint(b[p:])
 	p += w
 	if kl > 0 {
@@ -244,14 +253,14 @@ func (d *Dict[V]) rec(id uint32) (key string, tag uint64, val string, size int) 
 			p += int(tag >> 1)
 		}
 	}
-	return key, tag, val, p - int(e.off)
+	return key, tag, val, p - e.offset()
 }
 
 // key returns the key of entry id.
 func (d *Dict[V]) key(id uint32) string {
 	e := &d.ents[id]
 	b := d.chunks[e.chunk]
-	p := int(e.off)
+	p := e.offset()
 	kl, w := binary.Uvarint(b[p:])
 	if kl == 0 {
 		return ""
@@ -390,7 +399,10 @@ func (d *Dict[V]) write(id uint32, key string, tag uint64, val string) {
 	}
 	d.chunks[c] = b
 	d.live[c] += int32(n)
-	d.ents[id].chunk, d.ents[id].off = uint32(c), uint32(off)
+	if off > 0xffff {
+		panic("dict: record offset past 64 KiB")
+	}
+	d.ents[id].chunk, d.ents[id].off = uint32(c), d.ents[id].off&^0xffff|uint32(off)
 }
 
 // kill accounts for the record of size bytes in chunk c becoming
@@ -428,7 +440,7 @@ func (d *Dict[V]) compactChunk(c int) {
 		if id := d.locate(key, uint32(c), uint32(p)); id >= 0 {
 			nc := d.alloc(q - p)
 			nb := d.chunks[nc]
-			d.ents[id].chunk, d.ents[id].off = uint32(nc), uint32(len(nb))
+			d.ents[id].chunk, d.ents[id].off = uint32(nc), d.ents[id].off&^0xffff|uint32(len(nb))
 			d.chunks[nc] = append(nb, b[p:q]...)
 			d.live[nc] += int32(q - p)
 		}
@@ -447,7 +459,7 @@ func (d *Dict[V]) locate(key string, c, off uint32) int64 {
 			continue
 		}
 		for e := tb[h&uint64(len(tb)-1)]; e != 0; e = d.ents[e-1].next {
-			if en := &d.ents[e-1]; en.chunk == c && en.off == off {
+			if en := &d.ents[e-1]; en.chunk == c && en.offset() == int(off) {
 				return int64(e - 1)
 			}
 		}
@@ -517,10 +529,19 @@ func (d *Dict[V]) rehashStep(n int) {
 		e := d.tables[0][d.rehash]
 		t1 := d.tables[1]
 		mask := uint64(len(t1) - 1)
+		b := uint64(d.rehash)
 		for e != 0 {
 			id := e - 1
 			next := d.ents[id].next
-			i := dictHash(d.key(id)) & mask
+			var i uint64
+			switch n0 := len(d.tables[0]); {
+			case len(t1) < n0: // shrinking: the low bits are the bucket's
+				i = b & mask
+			case n0 >= 1<<16: // the bucket has bits 0..15, the entry 16..31
+				i = (uint64(d.ents[id].hashBits())<<16 | b) & mask
+			default:
+				i = dictHash(d.key(id)) & mask
+			}
 			d.ents[id].next = t1[i]
 			t1[i] = e
 			d.used[0]--
@@ -634,8 +655,9 @@ func (d *Dict[V]) find(key string) int64 {
 		if len(tb) == 0 {
 			continue
 		}
+		hb := hashBits(h)
 		for e := tb[h&uint64(len(tb)-1)]; e != 0; e = d.ents[e-1].next {
-			if d.key(e-1) == key {
+			if d.ents[e-1].hashBits() == hb && d.key(e-1) == key {
 				return int64(e - 1)
 			}
 		}
@@ -723,8 +745,10 @@ func (d *Dict[V]) insert(key string, val V) uint32 {
 		t = 1
 	}
 	tb := d.tables[t]
-	i := dictHash(key) & uint64(len(tb)-1)
+	h := dictHash(key)
+	i := h & uint64(len(tb)-1)
 	id := d.newEntry()
+	d.ents[id].off = hashBits(h) << 16
 	tag, inline := d.encode(id, val)
 	d.write(id, key, tag, inline)
 	d.ents[id].next = tb[i]
@@ -767,7 +791,7 @@ func (d *Dict[V]) Delete(key string) (V, bool) {
 		var prev uint32
 		for e := tb[i]; e != 0; prev, e = e, d.ents[e-1].next {
 			id := e - 1
-			if d.key(id) != key {
+			if d.ents[id].hashBits() != hashBits(h) || d.key(id) != key {
 				continue
 			}
 			if prev == 0 {
