@@ -148,6 +148,7 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 				f.sortable = true
 				i++
 				if is("unf") {
+					f.unf = true
 					i++
 				}
 			case is("noindex"):

@@ -77,6 +77,8 @@ type state struct {
 	// under the same lock hold as far as any client can tell.
 	pending []pendKey
 	pendSet map[pendKey]bool
+
+	x ext // aliases, cursors, suggestions, dictionaries, synonyms, config (alias.go)
 }
 
 type pendKey struct {
@@ -106,6 +108,7 @@ func (h *holder) get(e *engine.Engine) *state {
 // index's prefixes becomes pending; FLUSHDB empties and SWAPDB rebuilds
 // the indexes over the databases concerned.
 func (s *state) KeyChanged(ev engine.KeyEvent) {
+	s.sugKeyEvent(ev)
 	if len(s.indexes) == 0 {
 		return
 	}
@@ -185,6 +188,7 @@ func (s *state) RewriteState(emit func(db int, args [][]byte)) {
 		ix := s.indexes[n]
 		emit(ix.db, ix.create)
 	}
+	s.rewriteExt(emit)
 }
 
 // Register adds the FT.* commands (and MODULE LIST, reporting the search
@@ -201,6 +205,7 @@ func Register(t *engine.Table) {
 	t.RegisterSpec("ft._list", func(c *engine.Ctx) { ftList(c, h.get(c.E)) }, spec(1, "readonly"))
 	t.RegisterSpec("ft.dropindex", func(c *engine.Ctx) { ftDrop(c, h.get(c.E), "dd") }, spec(-2, "write"))
 	t.RegisterSpec("ft.drop", func(c *engine.Ctx) { ftDrop(c, h.get(c.E), "keepdocs") }, spec(-2, "write"))
+	registerExt(t, h, spec)
 	t.RegisterContainer("module")
 	t.Register("module|list", func(c *engine.Ctx) {
 		c.W.Array(1)
@@ -236,12 +241,12 @@ func ftList(c *engine.Ctx, s *state) {
 // ftDrop is FT.DROPINDEX idx [DD] (opt "dd": delete the documents when
 // given) and FT.DROP idx [KEEPDOCS] (opt "keepdocs": delete them unless).
 func ftDrop(c *engine.Ctx, s *state, opt string) {
-	name := string(c.Args[1])
-	ix := s.indexes[name]
+	ix := s.lookupIndex(string(c.Args[1]))
 	if ix == nil {
 		c.Error(ErrUnknownIndex)
 		return
 	}
+	name := ix.name
 	given := false
 	for i := 2; i < len(c.Args); i++ {
 		if len(c.Args[i]) == 0 {
@@ -255,6 +260,7 @@ func ftDrop(c *engine.Ctx, s *state, opt string) {
 	}
 	deleteDocs := given == (opt == "dd")
 	delete(s.indexes, name)
+	s.dropExt(name)
 	// The documents' deletions are logged as DELs in the index's database
 	// (the command's context moves there), then the drop itself.
 	c.DB = c.E.DBs()[ix.db]
