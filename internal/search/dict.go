@@ -7,8 +7,9 @@ import (
 )
 
 // Custom dictionaries (FT.DICTADD/DICTDEL/DICTDUMP): sets of terms, per
-// engine and not per database, as RediSearch's are per server. They are
-// durable: the commands are logged, and an AOF rewrite re-emits
+// engine and not per database, as RediSearch's are per server. FLUSHDB
+// and FLUSHALL delete them, as they delete RediSearch's (kept in keys
+// there). They are durable: the commands are logged, and an AOF rewrite re-emits
 // FT.DICTADD for every dictionary.
 
 // FT.DICTADD dict term…
@@ -39,10 +40,6 @@ func ftDictAdd(c *engine.Ctx, s *state) {
 func ftDictDel(c *engine.Ctx, s *state) {
 	name := string(c.Args[1])
 	d := s.x.dicts[name]
-	if d == nil {
-		c.Error("could not open dict key")
-		return
-	}
 	n := 0
 	for _, t := range c.Args[2:] {
 		if d[string(t)] {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 // FT.SUGADD for every entry (with its score and payload).
 
 type sugEntry struct {
+	seq     uint64 // insertion order: ties in SUGGET come in this order
 	score   float64
 	payload string
 	hasPay  bool
@@ -26,6 +28,7 @@ type sugEntry struct {
 
 type sugDict struct {
 	entries map[string]*sugEntry
+	seq     uint64
 }
 
 func (s *state) sugDict(db int, key string, create bool) *sugDict {
@@ -44,6 +47,9 @@ func (s *state) sugDict(db int, key string, create bool) *sugDict {
 // sugKeyEvent keeps suggestion dictionaries in step with FLUSHDB and
 // SWAPDB.
 func (s *state) sugKeyEvent(ev engine.KeyEvent) {
+	if ev.Event == "flushdb" {
+		s.x.dicts = nil
+	}
 	if len(s.x.sugs) == 0 {
 		return
 	}
@@ -85,7 +91,9 @@ func (s *state) rewriteSugs(emit func(db int, args [][]byte)) {
 	})
 	for _, pk := range pks {
 		d := s.x.sugs[pk]
-		for _, str := range sortedKeys(d.entries) {
+		strs := sortedKeys(d.entries)
+		slices.SortFunc(strs, func(a, b string) int { return cmp.Compare(d.entries[a].seq, d.entries[b].seq) })
+		for _, str := range strs {
 			e := d.entries[str]
 			args := [][]byte{[]byte("FT.SUGADD"), []byte(pk.key), []byte(str), []byte(strconv.FormatFloat(e.score, 'g', -1, 64))}
 			if e.hasPay {
@@ -128,7 +136,8 @@ func ftSugAdd(c *engine.Ctx, s *state) {
 	d := s.sugDict(c.DB.ID, string(c.Args[1]), true)
 	e := d.entries[str]
 	if e == nil {
-		e = &sugEntry{}
+		d.seq++
+		e = &sugEntry{seq: d.seq}
 		d.entries[str] = e
 		e.score = score
 	} else if incr {
@@ -254,7 +263,7 @@ func ftSugGet(c *engine.Ctx, s *state) {
 			}
 			return 1
 		}
-		return strings.Compare(a.str, b.str)
+		return cmp.Compare(a.e.seq, b.e.seq)
 	})
 	hits = hits[:min(max, len(hits))]
 	per := 1
