@@ -195,6 +195,9 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 					return nil, "Bad arguments for " + what + ": Expected an argument"
 				}
 				n, err := strconv.ParseInt(args[i+1], 10, 64)
+				if f, ferr := strconv.ParseFloat(args[i+1], 64); err != nil && ferr == nil && f == math.Trunc(f) && f < 1<<62 {
+					n, err = int64(f), nil // redis-py sends MAXIDLE as "5000.0"
+				}
 				if err != nil || n < 1 {
 					return nil, "Bad arguments for " + what + ": Value is outside acceptable bounds"
 				}

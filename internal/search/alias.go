@@ -158,9 +158,11 @@ func ftAliasDel(c *engine.Ctx, s *state) {
 }
 
 // ftConfig is FT.CONFIG's options (RediSearch's RSGlobalConfig), per
-// engine. Ordo honours MAXSEARCHRESULTS, MAXAGGREGATERESULTS,
-// CURSOR_MAX_IDLE, CURSOR_READ_SIZE and DEFAULT_DIALECT; the others are
-// kept and reported.
+// engine and not persisted (RediSearch's are module arguments). Ordo
+// honours MAXAGGREGATERESULTS, CURSOR_MAX_IDLE and CURSOR_READ_SIZE (and
+// MAXSEARCHRESULTS for FT.AGGREGATE's OFFSET); MINPREFIX, MAXEXPANSIONS,
+// TIMEOUT, ON_TIMEOUT and DEFAULT_DIALECT are kept and reported only
+// (queries are not timed out: they run under the engine lock).
 type ftConfig struct {
 	minPrefix           int64
 	maxExpansions       int64

@@ -116,29 +116,13 @@ func explain(c *engine.Ctx, s *state) (string, bool) {
 		c.Error(string(c.Args[1]) + ": no such index")
 		return "", false
 	}
-	var params map[string]string
-	for i := 3; i < len(c.Args); i++ {
-		switch {
-		case c.ArgIs(i, "params"):
-			n, err := strconv.Atoi(string(c.Args[min(i+1, len(c.Args)-1)]))
-			if i+1 >= len(c.Args) || err != nil || n%2 != 0 || i+2+n > len(c.Args) {
-				c.Error("Bad arguments for PARAMS: Expected an even number of arguments")
-				return "", false
-			}
-			params = map[string]string{}
-			for j := i + 2; j < i+2+n; j += 2 {
-				params[string(c.Args[j])] = string(c.Args[j+1])
-			}
-			i += 1 + n
-		case c.ArgIs(i, "dialect"):
-			i++
-		case c.ArgIs(i, "verbatim"):
-		default:
-			c.Error("Unknown argument `" + string(c.Args[i]) + "` at position " + strconv.Itoa(i-2) + " for <main>")
-			return "", false
-		}
+	// FT.EXPLAIN takes FT.SEARCH's options (clients send them).
+	o, e := parseSearchOpts(c, ix)
+	if e != "" {
+		c.Error(e)
+		return "", false
 	}
-	q, err := parseQuery(string(c.Args[2]), params, ix)
+	q, err := parseQuery(string(c.Args[2]), o.params, ix)
 	if err != nil {
 		c.Error(err.Error())
 		return "", false
