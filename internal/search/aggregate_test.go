@@ -165,3 +165,15 @@ func TestCursors(t *testing.T) {
 	c.do("DEBUG", "SLEEP", "0.01")
 	c.want("!Cursor not found", "FT.CURSOR", "READ", "games", cid)
 }
+
+// TestReadmeAggregate is the README's FT.AGGREGATE example.
+func TestReadmeAggregate(t *testing.T) {
+	c, _ := newClient(t)
+	c.do("HSET", "user:1", "name", "Ada Lovelace", "age", "36", "city", "London")
+	c.do("HSET", "user:2", "name", "Alan Turing", "age", "41", "city", "Wilmslow|London")
+	c.want("OK", "FT.CREATE", "users", "ON", "HASH", "PREFIX", "1", "user:", "SCHEMA", "name", "TEXT", "SORTABLE",
+		"age", "NUMERIC", "SORTABLE", "city", "TAG", "SEPARATOR", "|")
+	c.want("[2 [city London n 1 avg 36] [city Wilmslow|London n 1 avg 41]]", "FT.AGGREGATE", "users", "*",
+		"GROUPBY", "1", "@city", "REDUCE", "COUNT", "0", "AS", "n", "REDUCE", "AVG", "1", "@age", "AS", "avg",
+		"SORTBY", "2", "@n", "DESC")
+}

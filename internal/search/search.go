@@ -1,6 +1,7 @@
 // Package search is Ordo's engine-maintained secondary indexes and the
 // FT.* commands of RediSearch over them (FT.CREATE, FT.SEARCH, FT.INFO,
-// FT._LIST, FT.DROPINDEX, FT.DROP), registered into an engine like
+// FT._LIST, FT.DROPINDEX, FT.DROP, FT.AGGREGATE and the rest listed
+// below), registered into an engine like
 // scripting: engine.New(cfg, script.Register, search.Register).
 //
 // # Guarantees
@@ -46,9 +47,27 @@
 // segmenter), RediSearch's default stop words are not indexed, a "phrase" matches documents having all its
 // words, and WITHSCORES is a simple TF-IDF (eval.go). Replies have
 // RediSearch's RESP2 shapes under RESP3 too. Not implemented: JSON, GEO
-// and VECTOR fields, FT.AGGREGATE, cursors, aliases, suggestions,
-// dictionaries, synonyms, FT.EXPLAIN/PROFILE, INKEYS/INFIELDS/GEOFILTER,
+// and VECTOR fields, INKEYS/INFIELDS/GEOFILTER,
 // highlighting and summarization.
+//
+// # Aggregation and the other FT commands
+//
+// FT.AGGREGATE (aggregate.go, expressions in expr.go, values in
+// value.go) runs RediSearch 2.x's pipeline over the query's documents
+// under the engine lock, with its replies: rows of property/value pairs
+// in the order properties entered the pipeline, computed numbers printed
+// as integers or with %.12g. Differences: a number LOADed from a hash
+// keeps its exact text, and two such numbers compare exactly (SORTBY,
+// FILTER); COUNT_DISTINCTISH and QUANTILE are exact; a missing property
+// makes an expression null instead of failing the query; a cursor
+// (cursor.go) holds the rows computed at FT.AGGREGATE, so later reads
+// do not see later writes. FT.ALIAS*, FT.CONFIG (alias.go), FT.ALTER and
+// FT.TAGVALS (alter.go), FT.SUG* (sug.go), FT.DICT* (dict.go), FT.SYN*
+// (synonym.go), FT.EXPLAIN(CLI) (explain.go) and FT.PROFILE (profile.go)
+// keep their per-engine state in ext (alias.go); each file says how it
+// differs from RediSearch. Aliases, altered schemas, synonyms,
+// dictionaries and suggestions are durable: logged, and re-emitted by
+// RewriteState.
 package search
 
 import (
