@@ -177,3 +177,44 @@ func TestReadmeAggregate(t *testing.T) {
 		"GROUPBY", "1", "@city", "REDUCE", "COUNT", "0", "AS", "n", "REDUCE", "AVG", "1", "@age", "AS", "avg",
 		"SORTBY", "2", "@n", "DESC")
 }
+
+// TestAggregateExpressions: the function library's edge cases, as
+// RediSearch's string.c, math.c and date.c compute them.
+func TestAggregateExpressions(t *testing.T) {
+	c, _ := newClient(t)
+	c.want("OK", "FT.CREATE", "i", "SCHEMA", "s", "TEXT", "n", "NUMERIC")
+	c.do("HSET", "a", "s", "banana", "n", "-2.5")
+	for _, tc := range [][2]string{
+		{"contains(@s, 'ana')", "2"}, // overlapping occurrences count
+		{"contains(@s, '')", "7"},
+		{"startswith(@s, 'ban')", "1"},
+		{"substr(@s, -3, 2)", "an"},
+		{"substr(@s, 2, -1)", "nan"},
+		{"upper(@s)", "BANANA"},
+		{"strlen(@s)", "6"},
+		{"abs(@n)", "2.5"},
+		{"floor(@n)", "-3"},
+		{"ceil(@n)", "-2"},
+		{"@n * 2", "-5"},
+		{"1 / 3", "0.333333333333"},
+		{"10 % 4", "2"},
+		{"2 ^ 0.5", "1.41421356237"},
+		{"log2(8)", "3"},
+		{"!@n", "0"},
+		{"@s == 'banana' || @n > 0", "1"},
+		{"NULL", "nil"},
+		{"to_number('12')", "12"},
+		{"dayofweek(0)", "4"},
+		{"monthofyear(1669248000)", "10"},
+		{"dayofyear(1669248000)", "327"},
+		{"hour(1669251600 + 59)", "1669251600"},
+		{"parsetime('2022-11-24', '%Y-%m-%d')", "1669248000"},
+		{"timefmt(0, '%Y/%m/%d %H:%M')", "1970/01/01 00:00"},
+		{"split('a, b,c')", "[a b c]"},
+	} {
+		c.want("[1 [s banana n -2.5 x "+tc[1]+"]]", "FT.AGGREGATE", "i", "*", "LOAD", "2", "@s", "@n", "APPLY", tc[0], "AS", "x")
+	}
+	c.want("!Invalid arguments for function 'substr'", "FT.AGGREGATE", "i", "*", "APPLY", "substr('a')", "AS", "x")
+	c.want("!Syntax error at offset 4 near ')'", "FT.AGGREGATE", "i", "*", "APPLY", "1 + )", "AS", "x")
+	c.want("!Unknown symbol 'foo'", "FT.AGGREGATE", "i", "*", "APPLY", "foo", "AS", "x")
+}

@@ -420,7 +420,7 @@ func checkArity(e *expr) error {
 	a := funcArity[e.name]
 	n := len(e.args)
 	if n < a[0] || (a[1] >= 0 && n > a[1]) {
-		return fmt.Errorf("Function %s() was called with %d arguments", e.name, n)
+		return fmt.Errorf("Invalid arguments for function '%s'", e.name)
 	}
 	return nil
 }
@@ -476,7 +476,12 @@ func init() {
 			if sub == "" {
 				return numVal(float64(len(s) + 1))
 			}
-			return numVal(float64(strings.Count(s, sub)))
+			n := 0 // occurrences, overlapping ones included (RediSearch's strstr loop)
+			for i := strings.Index(s, sub); i >= 0; i = strings.Index(s, sub) {
+				n++
+				s = s[i+1:]
+			}
+			return numVal(float64(n))
 		},
 		"startswith": func(a []val, _ *aggRow) val {
 			return boolVal(strings.HasPrefix(a[0].text(), a[1].text()))
