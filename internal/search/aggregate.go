@@ -598,6 +598,10 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 			row.set(name, fieldVal(f, s, true))
 		}
 		for name, k := range docKeys {
+			if k.field == "__key" {
+				row.set(name, strVal(d.key))
+				continue
+			}
 			src := k.field
 			f := ix.attr(k.field)
 			if f != nil {

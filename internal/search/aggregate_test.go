@@ -99,6 +99,7 @@ func TestAggregateLoad(t *testing.T) {
 	c.want("[1 [title Big price 9007199254740993]]", "FT.AGGREGATE", "games", "big", "LOAD", "2", "@title", "price")
 	c.want("[1 [title Big brand X price 9007199254740993 extra e]]", "FT.AGGREGATE", "games", "big", "LOAD", "*")
 	c.want("[1 [t Big]]", "FT.AGGREGATE", "games", "big", "LOAD", "3", "@title", "AS", "t")
+	c.want("[1 [__key g:7]]", "FT.AGGREGATE", "games", "big", "LOAD", "1", "@__key")
 	c.want("[1 []]", "FT.AGGREGATE", "games", "big")
 	c.want("[7]", "FT.AGGREGATE", "games", "*", "LIMIT", "0", "0")
 	for range 10 {
@@ -217,4 +218,43 @@ func TestAggregateExpressions(t *testing.T) {
 	c.want("!Invalid arguments for function 'substr'", "FT.AGGREGATE", "i", "*", "APPLY", "substr('a')", "AS", "x")
 	c.want("!Syntax error at offset 4 near ')'", "FT.AGGREGATE", "i", "*", "APPLY", "1 + )", "AS", "x")
 	c.want("!Unknown symbol 'foo'", "FT.AGGREGATE", "i", "*", "APPLY", "foo", "AS", "x")
+}
+
+// TestCursorCapacity ports test_cursors.py's testCursors/testCapacities:
+// default read size 1000, COUNT 10 over 100 rows takes 11 reads, and an
+// index holds at most 128 open cursors.
+func TestCursorCapacity(t *testing.T) {
+	c, _ := newClient(t)
+	c.want("OK", "FT.CREATE", "idx1", "PREFIX", "1", "idx1", "SCHEMA", "f1", "TEXT")
+	c.want("OK", "FT.CREATE", "idx2", "PREFIX", "1", "idx2", "SCHEMA", "f1", "TEXT")
+	for i := range 100 {
+		c.do("HSET", "idx1_doc"+itoa(i), "f1", "hello world")
+	}
+	got := c.c.Do("FT.AGGREGATE", "idx1", "*", "LOAD", "1", "@f1", "WITHCURSOR")
+	if len(got.Elems[0].Elems) != 101 || got.Elems[1].Int != 0 {
+		t.Fatalf("default read size: %d rows, cursor %d", len(got.Elems[0].Elems)-1, got.Elems[1].Int)
+	}
+	reads := 1
+	got = c.c.Do("FT.AGGREGATE", "idx1", "*", "LOAD", "1", "@f1", "WITHCURSOR", "COUNT", "10")
+	for cid := got.Elems[1].Int; cid != 0; reads++ {
+		got = c.c.Do("FT.CURSOR", "READ", "idx1", itoa(int(cid)))
+		cid = got.Elems[1].Int
+	}
+	if reads != 11 {
+		t.Errorf("COUNT 10 over 100 rows: %d reads, want 11", reads)
+	}
+	var ids []string
+	for range 128 {
+		got = c.c.Do("FT.AGGREGATE", "idx1", "*", "WITHCURSOR", "COUNT", "10")
+		ids = append(ids, flat(got.Elems[1]))
+	}
+	c.want("!Too many cursors allocated for index", "FT.AGGREGATE", "idx1", "*", "WITHCURSOR", "COUNT", "10")
+	c.want("[[0] 0]", "FT.AGGREGATE", "idx2", "*", "WITHCURSOR", "COUNT", "10")
+	for _, id := range ids {
+		c.want("OK", "FT.CURSOR", "DEL", "idx1", id)
+	}
+	if got := c.do("FT.AGGREGATE", "idx1", "*", "WITHCURSOR", "COUNT", "10"); got[:2] != "[[" {
+		t.Errorf("after DEL: %s", got)
+	}
+	c.want("OK", "FT.DROPINDEX", "idx1") // its cursors go with it
 }

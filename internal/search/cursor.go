@@ -25,9 +25,9 @@ type cursor struct {
 	first    bool
 }
 
-// maxCursors bounds the cursors per engine, as RediSearch bounds them per
-// index ("Too many cursors allocated for index").
-const maxCursors = 128 * 1024
+// maxCursors bounds the open cursors of one index, as RediSearch's
+// default capacity ("Too many cursors allocated for index").
+const maxCursors = 128
 
 func (s *state) expireCursors(now int64) {
 	for id, cur := range s.x.cursors {
@@ -39,7 +39,13 @@ func (s *state) expireCursors(now int64) {
 
 func (s *state) startCursor(c *engine.Ctx, ix *index, r *aggReq, res *aggResult) {
 	s.expireCursors(c.Now)
-	if len(s.x.cursors) >= maxCursors {
+	open := 0
+	for _, cur := range s.x.cursors {
+		if cur.ix == ix {
+			open++
+		}
+	}
+	if open >= maxCursors {
 		c.Error("Too many cursors allocated for index")
 		return
 	}
