@@ -107,8 +107,8 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // FT.ALIASADD alias idx
 func ftAliasAdd(c *engine.Ctx, s *state) {
-	alias, name := string(c.Args[1]), string(c.Args[2])
-	ix := s.indexes[name]
+	alias := string(c.Args[1])
+	ix := s.indexes[string(c.Args[2])]
 	if ix == nil {
 		c.Error("Unknown index name (or name is an alias itself)")
 		return
@@ -127,8 +127,8 @@ func ftAliasAdd(c *engine.Ctx, s *state) {
 
 // FT.ALIASUPDATE alias idx
 func ftAliasUpdate(c *engine.Ctx, s *state) {
-	alias, name := string(c.Args[1]), string(c.Args[2])
-	ix := s.indexes[name]
+	alias := string(c.Args[1])
+	ix := s.indexes[string(c.Args[2])]
 	if ix == nil {
 		c.Error("Unknown index name (or name is an alias itself)")
 		return

@@ -141,7 +141,7 @@ func ftCursor(c *engine.Ctx, s *state) {
 			c.Error("Cursor not found")
 			return
 		}
-		s.readCursor(c, cur, int(min(count, 1<<31)))
+		s.readCursor(c, cur, int(min(count, 1<<30)))
 	case c.ArgIs(1, "del"):
 		if s.x.cursors[cid] == nil {
 			c.Error("Cursor does not exist")
