@@ -11,8 +11,11 @@ import (
 // The new fields are appended to the index's FT.CREATE arguments (its
 // durable definition: an AOF rewrite re-emits the altered schema), and
 // every covered hash is indexed again so that existing documents get the
-// new fields — unless SKIPINITIALSCAN, where only documents written from
-// then on do, as in RediSearch.
+// new fields. SKIPINITIALSCAN is accepted but existing documents are
+// indexed all the same (RediSearch leaves them out until they change):
+// a restart would index them anyway, as it does for FT.CREATE's
+// SKIPINITIALSCAN, and an index that answers the same before and after a
+// restart is what Ordo guarantees.
 func ftAlter(c *engine.Ctx, s *state) {
 	ix := s.lookupIndex(string(c.Args[1]))
 	if ix == nil {
@@ -20,9 +23,7 @@ func ftAlter(c *engine.Ctx, s *state) {
 		return
 	}
 	i := 2
-	skip := false
 	if i < len(c.Args) && c.ArgIs(i, "skipinitialscan") {
-		skip = true
 		i++
 	}
 	if i >= len(c.Args) || !c.ArgIs(i, "schema") {
@@ -48,35 +49,11 @@ func ftAlter(c *engine.Ctx, s *state) {
 		c.Error(err)
 		return
 	}
-	old := len(ix.fields)
 	ix.create = nx.create
 	ix.fields = nx.fields
-	if skip {
-		ix.growFields(old)
-	} else {
-		ix.rebuild(c.E)
-	}
+	ix.rebuild(c.E)
 	c.Dirty(1)
 	c.W.OK()
-}
-
-// growFields makes room for the fields from position old on, leaving
-// them empty for the documents already indexed.
-func (ix *index) growFields(old int) {
-	nums, tags, texts := ix.nums, ix.tags, ix.texts
-	ix.initFields()
-	copy(ix.nums, nums[:old])
-	copy(ix.tags, tags[:old])
-	copy(ix.texts, texts[:old])
-	n := len(ix.fields)
-	for _, d := range ix.docs {
-		if d == nil {
-			continue
-		}
-		d.nums = append(d.nums, make([]string, n-old)...)
-		d.tags = append(d.tags, make([][]string, n-old)...)
-		d.terms = append(d.terms, make([][]termFreq, n-old)...)
-	}
 }
 
 // FT.TAGVALS idx field: the distinct (normalized) values of a TAG field,
