@@ -21,6 +21,34 @@ import (
 type aggRow struct {
 	id   uint32 // document id (for ties), or the group's position
 	vals map[string]val
+	d    *doc      // the document (first segment only), for matched_terms
+	mt   *matchCtx // the query's terms, for matched_terms
+}
+
+// matchCtx is what matched_terms() needs: the query's positive text
+// terms and the fields each searches.
+type matchCtx struct {
+	terms []scoreTerm
+}
+
+// matched is the query terms present in the row's document.
+func (r *aggRow) matched() val {
+	if r.d == nil || r.mt == nil {
+		return nullVal
+	}
+	var out []val
+	for _, t := range r.mt.terms {
+		for _, fi := range t.fields {
+			if fi < len(r.d.terms) && freq(r.d.terms[fi], t.term) > 0 {
+				out = append(out, strVal(t.term))
+				break
+			}
+		}
+		if len(out) == 100 {
+			break
+		}
+	}
+	return arrVal(out)
 }
 
 func (r *aggRow) get(name string) val {
@@ -576,6 +604,7 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 	ids := ix.eval(q)
 	res := &aggResult{stream: true, noRows: r.noRows}
 	rows := make([]*aggRow, 0, len(ids))
+	mt := &matchCtx{terms: ix.scoreTerms(q)}
 	for _, id := range ids {
 		d := ix.docs[id]
 		if at := c.E.PeekExpire(ix.db, d.key); at >= 0 && at <= c.Now {
@@ -589,7 +618,7 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 		if h == nil {
 			continue
 		}
-		row := &aggRow{id: id}
+		row := &aggRow{id: id, d: d, mt: mt}
 		for name, f := range implicit {
 			s, ok := h.Get(f.name)
 			if !ok {

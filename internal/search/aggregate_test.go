@@ -77,6 +77,8 @@ func TestAggregateApplyFilter(t *testing.T) {
 		"FT.AGGREGATE", "games", "@price:[1 1]", "APPLY", "exists(@price)", "AS", "e",
 		"APPLY", "7 % 3", "AS", "m", "APPLY", "2^3", "AS", "p",
 		"APPLY", "sqrt(9)", "AS", "r")
+	c.want("[2 [title Halo m [halo]] [title Mario Kart m [mario kart]]]", "FT.AGGREGATE", "games", "halo | (mario kart)",
+		"LOAD", "1", "@title", "APPLY", "matched_terms()", "AS", "m", "SORTBY", "2", "@title", "ASC")
 	c.want("!Property `nosuch` not loaded in pipeline", "FT.AGGREGATE", "games", "*", "APPLY", "@nosuch + 1", "AS", "x")
 	c.want("!Unknown function name 'nofn'", "FT.AGGREGATE", "games", "*", "APPLY", "nofn(1)", "AS", "x")
 	c.want("!Property `nosuch` not loaded nor in schema", "FT.AGGREGATE", "games", "*", "SORTBY", "1", "@nosuch")

@@ -503,9 +503,7 @@ func init() {
 			return arrVal(out)
 		},
 		"format": fnFormat,
-		"matched_terms": func(a []val, row *aggRow) val {
-			return arrVal(nil)
-		},
+		"matched_terms": func(a []val, row *aggRow) val { return row.matched() },
 		"floor": mathFn(math.Floor),
 		"ceil":  mathFn(math.Ceil),
 		"abs":   mathFn(math.Abs),
