@@ -19,10 +19,10 @@ import (
 // the remaining rows.
 
 type aggRow struct {
-	id   uint32 // document id (for ties), or the group's position
-	vals map[string]val
-	d    *doc      // the document (first segment only), for matched_terms
-	mt   *matchCtx // the query's terms, for matched_terms
+	id   uint32     // document id (for ties), or the group's position
+	vals []namedVal // few: a linear scan beats a map, with one allocation
+	d    *doc       // the document (first segment only), for matched_terms
+	mt   *matchCtx  // the query's terms, for matched_terms
 }
 
 // matchCtx is what matched_terms() needs: the query's positive text
@@ -51,18 +51,34 @@ func (r *aggRow) matched() val {
 	return arrVal(out)
 }
 
+type namedVal struct {
+	name string
+	v    val
+}
+
 func (r *aggRow) get(name string) val {
-	if v, ok := r.vals[name]; ok {
-		return v
+	v, _ := r.lookup(name)
+	return v
+}
+
+// lookup returns the row's value of name, and whether it has one.
+func (r *aggRow) lookup(name string) (val, bool) {
+	for i := range r.vals {
+		if r.vals[i].name == name {
+			return r.vals[i].v, true
+		}
 	}
-	return nullVal
+	return nullVal, false
 }
 
 func (r *aggRow) set(name string, v val) {
-	if r.vals == nil {
-		r.vals = map[string]val{}
+	for i := range r.vals {
+		if r.vals[i].name == name {
+			r.vals[i].v = v
+			return
+		}
 	}
-	r.vals[name] = v
+	r.vals = append(r.vals, namedVal{name, v})
 }
 
 // lookup is the ordered set of property names of a pipeline segment
@@ -605,26 +621,48 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 	res := &aggResult{stream: true, noRows: r.noRows}
 	rows := make([]*aggRow, 0, len(ids))
 	mt := &matchCtx{terms: ix.scoreTerms(q)}
+	type implicitField struct {
+		name string
+		f    *field
+	}
+	var implicitL []implicitField
+	for _, name := range sortedKeys(implicit) {
+		implicitL = append(implicitL, implicitField{name, implicit[name]})
+	}
+	var rowSlab []aggRow
+	var valSlab []namedVal
+	nvals := len(firstLk.names) + 2
+	for _, st := range r.steps {
+		if st.kind == stApply {
+			nvals++
+		}
+	}
 	for _, id := range ids {
 		d := ix.docs[id]
-		if at := c.E.PeekExpire(ix.db, d.key); at >= 0 && at <= c.Now {
-			continue
-		}
-		v, _, ok := c.E.Peek(ix.db, d.key)
-		if !ok {
+		v, at, ok := c.E.Peek(ix.db, d.key)
+		if !ok || at >= 0 && at <= c.Now {
 			continue
 		}
 		h, _ := v.Obj().(*engine.Hash)
 		if h == nil {
 			continue
 		}
-		row := &aggRow{id: id, d: d, mt: mt}
-		for name, f := range implicit {
-			s, ok := h.Get(f.name)
+		// Rows and their values come from two slabs: two allocations for
+		// the whole result instead of two per row.
+		if len(rowSlab) == 0 {
+			n := min(len(ids), 4096)
+			rowSlab, valSlab = make([]aggRow, n), make([]namedVal, n*nvals)
+		}
+		row := &rowSlab[0]
+		rowSlab = rowSlab[1:]
+		*row = aggRow{id: id, d: d, mt: mt, vals: valSlab[:0:nvals]}
+		valSlab = valSlab[nvals:]
+		for _, im := range implicitL {
+			s, ok := h.Get(im.f.name)
 			if !ok {
 				continue
 			}
-			row.set(name, fieldVal(f, s, true))
+			row.vals = append(row.vals, namedVal{im.name, fieldVal(im.f, s, true)})
 		}
 		for name, k := range docKeys {
 			if k.field == "__key" {
@@ -648,7 +686,7 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 		}
 		if loadAll {
 			h.Each(func(fn, s string) bool {
-				if _, done := row.vals[fn]; !done {
+				if _, done := row.lookup(fn); !done {
 					if f := ix.attr(fn); f != nil && f.typ == typeNumeric {
 						row.set(fn, docNum(s))
 					} else {
@@ -717,8 +755,8 @@ func arrangeRows(rows []*aggRow, st *aggStep, res *aggResult) []*aggRow {
 		}
 		slices.SortStableFunc(rows, func(a, b *aggRow) int {
 			for i, k := range st.sortKeys {
-				va, oka := a.vals[k]
-				vb, okb := b.vals[k]
+				va, oka := a.lookup(k)
+				vb, okb := b.lookup(k)
 				if !oka || !okb || va.k == vNull || vb.k == vNull {
 					ha, hb := oka && va.k != vNull, okb && vb.k != vNull
 					if ha == hb {
@@ -764,7 +802,39 @@ func groupRows(rows []*aggRow, st *aggStep) []*aggRow {
 	var groups []*group
 	index := map[string]*group{}
 	var kb strings.Builder
+	one := make([]val, len(st.groupBy))
 	for _, row := range rows {
+		// The common case: no array value, one group.
+		simple := true
+		kb.Reset()
+		for i, k := range st.groupBy {
+			v := row.get(k)
+			if v.k == vArr {
+				simple = false
+				break
+			}
+			one[i] = v
+			v.writeGroupKey(&kb)
+		}
+		if simple {
+			g := index[kb.String()]
+			if g == nil {
+				g = &group{row: &aggRow{id: uint32(len(groups)), vals: make([]namedVal, 0, len(st.groupBy)+len(st.reducers))}}
+				for i, k := range st.groupBy {
+					g.row.set(k, one[i])
+				}
+				g.accs = make([]reducerAcc, len(st.reducers))
+				for i := range st.reducers {
+					g.accs[i] = newAcc(&st.reducers[i])
+				}
+				index[kb.String()] = g
+				groups = append(groups, g)
+			}
+			for _, a := range g.accs {
+				a.add(row)
+			}
+			continue
+		}
 		// A property holding an array (TOLIST, split) groups each element
 		// separately, as RediSearch does: the row joins one group per
 		// combination.
@@ -786,16 +856,13 @@ func groupRows(rows []*aggRow, st *aggStep) []*aggRow {
 		for _, combo := range combos {
 			kb.Reset()
 			for _, v := range combo {
-				gk := v.groupKey()
-				kb.WriteString(strconv.Itoa(len(gk)))
-				kb.WriteByte(':')
-				kb.WriteString(gk)
+				v.writeGroupKey(&kb)
 			}
 			g := index[kb.String()]
 			if g == nil {
-				g = &group{row: &aggRow{id: uint32(len(groups)), vals: map[string]val{}}}
+				g = &group{row: &aggRow{id: uint32(len(groups)), vals: make([]namedVal, 0, len(st.groupBy)+len(st.reducers))}}
 				for i, k := range st.groupBy {
-					g.row.vals[k] = combo[i]
+					g.row.set(k, combo[i])
 				}
 				g.accs = make([]reducerAcc, len(st.reducers))
 				for i := range st.reducers {
@@ -812,7 +879,7 @@ func groupRows(rows []*aggRow, st *aggStep) []*aggRow {
 	out := make([]*aggRow, len(groups))
 	for i, g := range groups {
 		for j, a := range g.accs {
-			g.row.vals[st.reducers[j].alias] = a.result()
+			g.row.set(st.reducers[j].alias, a.result())
 		}
 		out[i] = g.row
 	}
@@ -1052,13 +1119,13 @@ func writeRows(c *engine.Ctx, rows []*aggRow, lk *lookup) {
 	for _, row := range rows {
 		n := 0
 		for _, k := range lk.names {
-			if _, ok := row.vals[k]; ok {
+			if _, ok := row.lookup(k); ok {
 				n++
 			}
 		}
 		c.W.Array(2 * n)
 		for _, k := range lk.names {
-			if v, ok := row.vals[k]; ok {
+			if v, ok := row.lookup(k); ok {
 				c.W.BulkString(k)
 				v.write(c.W)
 			}

@@ -502,15 +502,15 @@ func init() {
 			}
 			return arrVal(out)
 		},
-		"format": fnFormat,
+		"format":        fnFormat,
 		"matched_terms": func(a []val, row *aggRow) val { return row.matched() },
-		"floor": mathFn(math.Floor),
-		"ceil":  mathFn(math.Ceil),
-		"abs":   mathFn(math.Abs),
-		"sqrt":  mathFn(math.Sqrt),
-		"log":   mathFn(math.Log),
-		"log2":  mathFn(math.Log2),
-		"exp":   mathFn(math.Exp),
+		"floor":         mathFn(math.Floor),
+		"ceil":          mathFn(math.Ceil),
+		"abs":           mathFn(math.Abs),
+		"sqrt":          mathFn(math.Sqrt),
+		"log":           mathFn(math.Log),
+		"log2":          mathFn(math.Log2),
+		"exp":           mathFn(math.Exp),
 		"exists": func(a []val, _ *aggRow) val {
 			return boolVal(a[0].k != vNull)
 		},

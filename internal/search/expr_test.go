@@ -18,7 +18,7 @@ func FuzzParseExpr(f *testing.F) {
 			}
 			return
 		}
-		row := &aggRow{vals: map[string]val{"a": numVal(1), "s": strVal("abc"), "t": numVal(1669248000), "x": strVal("-2")}}
+		row := &aggRow{vals: []namedVal{{"a", numVal(1)}, {"s", strVal("abc")}, {"t", numVal(1669248000)}, {"x", strVal("-2")}}}
 		_ = e.eval(row).text()
 	})
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
@@ -211,11 +212,40 @@ func eqVal(a, b val) bool {
 	return a.text() == b.text()
 }
 
+// writeGroupKey appends v's identity, self-delimiting, to a group key.
+func (v val) writeGroupKey(sb *strings.Builder) {
+	switch v.k {
+	case vNum:
+		f := v.n
+		if f == 0 {
+			f = 0 // -0 and 0 are one group
+		}
+		var b [9]byte
+		b[0] = 'n'
+		binary.LittleEndian.PutUint64(b[1:], math.Float64bits(f))
+		sb.Write(b[:])
+	case vStr:
+		sb.WriteByte('s')
+		sb.WriteString(strconv.Itoa(len(v.s)))
+		sb.WriteByte(':')
+		sb.WriteString(v.s)
+	default:
+		gk := v.groupKey()
+		sb.WriteString(strconv.Itoa(len(gk)))
+		sb.WriteByte(':')
+		sb.WriteString(gk)
+	}
+}
+
 // groupKey is v's identity for GROUPBY and COUNT_DISTINCT.
 func (v val) groupKey() string {
 	switch v.k {
 	case vNum:
-		return "n" + fmtNum(v.n)
+		f := v.n
+		if f == 0 {
+			f = 0
+		}
+		return "n" + strconv.FormatUint(math.Float64bits(f), 16)
 	case vStr:
 		return "s" + v.s
 	case vArr:
