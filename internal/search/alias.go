@@ -295,7 +295,7 @@ func ftConfigCmd(c *engine.Ctx, s *state) {
 				continue
 			}
 			c.W.Array(2)
-			c.W.BulkString(o.name)
+			c.W.Simple(o.name)
 			c.W.Simple(o.get(cf))
 		}
 	case strings.EqualFold(action, "set"):

@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -173,4 +174,17 @@ func TestProfileConfig(t *testing.T) {
 	c.want("!Invalid option", "FT.CONFIG", "SET", "NOSUCH", "1")
 	c.want("[]", "FT.CONFIG", "GET", "NOSUCH")
 	c.want("[[MINPREFIX Description Set the minimum prefix for expansions (`*`) Value 2]]", "FT.CONFIG", "HELP", "MINPREFIX")
+}
+
+// TestCommandInfoExt: client libraries probe the commands.
+func TestCommandInfoExt(t *testing.T) {
+	c, _ := newClient(t)
+	for _, cmd := range []string{"ft.aggregate", "ft.cursor", "ft.aliasadd", "ft.sugget", "ft.config", "ft.profile", "ft.explain"} {
+		if got := c.do("COMMAND", "INFO", cmd); !strings.HasPrefix(got, "[["+cmd+" ") {
+			t.Errorf("COMMAND INFO %s: %s", cmd, got)
+		}
+		if got := c.do("COMMAND", "DOCS", cmd); strings.HasPrefix(got, "!") {
+			t.Errorf("COMMAND DOCS %s: %s", cmd, got)
+		}
+	}
 }
