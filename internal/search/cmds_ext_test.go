@@ -159,7 +159,7 @@ func TestProfileConfig(t *testing.T) {
 	if len(got.Elems) != 2 || flat(got.Elems[0]) != "[1 d1]" || len(got.Elems[1].Elems) != 5 {
 		t.Fatalf("FT.PROFILE: %s", flat(got))
 	}
-	if it := flat(got.Elems[1].Elems[3]); it != "[Iterators profile [Type INTERSECT Time 0 Counter 1 Child iterators [Type TEXT Term hello Time 0 Counter 1] [Type TEXT Term world Time 0 Counter 1]]]" {
+	if it := flat(got.Elems[1].Elems[3]); it != "[Iterators profile [Type INTERSECT Time 0 Counter 1 Child iterators [Type TEXT Term hello Time 0 Counter 1 Size 1] [Type TEXT Term world Time 0 Counter 1 Size 1]]]" {
 		t.Errorf("iterators: %s", it)
 	}
 	c.want("!No `SEARCH` or `AGGREGATE` provided", "FT.PROFILE", "idx", "FOO", "QUERY", "x")

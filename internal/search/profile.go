@@ -81,16 +81,16 @@ func ftProfile(c *engine.Ctx, s *state) {
 	w := c.W
 	w.Array(5)
 	w.Array(2)
-	w.BulkString("Total profile time")
+	w.Simple("Total profile time")
 	w.BulkString(ms(total))
 	w.Array(2)
-	w.BulkString("Parsing time")
+	w.Simple("Parsing time")
 	w.BulkString("0")
 	w.Array(2)
-	w.BulkString("Pipeline creation time")
+	w.Simple("Pipeline creation time")
 	w.BulkString("0")
 	w.Array(2)
-	w.BulkString("Iterators profile")
+	w.Simple("Iterators profile")
 	profileIter(c, ix, q)
 	procs := []string{"Index"}
 	if search {
@@ -98,14 +98,14 @@ func ftProfile(c *engine.Ctx, s *state) {
 	}
 	n := len(ix.eval(q))
 	w.Array(1 + len(procs))
-	w.BulkString("Result processors profile")
+	w.Simple("Result processors profile")
 	for _, p := range procs {
 		w.Array(6)
-		w.BulkString("Type")
-		w.BulkString(p)
-		w.BulkString("Time")
+		w.Simple("Type")
+		w.Simple(p)
+		w.Simple("Time")
 		w.BulkString("0")
-		w.BulkString("Counter")
+		w.Simple("Counter")
 		w.Int(int64(n))
 	}
 }
@@ -129,7 +129,7 @@ func profileIter(c *engine.Ctx, ix *index, n *node) {
 		term = strings.Join(ts, "|")
 	case opNum:
 		typ = "NUMERIC"
-		term = fmtG(decodeNumber(n.lo), 17) + " - " + fmtG(decodeNumber(n.hi), 17)
+		term = fmtG(decodeNumber(n.lo), 6) + " - " + fmtG(decodeNumber(n.hi), 6) // "%g - %g"
 	case opAnd:
 		typ = "INTERSECT"
 	case opOr:
@@ -151,24 +151,29 @@ func profileIter(c *engine.Ctx, ix *index, n *node) {
 	}
 	size := 6
 	if term != "" {
-		size += 2
+		size += 4 // Term, and Size for a leaf
 	}
 	if len(kids) > 0 {
 		size += 1 + len(kids)
 	}
+	count := int64(len(ix.eval(n)))
 	w.Array(size)
-	w.BulkString("Type")
-	w.BulkString(typ)
+	w.Simple("Type")
+	w.Simple(typ)
 	if term != "" {
-		w.BulkString("Term")
-		w.BulkString(term)
+		w.Simple("Term")
+		w.Simple(term)
 	}
-	w.BulkString("Time")
+	w.Simple("Time")
 	w.BulkString("0")
-	w.BulkString("Counter")
-	w.Int(int64(len(ix.eval(n))))
+	w.Simple("Counter")
+	w.Int(count)
+	if term != "" {
+		w.Simple("Size")
+		w.Int(count)
+	}
 	if len(kids) > 0 {
-		w.BulkString("Child iterators")
+		w.Simple("Child iterators")
 		for _, k := range kids {
 			profileIter(c, ix, k)
 		}
