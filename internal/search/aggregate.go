@@ -161,14 +161,14 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 	isArg := func(s string) bool { return strings.EqualFold(args[i], s) }
 	nargs := func(what string) (int, string) {
 		if !need(1) {
-			return 0, "Bad arguments for " + what + ": Expected an argument"
+			return 0, "Bad arguments for " + what + ": Expected an argument, but none provided"
 		}
 		n, err := strconv.Atoi(args[i+1])
 		if err != nil || n < 0 {
 			return 0, "Bad arguments for " + what + ": Could not convert argument to expected type"
 		}
 		if i+2+n > len(args) {
-			return 0, "Bad arguments for " + what + ": Not enough arguments were provided based on argument count"
+			return 0, "Bad arguments for " + what + ": Expected an argument, but none provided"
 		}
 		return n, ""
 	}
@@ -194,7 +194,7 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 			i++
 		case isArg("slop"), isArg("language"), isArg("scorer"), isArg("expander"), isArg("payload"):
 			if !need(1) {
-				return nil, "Bad arguments for " + strings.ToUpper(args[i]) + ": Expected an argument"
+				return nil, "Bad arguments for " + strings.ToUpper(args[i]) + ": Expected an argument, but none provided"
 			}
 			i += 2
 		case isArg("timeout"):
@@ -236,7 +236,7 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 			for i < len(args) && (isArg("count") || isArg("maxidle")) {
 				what := strings.ToUpper(args[i])
 				if !need(1) {
-					return nil, "Bad arguments for " + what + ": Expected an argument"
+					return nil, "Bad arguments for " + what + ": Expected an argument, but none provided"
 				}
 				n, err := strconv.ParseInt(args[i+1], 10, 64)
 				if f, ferr := strconv.ParseFloat(args[i+1], 64); err != nil && ferr == nil && f == math.Trunc(f) && f < 1<<62 {
@@ -254,7 +254,7 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 			}
 		case isArg("load"):
 			if !need(1) {
-				return nil, "Bad arguments for LOAD: Expected an argument"
+				return nil, "Bad arguments for LOAD: Expected an argument, but none provided"
 			}
 			st := &aggStep{kind: stLoad}
 			if args[i+1] == "*" {
@@ -293,7 +293,7 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 			i += 2 + n
 			for i < len(args) && isArg("reduce") {
 				if !need(1) {
-					return nil, "Bad arguments for REDUCE: Expected an argument"
+					return nil, "Bad arguments for REDUCE: Expected an argument, but none provided"
 				}
 				name := args[i+1]
 				i++
@@ -305,7 +305,7 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 				i += 2 + n
 				if i < len(args) && isArg("as") {
 					if !need(1) {
-						return nil, "Bad arguments for AS: Expected an argument"
+						return nil, "Bad arguments for AS: Expected an argument, but none provided"
 					}
 					rs.alias = args[i+1]
 					i += 2
@@ -348,13 +348,13 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 				case len(st.sortKeys) > 0 && strings.EqualFold(p, "desc"):
 					st.sortAsc[len(st.sortAsc)-1] = false
 				default:
-					return nil, "Bad arguments for SORTBY: MISSING ASC or DESC after sort field (" + p + ")"
+					return nil, "MISSING ASC or DESC after sort field (" + p + ")"
 				}
 			}
 			i += 2 + n
 			if i < len(args) && isArg("max") {
 				if !need(1) {
-					return nil, "Bad arguments for MAX: Expected an argument"
+					return nil, "Bad arguments for MAX: Expected an argument, but none provided"
 				}
 				m, err := strconv.Atoi(args[i+1])
 				if err != nil || m < 0 {
@@ -384,7 +384,7 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 			i += 3
 		case isArg("apply"), isArg("filter"):
 			if !need(1) {
-				return nil, "Bad arguments for APPLY/FILTER: Expected an argument"
+				return nil, "Bad arguments for APPLY/FILTER: Expected an argument, but none provided"
 			}
 			st := &aggStep{kind: stFilter, raw: args[i+1]}
 			e, err := parseExpr(st.raw)
@@ -445,20 +445,20 @@ func (rs *reducerSpec) check() string {
 			return e
 		}
 		if len(a) < 2 {
-			return "Bad arguments for QUANTILE: Expected an argument"
+			return "Bad arguments for QUANTILE: Expected an argument, but none provided"
 		}
 		q, err := strconv.ParseFloat(a[1], 64)
 		if err != nil {
 			return "Bad arguments for QUANTILE: Could not convert argument to expected type"
 		}
 		if q < 0 || q > 1 {
-			return "Bad arguments: Percentage must be between 0.0 and 1.0"
+			return "Percentage must be between 0.0 and 1.0"
 		}
 		rs.q = q
 		if len(a) > 2 {
 			res, err := strconv.Atoi(a[2])
 			if err != nil || res < 1 || res > 1000 {
-				return "Bad arguments: Invalid resolution"
+				return "Invalid resolution"
 			}
 		}
 		return extra(3)
@@ -467,14 +467,14 @@ func (rs *reducerSpec) check() string {
 			return e
 		}
 		if len(a) < 2 {
-			return "Bad arguments for <sample size>: Expected an argument"
+			return "Bad arguments for <sample size>: Expected an argument, but none provided"
 		}
 		k, err := strconv.Atoi(a[1])
 		if err != nil || k < 0 {
 			return "Bad arguments for <sample size>: Could not convert argument to expected type"
 		}
 		if k > 1000 {
-			return "Bad arguments: Sample size too large"
+			return "Sample size too large"
 		}
 		rs.k = k
 		return extra(2)
@@ -485,7 +485,7 @@ func (rs *reducerSpec) check() string {
 		j := 1
 		if j < len(a) && strings.EqualFold(a[j], "by") {
 			if j+1 >= len(a) {
-				return "Bad arguments for BY: Expected an argument"
+				return "Bad arguments for BY: Expected an argument, but none provided"
 			}
 			rs.by = strings.TrimPrefix(a[j+1], "@")
 			j += 2
