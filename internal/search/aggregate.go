@@ -167,7 +167,7 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 		if err != nil || n < 0 {
 			return 0, "Bad arguments for " + what + ": Could not convert argument to expected type"
 		}
-		if i+2+n > len(args) {
+		if n > len(args)-i-2 {
 			return 0, "Bad arguments for " + what + ": Expected an argument, but none provided"
 		}
 		return n, ""
@@ -379,7 +379,7 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 				return nil, "OFFSET exceeds maximum of " + strconv.FormatInt(cfg.maxSearchResults, 10)
 			}
 			st := arrange()
-			st.limited, st.off, st.num = true, int(off), int(num)
+			st.limited, st.off, st.num = true, int(min(off, 1<<30)), int(min(num, 1<<30)) // no overflow in off+num
 			r.noRows = num == 0
 			i += 3
 		case isArg("apply"), isArg("filter"):

@@ -33,7 +33,7 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 			return 0, false
 		}
 		n, err := strconv.Atoi(string(args[i+1]))
-		return n, err == nil && n >= 0
+		return n, err == nil && n >= 0 && n <= len(args) // no overflow in i+2+n
 	}
 	for i < len(args) {
 		switch {
