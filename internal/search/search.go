@@ -56,9 +56,11 @@
 // value.go) runs RediSearch 2.x's pipeline over the query's documents
 // under the engine lock, with its replies: rows of property/value pairs
 // in the order properties entered the pipeline, computed numbers printed
-// as integers or with %.12g. Differences: a number LOADed from a hash
-// keeps its exact text, and two such numbers compare exactly (SORTBY,
-// FILTER); COUNT_DISTINCTISH and QUANTILE are exact; a missing property
+// as integers or with %.12g. Differences: a number read from a hash
+// (LOAD, or a NUMERIC field a step names) keeps its exact text where
+// RediSearch prints its double ("1e3" stays "1e3", 2^53+1 stays exact),
+// and two such numbers compare exactly (SORTBY, FILTER, MIN/MAX keep
+// float64 arithmetic); COUNT_DISTINCTISH and QUANTILE are exact; a missing property
 // makes an expression null instead of failing the query; a cursor
 // (cursor.go) holds the rows computed at FT.AGGREGATE, so later reads
 // do not see later writes. FT.ALIAS*, FT.CONFIG (alias.go), FT.ALTER and
