@@ -20,6 +20,7 @@ import (
 
 type aggRow struct {
 	id   uint32     // document id (for ties), or the group's position
+	src  uint32     // position among the documents read (stream totals)
 	vals []namedVal // few: a linear scan beats a map, with one allocation
 	d    *doc       // the document (first segment only), for matched_terms
 	mt   *matchCtx  // the query's terms, for matched_terms
@@ -504,10 +505,14 @@ func (rs *reducerSpec) check() string {
 // aggResult is an evaluated pipeline: its rows, in order, and the lookup
 // naming their properties.
 type aggResult struct {
-	total  int
-	rows   []*aggRow
-	lk     *lookup
-	stream bool // no GROUPBY or SORTBY: totals count rows as they go
+	total int
+	rows  []*aggRow
+	lk    *lookup
+	// stream: no GROUPBY or SORTBY. RediSearch's pipeline is lazy, and
+	// its total counts the documents read from the index: a LIMIT stops
+	// the reading early, and each cursor read reports its own.
+	stream bool
+	read   int // documents read (stream)
 	noRows bool
 }
 
@@ -655,7 +660,7 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 		}
 		row := &rowSlab[0]
 		rowSlab = rowSlab[1:]
-		*row = aggRow{id: id, d: d, mt: mt, vals: valSlab[:0:nvals]}
+		*row = aggRow{id: id, src: uint32(len(rows)), d: d, mt: mt, vals: valSlab[:0:nvals]}
 		valSlab = valSlab[nvals:]
 		for _, im := range implicitL {
 			s, ok := h.Get(im.f.name)
@@ -700,6 +705,7 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 		rows = append(rows, row)
 	}
 	res.total = len(rows)
+	res.read = len(rows)
 	// The steps.
 	for _, p := range plans {
 		st := p.st
@@ -785,6 +791,11 @@ func arrangeRows(rows []*aggRow, st *aggStep, res *aggResult) []*aggRow {
 		return rows
 	}
 	if st.limited && (st.off > 0 || st.num > 0) {
+		if res.stream && st.num > 0 && st.off+st.num <= len(rows) {
+			// The pager stopped the reading at its last row.
+			res.read = int(rows[st.off+st.num-1].src) + 1
+			res.total = res.read
+		}
 		rows = rows[min(st.off, len(rows)):]
 		rows = rows[:min(st.num, len(rows))]
 	}

@@ -60,6 +60,22 @@ func TestAggregateGroupBy(t *testing.T) {
 
 func TestAggregateApplyFilter(t *testing.T) {
 	c := aggFixture(t)
+	// testTimeFunctions/testSplit: without SORTBY or GROUPBY the total
+	// counts the documents read, and LIMIT stops the reading.
+	c.want("[1 [dt 1517417144 timefmt 2018-01-31T16:45:44Z day 1517356800 hour 1517414400 minute 1517417100 month 1514764800 dayofweek 3 dayofmonth 31 dayofyear 30 year 2018]]",
+		"FT.AGGREGATE", "games", "*", "APPLY", "1517417144", "AS", "dt", "APPLY", "timefmt(@dt)", "AS", "timefmt",
+		"APPLY", "day(@dt)", "AS", "day", "APPLY", "hour(@dt)", "AS", "hour", "APPLY", "minute(@dt)", "AS", "minute",
+		"APPLY", "month(@dt)", "AS", "month", "APPLY", "dayofweek(@dt)", "AS", "dayofweek",
+		"APPLY", "dayofmonth(@dt)", "AS", "dayofmonth", "APPLY", "dayofyear(@dt)", "AS", "dayofyear",
+		"APPLY", "year(@dt)", "AS", "year", "LIMIT", "0", "1")
+	c.want("[1 [strs [hello world foo bar] strs2 [hello world foo,,,bar] strs3 [hello world,  foo,,,bar,] strs4 [hello world foo bar] strs5 [hello world foo bar] empty []]]",
+		"FT.AGGREGATE", "games", "*", "APPLY", `split("hello world,  foo,,,bar,", ",", " ")`, "AS", "strs",
+		"APPLY", `split("hello world,  foo,,,bar,", " ", ",")`, "AS", "strs2",
+		"APPLY", `split("hello world,  foo,,,bar,", "", "")`, "AS", "strs3",
+		"APPLY", `split("hello world,  foo,,,bar,")`, "AS", "strs4",
+		"APPLY", `split("hello world,  foo,,,bar,",",")`, "AS", "strs5",
+		"APPLY", `split("")`, "AS", "empty", "LIMIT", "0", "1")
+	c.want("[5 [price 30]]", "FT.AGGREGATE", "games", "*", "LOAD", "1", "@price", "FILTER", "@price < 40", "LIMIT", "1", "1")
 	c.want("[6 [price 1 double 2] [price 30 double 60] [price 39 double 78]]",
 		"FT.AGGREGATE", "games", "*", "APPLY", "@price * 2", "AS", "double",
 		"SORTBY", "2", "@price", "ASC", "LIMIT", "0", "3")

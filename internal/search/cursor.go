@@ -19,6 +19,7 @@ type cursor struct {
 	ix       *index
 	res      *aggResult
 	pos      int
+	read     int // documents read by the chunks sent (stream totals)
 	count    int
 	maxIdle  int64
 	lastUsed int64
@@ -89,7 +90,14 @@ func (s *state) readCursor(c *engine.Ctx, cur *cursor, n int) {
 	total := 0
 	switch {
 	case cur.res.stream:
-		total = len(chunk)
+		// The documents this read took from the index: up to its last
+		// row, or all the rest when it reached the end.
+		read := cur.res.read
+		if !done && len(chunk) > 0 {
+			read = int(chunk[len(chunk)-1].src) + 1
+		}
+		total = max(read-cur.read, 0)
+		cur.read = read
 	case cur.first:
 		total = cur.res.total
 	}
