@@ -1101,12 +1101,18 @@ type firstAcc struct {
 	set bool
 }
 
+// add is RediSearch's fvAdd_sort/fvAdd_noSort: without BY, the first
+// row's value; with BY, rows lacking the value are skipped and the value
+// of the row whose BY value sorts first (ASC) or last (DESC) is kept.
 func (a *firstAcc) add(r *aggRow) {
-	v := r.get(a.rs.src)
 	if a.rs.by == "" {
 		if !a.set {
-			a.v, a.set = v, true
+			a.v, a.set = r.get(a.rs.src), true
 		}
+		return
+	}
+	v, ok := r.lookup(a.rs.src)
+	if !ok {
 		return
 	}
 	b := r.get(a.rs.by)
@@ -1114,14 +1120,16 @@ func (a *firstAcc) add(r *aggRow) {
 		a.v, a.by, a.set = v, b, true
 		return
 	}
-	if b.k == vNull {
-		return
+	rc := cmpVal(b, a.by)
+	if !a.rs.desc {
+		rc = -rc
 	}
-	c := cmpVal(b, a.by)
-	if a.by.k == vNull || (a.rs.desc && c > 0) || (!a.rs.desc && c < 0) {
+	isNull := a.by.k == vNull
+	if (!isNull && rc > 0) || (isNull && rc < 0) {
 		a.v, a.by = v, b
 	}
 }
+
 func (a *firstAcc) result() val { return a.v }
 
 // writeRows sends rows as RediSearch does: each an array of property,

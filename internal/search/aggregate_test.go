@@ -49,6 +49,14 @@ func TestAggregateGroupBy(t *testing.T) {
 	c.want("[2 [cheap 0 titles [Halo Gran Turismo Mystery box]] [cheap 1 titles [Mario Kart Zelda Forza]]]",
 		"FT.AGGREGATE", "games", "*", "LOAD", "1", "@title", "APPLY", "@price > 40", "AS", "cheap",
 		"GROUPBY", "1", "@cheap", "REDUCE", "TOLIST", "1", "@title", "AS", "titles", "SORTBY", "2", "@cheap", "ASC")
+	// testFirstValue: sortable TEXT read implicitly is lower-cased.
+	c.want("[2 [brand nintendo top_item zelda top_price 59.5 bottom_item mario kart bottom_price 49.99] [brand microsoft top_item forza top_price 45 bottom_item halo bottom_price 39]]",
+		"FT.AGGREGATE", "games", "@brand:(nintendo|microsoft)", "GROUPBY", "1", "@brand",
+		"REDUCE", "FIRST_VALUE", "4", "@title", "BY", "@price", "DESC", "AS", "top_item",
+		"REDUCE", "FIRST_VALUE", "4", "@price", "BY", "@price", "DESC", "AS", "top_price",
+		"REDUCE", "FIRST_VALUE", "4", "@title", "BY", "@price", "ASC", "AS", "bottom_item",
+		"REDUCE", "FIRST_VALUE", "4", "@price", "BY", "@price", "ASC", "AS", "bottom_price",
+		"SORTBY", "2", "@top_price", "DESC", "MAX", "5")
 	// FIRST_VALUE BY, QUANTILE, STDDEV.
 	c.want("[1 [top Zelda q50 45 sd0 20.4301578555 sd 20.4]]",
 		"FT.AGGREGATE", "games", "*", "LOAD", "1", "@title", "GROUPBY", "0",
