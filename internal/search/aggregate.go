@@ -950,20 +950,13 @@ type sumAcc struct {
 	n     int
 }
 
+// add is RediSearch's sumAdd: every row counts (AVG divides by the
+// rows, with or without a number), a value that converts to a number
+// adds to the total.
 func (a *sumAcc) add(r *aggRow) {
-	v := r.get(a.src)
-	if v.k == vArr {
-		for _, e := range v.a {
-			if f, ok := e.num(); ok {
-				a.total += f
-				a.n++
-			}
-		}
-		return
-	}
-	if f, ok := v.num(); ok {
+	a.n++
+	if f, ok := r.get(a.src).num(); ok {
 		a.total += f
-		a.n++
 	}
 }
 

@@ -49,6 +49,11 @@ func TestAggregateGroupBy(t *testing.T) {
 	c.want("[2 [cheap 0 titles [Halo Gran Turismo Mystery box]] [cheap 1 titles [Mario Kart Zelda Forza]]]",
 		"FT.AGGREGATE", "games", "*", "LOAD", "1", "@title", "APPLY", "@price > 40", "AS", "cheap",
 		"GROUPBY", "1", "@cheap", "REDUCE", "TOLIST", "1", "@title", "AS", "titles", "SORTBY", "2", "@cheap", "ASC")
+	// AVG divides by the group's rows, with a number or not (sum.c).
+	c.do("HSET", "g:8", "title", "Unpriced", "brand", "Sony")
+	c.want("[1 [brand sony avg 15 n 2]]", "FT.AGGREGATE", "games", "@brand:sony", "GROUPBY", "1", "@brand",
+		"REDUCE", "AVG", "1", "@price", "AS", "avg", "REDUCE", "COUNT", "0", "AS", "n")
+	c.do("DEL", "g:8")
 	// testFirstValue: sortable TEXT read implicitly is lower-cased.
 	c.want("[2 [brand nintendo top_item zelda top_price 59.5 bottom_item mario kart bottom_price 49.99] [brand microsoft top_item forza top_price 45 bottom_item halo bottom_price 39]]",
 		"FT.AGGREGATE", "games", "@brand:(nintendo|microsoft)", "GROUPBY", "1", "@brand",
