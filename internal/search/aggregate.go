@@ -1025,10 +1025,24 @@ type quantAcc struct {
 	vs  []float64
 }
 
-func (a *quantAcc) add(r *aggRow) {
-	if f, ok := r.get(a.src).num(); ok {
-		a.vs = append(a.vs, f)
+// numbers calls fn for v's number, or each of its elements' (arrays), as
+// RediSearch's STDDEV and QUANTILE take them.
+func numbers(v val, fn func(float64)) {
+	if v.k == vArr {
+		for _, e := range v.a {
+			if f, ok := e.num(); ok {
+				fn(f)
+			}
+		}
+		return
 	}
+	if f, ok := v.num(); ok {
+		fn(f)
+	}
+}
+
+func (a *quantAcc) add(r *aggRow) {
+	numbers(r.get(a.src), func(f float64) { a.vs = append(a.vs, f) })
 }
 
 // result is the exact q-quantile (nearest rank); RediSearch estimates it
@@ -1042,28 +1056,32 @@ func (a *quantAcc) result() val {
 	return numVal(a.vs[min(i, len(a.vs)-1)])
 }
 
+// stddevAcc is RediSearch's deviation.c: Welford's running variance,
+// the sample standard deviation.
 type stddevAcc struct {
-	src        string
-	n          int
-	sum, sumSq float64
+	src  string
+	n    int
+	m, s float64
 }
 
 func (a *stddevAcc) add(r *aggRow) {
-	if f, ok := r.get(a.src).num(); ok {
+	numbers(r.get(a.src), func(d float64) {
 		a.n++
-		a.sum += f
-		a.sumSq += f * f
-	}
+		if a.n == 1 {
+			a.m, a.s = d, 0
+			return
+		}
+		m := a.m + (d-a.m)/float64(a.n)
+		a.s += (d - a.m) * (d - m)
+		a.m = m
+	})
 }
 
-// result is the sample standard deviation, as RediSearch's.
 func (a *stddevAcc) result() val {
 	if a.n < 2 {
 		return numVal(0)
 	}
-	n := float64(a.n)
-	variance := (a.sumSq - a.sum*a.sum/n) / (n - 1)
-	return numVal(math.Sqrt(max(variance, 0)))
+	return numVal(math.Sqrt(a.s / float64(a.n-1)))
 }
 
 type sampleAcc struct {
