@@ -77,5 +77,4 @@ func goRedisFTAgg(t *testing.T, proto int) {
 	if err := rdb.FTAliasDel(ctx, "products").Err(); err != nil {
 		t.Fatal(err)
 	}
-
 }
