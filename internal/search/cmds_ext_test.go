@@ -188,3 +188,11 @@ func TestCommandInfoExt(t *testing.T) {
 		}
 	}
 }
+
+func TestArityErrorsExt(t *testing.T) {
+	c, _ := newClient(t)
+	c.want("OK", "FT.CREATE", "idx", "SCHEMA", "t", "TEXT")
+	c.want("!ERR wrong number of arguments for 'ft.cursor' command", "FT.CURSOR", "READ", "idx")
+	c.want("!ERR wrong number of arguments for 'ft.synupdate' command", "FT.SYNUPDATE", "idx", "g", "SKIPINITIALSCAN")
+	c.want("!Unknown subcommand", "FT.CURSOR", "FOO", "idx", "1")
+}

@@ -3,6 +3,7 @@ package search
 import (
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/ordo-db/ordo/internal/engine"
 )
@@ -124,7 +125,7 @@ func ftCursor(c *engine.Ctx, s *state) {
 			c.W.Int(int64(n - len(s.x.cursors)))
 			return
 		}
-		c.Error("wrong number of arguments for '" + string(c.Args[0]) + "' command")
+		c.Error("ERR wrong number of arguments for '" + strings.ToLower(string(c.Args[0])) + "' command")
 		return
 	}
 	cid, err := strconv.ParseInt(string(c.Args[3]), 10, 64)

@@ -101,7 +101,7 @@ func ftSynUpdate(c *engine.Ctx, s *state) {
 		i++
 	}
 	if i == len(c.Args) {
-		c.Error("wrong number of arguments for '" + string(c.Args[0]) + "' command")
+		c.Error("ERR wrong number of arguments for '" + strings.ToLower(string(c.Args[0])) + "' command")
 		return
 	}
 	sy := s.syns(ix.name)
