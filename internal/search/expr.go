@@ -14,7 +14,7 @@ import (
 // NULL, function calls, unary - and !, and binary operators with
 // RediSearch 2.x's precedence (lowest first):
 //
-//	&& ||          (left)
+//	&& || !        (left; ! applies to the comparison after it)
 //	== != < <= > >= (left)
 //	+ -            (left)
 //	* / % ^        (left)
@@ -294,8 +294,10 @@ func (p *exprParser) parseUnary() *expr {
 			p.next()
 			return p.parseUnary()
 		case "!":
+			// NOT binds loosest but for && and || (RediSearch's grammar
+			// gives it their precedence): !@a == 1 is !(@a == 1).
 			p.next()
-			return &expr{k: eNot, args: []*expr{p.parseUnary()}}
+			return &expr{k: eNot, args: []*expr{p.parseBin(1)}}
 		}
 	}
 	p.fail()
