@@ -33,7 +33,7 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 			return 0, false
 		}
 		n, err := strconv.Atoi(string(args[i+1]))
-		return n, err == nil && n >= 0
+		return n, err == nil && n >= 0 && n <= len(args) // no overflow in i+2+n
 	}
 	for i < len(args) {
 		switch {
@@ -153,7 +153,7 @@ type hit struct {
 
 // ftSearch is FT.SEARCH.
 func ftSearch(c *engine.Ctx, s *state) {
-	ix := s.indexes[string(c.Args[1])]
+	ix := s.lookupIndex(string(c.Args[1]))
 	if ix == nil {
 		c.Error(string(c.Args[1]) + ": no such index")
 		return
@@ -168,6 +168,7 @@ func ftSearch(c *engine.Ctx, s *state) {
 		c.Error(err.Error())
 		return
 	}
+	q = s.expandSynonyms(ix, q)
 	if len(o.filters) > 0 {
 		q = &node{op: opAnd, kids: append([]*node{q}, o.filters...)}
 	}
@@ -307,7 +308,7 @@ func writeFields(c *engine.Ctx, ix *index, key string, o *searchOpts) {
 
 // ftInfo is FT.INFO, in RediSearch's RESP2 shape (a subset of its keys).
 func ftInfo(c *engine.Ctx, s *state) {
-	ix := s.indexes[string(c.Args[1])]
+	ix := s.lookupIndex(string(c.Args[1]))
 	if ix == nil {
 		c.Error(ErrUnknownIndex)
 		return

@@ -68,7 +68,7 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 				return nil, "Bad arguments for PREFIX: Expected an argument"
 			}
 			n, err := strconv.Atoi(string(args[i+1]))
-			if err != nil || n < 0 || i+2+n > len(args) {
+			if err != nil || n < 0 || n > len(args)-i-2 {
 				return nil, "Bad arguments for PREFIX: Expected an argument, but none provided"
 			}
 			for _, p := range args[i+2 : i+2+n] {
@@ -80,7 +80,7 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 				return nil, "Bad arguments for STOPWORDS: Expected an argument"
 			}
 			n, err := strconv.Atoi(string(args[i+1]))
-			if err != nil || n < 0 || i+2+n > len(args) {
+			if err != nil || n < 0 || n > len(args)-i-2 {
 				return nil, "Bad arguments for STOPWORDS: Expected an argument, but none provided"
 			}
 			stop = nil
@@ -148,6 +148,7 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 				f.sortable = true
 				i++
 				if is("unf") {
+					f.unf = true
 					i++
 				}
 			case is("noindex"):

@@ -31,6 +31,7 @@ type field struct {
 	caseSensitive bool
 	weight        float64
 	nostem        bool
+	unf           bool // SORTABLE UNF: FT.AGGREGATE sees the value as is
 }
 
 // doc is one indexed hash: what was indexed for it, so that a change can

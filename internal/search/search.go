@@ -1,6 +1,7 @@
 // Package search is Ordo's engine-maintained secondary indexes and the
 // FT.* commands of RediSearch over them (FT.CREATE, FT.SEARCH, FT.INFO,
-// FT._LIST, FT.DROPINDEX, FT.DROP), registered into an engine like
+// FT._LIST, FT.DROPINDEX, FT.DROP, FT.AGGREGATE and the rest listed
+// below), registered into an engine like
 // scripting: engine.New(cfg, script.Register, search.Register).
 //
 // # Guarantees
@@ -46,9 +47,29 @@
 // segmenter), RediSearch's default stop words are not indexed, a "phrase" matches documents having all its
 // words, and WITHSCORES is a simple TF-IDF (eval.go). Replies have
 // RediSearch's RESP2 shapes under RESP3 too. Not implemented: JSON, GEO
-// and VECTOR fields, FT.AGGREGATE, cursors, aliases, suggestions,
-// dictionaries, synonyms, FT.EXPLAIN/PROFILE, INKEYS/INFIELDS/GEOFILTER,
+// and VECTOR fields, INKEYS/INFIELDS/GEOFILTER,
 // highlighting and summarization.
+//
+// # Aggregation and the other FT commands
+//
+// FT.AGGREGATE (aggregate.go, expressions in expr.go, values in
+// value.go) runs RediSearch 2.x's pipeline over the query's documents
+// under the engine lock, with its replies: rows of property/value pairs
+// in the order properties entered the pipeline, computed numbers printed
+// as integers or with %.12g. Differences: a number read from a hash
+// (LOAD, or a NUMERIC field a step names) keeps its exact text where
+// RediSearch prints its double ("1e3" stays "1e3", 2^53+1 stays exact),
+// and two such numbers compare exactly (SORTBY, FILTER, MIN/MAX keep
+// float64 arithmetic); COUNT_DISTINCTISH and QUANTILE are exact; a missing property
+// makes an expression null instead of failing the query; a cursor
+// (cursor.go) holds the rows computed at FT.AGGREGATE, so later reads
+// do not see later writes. FT.ALIAS*, FT.CONFIG (alias.go), FT.ALTER and
+// FT.TAGVALS (alter.go), FT.SUG* (sug.go), FT.DICT* (dict.go), FT.SYN*
+// (synonym.go), FT.EXPLAIN(CLI) (explain.go) and FT.PROFILE (profile.go)
+// keep their per-engine state in ext (alias.go); each file says how it
+// differs from RediSearch. Aliases, altered schemas, synonyms,
+// dictionaries and suggestions are durable: logged, and re-emitted by
+// RewriteState.
 package search
 
 import (
@@ -77,6 +98,8 @@ type state struct {
 	// under the same lock hold as far as any client can tell.
 	pending []pendKey
 	pendSet map[pendKey]bool
+
+	x ext // aliases, cursors, suggestions, dictionaries, synonyms, config (alias.go)
 }
 
 type pendKey struct {
@@ -106,6 +129,7 @@ func (h *holder) get(e *engine.Engine) *state {
 // index's prefixes becomes pending; FLUSHDB empties and SWAPDB rebuilds
 // the indexes over the databases concerned.
 func (s *state) KeyChanged(ev engine.KeyEvent) {
+	s.sugKeyEvent(ev)
 	if len(s.indexes) == 0 {
 		return
 	}
@@ -185,6 +209,7 @@ func (s *state) RewriteState(emit func(db int, args [][]byte)) {
 		ix := s.indexes[n]
 		emit(ix.db, ix.create)
 	}
+	s.rewriteExt(emit)
 }
 
 // Register adds the FT.* commands (and MODULE LIST, reporting the search
@@ -201,6 +226,7 @@ func Register(t *engine.Table) {
 	t.RegisterSpec("ft._list", func(c *engine.Ctx) { ftList(c, h.get(c.E)) }, spec(1, "readonly"))
 	t.RegisterSpec("ft.dropindex", func(c *engine.Ctx) { ftDrop(c, h.get(c.E), "dd") }, spec(-2, "write"))
 	t.RegisterSpec("ft.drop", func(c *engine.Ctx) { ftDrop(c, h.get(c.E), "keepdocs") }, spec(-2, "write"))
+	registerExt(t, h, spec)
 	t.RegisterContainer("module")
 	t.Register("module|list", func(c *engine.Ctx) {
 		c.W.Array(1)
@@ -236,12 +262,12 @@ func ftList(c *engine.Ctx, s *state) {
 // ftDrop is FT.DROPINDEX idx [DD] (opt "dd": delete the documents when
 // given) and FT.DROP idx [KEEPDOCS] (opt "keepdocs": delete them unless).
 func ftDrop(c *engine.Ctx, s *state, opt string) {
-	name := string(c.Args[1])
-	ix := s.indexes[name]
+	ix := s.lookupIndex(string(c.Args[1]))
 	if ix == nil {
 		c.Error(ErrUnknownIndex)
 		return
 	}
+	name := ix.name
 	given := false
 	for i := 2; i < len(c.Args); i++ {
 		if len(c.Args[i]) == 0 {
@@ -255,6 +281,7 @@ func ftDrop(c *engine.Ctx, s *state, opt string) {
 	}
 	deleteDocs := given == (opt == "dd")
 	delete(s.indexes, name)
+	s.dropExt(name)
 	// The documents' deletions are logged as DELs in the index's database
 	// (the command's context moves there), then the drop itself.
 	c.DB = c.E.DBs()[ix.db]
