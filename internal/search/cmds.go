@@ -7,25 +7,42 @@ import (
 	"strings"
 
 	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // searchOpts are FT.SEARCH's options.
 type searchOpts struct {
-	noContent  bool
-	withScores bool
-	ret        []retField // nil: every field
-	retSet     bool
-	sortBy     string
-	desc       bool
-	off, num   int
-	params     map[string]string
-	filters    []*node
+	noContent   bool
+	withScores  bool
+	withPayload bool
+	withSortKey bool
+	verbatim    bool
+	noStop      bool
+	inorder     bool
+	slop        int
+	lang        string
+	scorer      string
+	ret         []retField // nil: every field
+	retSet      bool
+	sortBy      []sortKey
+	off, num    int
+	params      map[string]string
+	filters     []*node
+	inkeys      []string
+	inkeysSet   bool
+	infields    []string
+	infieldsSet bool
 }
 
 type retField struct{ name, as string }
 
+type sortKey struct {
+	name string
+	desc bool
+}
+
 func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
-	o := &searchOpts{num: 10}
+	o := &searchOpts{num: 10, slop: -1, lang: ix.lang, scorer: scorerTFIDF}
 	args := c.Args
 	i := 3
 	count := func() (int, bool) {
@@ -43,19 +60,55 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 		case c.ArgIs(i, "withscores"):
 			o.withScores = true
 			i++
-		case c.ArgIs(i, "verbatim"), c.ArgIs(i, "nostopwords"), c.ArgIs(i, "withpayloads"),
-			c.ArgIs(i, "withsortkeys"), c.ArgIs(i, "inorder"), c.ArgIs(i, "explainscore"):
+		case c.ArgIs(i, "withpayloads"):
+			o.withPayload = true
+			i++
+		case c.ArgIs(i, "withsortkeys"):
+			o.withSortKey = true
+			i++
+		case c.ArgIs(i, "verbatim"):
+			o.verbatim = true
+			i++
+		case c.ArgIs(i, "nostopwords"):
+			o.noStop = true
+			i++
+		case c.ArgIs(i, "inorder"):
+			o.inorder = true
+			i++
+		case c.ArgIs(i, "explainscore"):
 			i++
 		case c.ArgIs(i, "slop"), c.ArgIs(i, "language"), c.ArgIs(i, "timeout"), c.ArgIs(i, "dialect"),
 			c.ArgIs(i, "scorer"), c.ArgIs(i, "expander"), c.ArgIs(i, "payload"):
 			if i+1 >= len(args) {
 				return nil, "Bad arguments for " + strings.ToUpper(string(args[i])) + ": Expected an argument"
 			}
-			if c.ArgIs(i, "dialect") {
-				d, err := strconv.Atoi(string(args[i+1]))
+			v := string(args[i+1])
+			switch {
+			case c.ArgIs(i, "dialect"):
+				d, err := strconv.Atoi(v)
 				if err != nil || d < 1 || d > 4 {
 					return nil, "DIALECT requires a non negative integer >=1 and <= 4"
 				}
+			case c.ArgIs(i, "slop"):
+				n, err := strconv.Atoi(v)
+				if err != nil || n < -1 {
+					return nil, "Bad arguments for SLOP: Value is outside acceptable bounds"
+				}
+				o.slop = n
+			case c.ArgIs(i, "timeout"):
+				if n, err := strconv.ParseInt(v, 10, 64); err != nil || n < 0 {
+					return nil, "Bad arguments for TIMEOUT: Value is outside acceptable bounds"
+				}
+			case c.ArgIs(i, "language"):
+				if !validLanguage(v) {
+					return nil, "No such language " + v
+				}
+				o.lang = strings.ToLower(v)
+			case c.ArgIs(i, "scorer"):
+				if !validScorer(v) {
+					return nil, "Scoring function `" + v + "` not found"
+				}
+				o.scorer = v
 			}
 			i += 2
 		case c.ArgIs(i, "return"):
@@ -76,15 +129,18 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 			}
 			i += 2 + n
 		case c.ArgIs(i, "sortby"):
+			// Ordo's extension: SORTBY may be given several times; the
+			// first is the primary key.
 			if i+1 >= len(args) {
 				return nil, "Bad arguments for SORTBY: Expected an argument"
 			}
-			o.sortBy = strings.TrimPrefix(string(args[i+1]), "@")
+			k := sortKey{name: strings.TrimPrefix(string(args[i+1]), "@")}
 			i += 2
 			if i < len(args) && (c.ArgIs(i, "asc") || c.ArgIs(i, "desc")) {
-				o.desc = c.ArgIs(i, "desc")
+				k.desc = c.ArgIs(i, "desc")
 				i++
 			}
+			o.sortBy = append(o.sortBy, k)
 		case c.ArgIs(i, "limit"):
 			if i+2 >= len(args) {
 				return nil, "Bad arguments for LIMIT: Expected an argument"
@@ -104,6 +160,22 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 			o.params = map[string]string{}
 			for j := i + 2; j < i+2+n; j += 2 {
 				o.params[string(args[j])] = string(args[j+1])
+			}
+			i += 2 + n
+		case c.ArgIs(i, "inkeys"), c.ArgIs(i, "infields"):
+			n, ok := count()
+			name := strings.ToUpper(string(args[i]))
+			if !ok || i+2+n > len(args) {
+				return nil, "Bad arguments for " + name + ": Expected an argument, but none provided"
+			}
+			var list []string
+			for _, a := range args[i+2 : i+2+n] {
+				list = append(list, string(a))
+			}
+			if name == "INKEYS" {
+				o.inkeys, o.inkeysSet = append(o.inkeys, list...), true
+			} else {
+				o.infields, o.infieldsSet = append(o.infields, list...), true
 			}
 			i += 2 + n
 		case c.ArgIs(i, "filter"):
@@ -134,7 +206,30 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 			}
 			o.filters = append(o.filters, n)
 			i += 4
-		case c.ArgIs(i, "inkeys"), c.ArgIs(i, "infields"), c.ArgIs(i, "geofilter"), c.ArgIs(i, "highlight"), c.ArgIs(i, "summarize"):
+		case c.ArgIs(i, "geofilter"):
+			if i+5 >= len(args) {
+				return nil, "Bad arguments for GEOFILTER: Expected an argument"
+			}
+			f := ix.attr(string(args[i+1]))
+			if f == nil || f.typ != typeGeo {
+				return nil, "Unknown field `" + string(args[i+1]) + "`"
+			}
+			n := &node{op: opGeo, field: f.alias}
+			for k := range 3 {
+				x, err := strconv.ParseFloat(string(args[i+2+k]), 64)
+				if err != nil || x != x {
+					return nil, "Bad arguments for GEOFILTER: Could not convert argument to expected type"
+				}
+				n.geo[k] = x
+			}
+			u, ok := geoUnit(string(args[i+5]))
+			if !ok {
+				return nil, "Unknown distance unit " + string(args[i+5])
+			}
+			n.geo[2] *= u
+			o.filters = append(o.filters, n)
+			i += 6
+		case c.ArgIs(i, "highlight"), c.ArgIs(i, "summarize"):
 			return nil, "ERR Ordo's search does not support " + strings.ToUpper(string(args[i])) + " yet"
 		default:
 			return nil, "Unknown argument `" + string(args[i]) + "` at position " + strconv.Itoa(i-2) + " for <main>"
@@ -145,10 +240,18 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 
 type hit struct {
 	id    uint32
+	seq   uint64
 	key   string
 	score float64
-	sort  string // the sort key (numeric encoding or folded text)
-	has   bool   // has a sort value
+	sort  []sortVal
+}
+
+// sortVal is one SORTBY value: a number's order key or a string.
+type sortVal struct {
+	v   string
+	raw string // a number's text
+	num bool
+	has bool
 }
 
 // ftSearch is FT.SEARCH.
@@ -163,29 +266,47 @@ func ftSearch(c *engine.Ctx, s *state) {
 		c.Error(errMsg)
 		return
 	}
-	q, err := parseQuery(string(c.Args[2]), o.params, ix)
+	q, err := parseQueryOpts(string(c.Args[2]), o.params, ix, o.noStop)
 	if err != nil {
 		c.Error(err.Error())
 		return
 	}
-	if len(o.filters) > 0 {
-		q = &node{op: opAnd, kids: append([]*node{q}, o.filters...)}
+	qc := ix.newQctx()
+	qc.slop, qc.inorder, qc.verbatim, qc.lang = o.slop, o.inorder, o.verbatim, o.lang
+	if o.infieldsSet {
+		qc.mask = 0
+		for _, name := range o.infields {
+			if f := ix.attr(name); f != nil && f.typ == typeText && !f.noindex {
+				qc.mask |= 1 << f.ord
+			}
+		}
 	}
-	var sortF *field
-	sortFi := -1
-	if o.sortBy != "" {
-		sortF = ix.attr(o.sortBy)
-		if sortF == nil {
-			c.Error("Property `" + o.sortBy + "` not loaded nor in schema")
+	if o.inkeysSet {
+		var ids []uint32
+		for _, k := range o.inkeys {
+			if id, ok := ix.ids[k]; ok {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+		o.filters = append(o.filters, &node{op: opIDs, ids: slices.Compact(ids)})
+	}
+	if len(o.filters) > 0 {
+		q = &node{op: opAnd, kids: append([]*node{q}, o.filters...), nocheck: true}
+	}
+	var sortF []*field
+	var sortFi []int
+	for _, k := range o.sortBy {
+		f := ix.attr(k.name)
+		if f == nil {
+			c.Error("Property `" + k.name + "` not loaded nor in schema")
 			return
 		}
-		sortFi = slices.Index(ix.fields, sortF)
+		sortF = append(sortF, f)
+		sortFi = append(sortFi, slices.Index(ix.fields, f))
 	}
-	ids := ix.eval(q)
-	var terms []scoreTerm
-	if o.withScores || sortF == nil {
-		terms = ix.scoreTerms(q)
-	}
+	ids := qc.eval(q)
+	scored := o.withScores || len(sortF) == 0
 	hits := make([]hit, 0, len(ids))
 	for _, id := range ids {
 		d := ix.docs[id]
@@ -194,45 +315,53 @@ func ftSearch(c *engine.Ctx, s *state) {
 		if at := c.E.PeekExpire(ix.db, d.key); at >= 0 && at <= c.Now {
 			continue
 		}
-		h := hit{id: id, key: d.key}
-		if terms != nil {
-			h.score = ix.score(id, terms)
+		h := hit{id: id, seq: d.seq, key: d.key}
+		if scored {
+			if r := qc.match(q, id); r != nil {
+				h.score = ix.scoreDoc(o.scorer, r, d)
+			}
 		}
-		if sortF != nil {
-			h.sort, h.has = ix.sortValue(c.E, d, sortF, sortFi)
+		for i, f := range sortF {
+			h.sort = append(h.sort, ix.sortValue(c.E, d, f, sortFi[i]))
 		}
 		hits = append(hits, h)
 	}
-	if sortF != nil {
+	if len(sortF) > 0 {
 		slices.SortStableFunc(hits, func(a, b hit) int {
-			if a.has != b.has { // documents without the value come last
-				if a.has {
-					return -1
+			for i, k := range o.sortBy {
+				x, y := a.sort[i], b.sort[i]
+				if x.has != y.has { // documents without the value come last
+					if x.has {
+						return -1
+					}
+					return 1
 				}
-				return 1
+				r := strings.Compare(x.v, y.v)
+				if k.desc {
+					r = -r
+				}
+				if r != 0 {
+					return r
+				}
 			}
-			r := strings.Compare(a.sort, b.sort)
-			if o.desc {
-				r = -r
-			}
-			if r != 0 {
-				return r
-			}
-			return cmp.Compare(a.id, b.id)
+			return cmp.Compare(a.seq, b.seq)
 		})
-	} else if len(terms) > 0 {
+	} else {
+		// By score, ties in indexing order (RediSearch's document ids).
 		slices.SortStableFunc(hits, func(a, b hit) int {
 			if r := cmp.Compare(b.score, a.score); r != 0 {
 				return r
 			}
-			return cmp.Compare(a.id, b.id)
+			return cmp.Compare(a.seq, b.seq)
 		})
 	}
 	page := hits[min(o.off, len(hits)):]
 	page = page[:min(o.num, len(page))]
 	per := 1
-	if o.withScores {
-		per++
+	for _, b := range []bool{o.withScores, o.withPayload, o.withSortKey} {
+		if b {
+			per++
+		}
 	}
 	content := !o.noContent && !(o.retSet && len(o.ret) == 0)
 	if content {
@@ -243,7 +372,19 @@ func ftSearch(c *engine.Ctx, s *state) {
 	for _, h := range page {
 		c.W.BulkString(h.key)
 		if o.withScores {
-			c.W.BulkString(strconv.FormatFloat(h.score, 'g', -1, 64))
+			c.W.Bulk(resp.AppendDouble(nil, h.score))
+		}
+		if o.withPayload {
+			c.W.Null()
+		}
+		if o.withSortKey {
+			if len(h.sort) == 0 || !h.sort[0].has {
+				c.W.Null()
+			} else if h.sort[0].num {
+				c.W.BulkString("#" + h.sort[0].raw)
+			} else {
+				c.W.BulkString("$" + h.sort[0].v)
+			}
 		}
 		if content {
 			writeFields(c, ix, h.key, o)
@@ -252,24 +393,31 @@ func ftSearch(c *engine.Ctx, s *state) {
 }
 
 // sortValue is d's value of field f for SORTBY: the number's order key,
-// or the case-folded text.
-func (ix *index) sortValue(e *engine.Engine, d *doc, f *field, fi int) (string, bool) {
-	if f.typ == typeNumeric && d.nums[fi] != "" {
-		return d.nums[fi], true
+// or the text (lower-cased for a SORTABLE field without UNF, as
+// RediSearch normalizes sortable values).
+func (ix *index) sortValue(e *engine.Engine, d *doc, f *field, fi int) sortVal {
+	if f.typ == typeNumeric && d.nums[fi] == "" {
+		return sortVal{}
 	}
 	v, _, ok := e.Peek(ix.db, d.key)
 	if !ok {
-		return "", false
+		return sortVal{}
 	}
 	h, ok := v.Obj().(*engine.Hash)
 	if !ok {
-		return "", false
+		return sortVal{}
 	}
 	s, ok := h.Get(f.name)
-	if !ok || f.typ == typeNumeric {
-		return "", false
+	if !ok {
+		return sortVal{}
 	}
-	return strings.ToLower(s), true
+	if f.typ == typeNumeric {
+		return sortVal{v: d.nums[fi], raw: s, num: true, has: true}
+	}
+	if f.sortable && !f.unf && f.typ != typeGeo {
+		s = foldTerm(s)
+	}
+	return sortVal{v: s, has: true}
 }
 
 // writeFields writes the hash's fields at key (all, or RETURN's).
@@ -347,6 +495,9 @@ func ftInfo(c *engine.Ctx, s *state) {
 			if f.nostem {
 				a = append(a, "NOSTEM")
 			}
+			if f.phonetic != "" {
+				a = append(a, "PHONETIC", f.phonetic)
+			}
 		case typeTag:
 			a = append(a, "SEPARATOR", string(f.sep))
 			if f.caseSensitive {
@@ -355,6 +506,15 @@ func ftInfo(c *engine.Ctx, s *state) {
 		}
 		if f.sortable {
 			a = append(a, "SORTABLE")
+			if f.unf {
+				a = append(a, "UNF")
+			}
+		}
+		if f.missing {
+			a = append(a, "INDEXMISSING")
+		}
+		if f.empty {
+			a = append(a, "INDEXEMPTY")
 		}
 		if f.noindex {
 			a = append(a, "NOINDEX")
@@ -373,12 +533,13 @@ func ftInfo(c *engine.Ctx, s *state) {
 			if d.nums[i] != "" {
 				records++
 			}
-			records += len(d.tags[i]) + len(d.terms[i])
+			records += len(d.tags[i])
 		}
+		records += len(d.terms)
 	}
 	kv := []string{
 		"num_docs", strconv.Itoa(ix.live),
-		"max_doc_id", strconv.Itoa(len(ix.docs)),
+		"max_doc_id", strconv.FormatUint(ix.seq, 10),
 		"num_terms", strconv.Itoa(ix.numTerms()),
 		"num_records", strconv.Itoa(records),
 		"indexing", "0",
