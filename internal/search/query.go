@@ -58,9 +58,9 @@ type node struct {
 	kids  []*node
 	stop  bool // a stop word: ignored in an intersection
 
-	exact    bool    // opAnd: a quoted phrase (slop 0, in order)
-	verbatim bool    // text leaf: no stemming or phonetic expansion
-	dist     int     // opFuzzy
+	exact    bool       // opAnd: a quoted phrase (slop 0, in order)
+	verbatim bool       // text leaf: no stemming or phonetic expansion
+	dist     int        // opFuzzy
 	geo      [3]float64 // opGeo: lon, lat, radius in meters
 	nocheck  bool       // opAnd: the filters' intersection (no SLOP/INORDER)
 	ids      []uint32   // opIDs
@@ -619,4 +619,3 @@ func (p *parser) textNode(field, w string, prefix bool) *node {
 func isPunct(c byte) bool { return isSep(c) && c != ' ' && c != '\t' }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-

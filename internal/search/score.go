@@ -21,13 +21,13 @@ const (
 )
 
 type rres struct {
-	kind   rkind
-	freq   uint32
+	kind    rkind
+	freq    uint32
 	idf     float64 // TFIDF's
 	bm25idf float64 // BM25STD's
 	weight  float64
-	pos    []uint32 // term positions (fieldOrd<<posBits | position)
-	kids   []*rres
+	pos     []uint32 // term positions (fieldOrd<<posBits | position)
+	kids    []*rres
 }
 
 var (
