@@ -104,6 +104,12 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 					return nil, "No such language " + v
 				}
 				o.lang = strings.ToLower(v)
+			case c.ArgIs(i, "expander"):
+				// The stemmer is the default expander; any other name
+				// (none is registered here) expands nothing.
+				if !strings.EqualFold(v, "SBSTEM") && !strings.EqualFold(v, "DEFAULT") {
+					o.verbatim = true
+				}
 			case c.ArgIs(i, "scorer"):
 				if !validScorer(v) {
 					return nil, "Scoring function `" + v + "` not found"
@@ -181,7 +187,7 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 		case c.ArgIs(i, "filter"):
 			// The old numeric filter: FILTER field min max.
 			if i+3 >= len(args) {
-				return nil, "Bad arguments for FILTER: Expected an argument"
+				return nil, "FILTER requires 3 arguments"
 			}
 			f := ix.attr(string(args[i+1]))
 			if f == nil || f.typ != typeNumeric {
@@ -199,8 +205,9 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 					}
 				}
 				key, ok := parseNumber(v)
-				if !ok {
-					return nil, "Bad upper range: " + string(args[i+2+k])
+				// The filter takes -inf and +inf, not a bare inf.
+				if !ok || strings.EqualFold(v, "inf") || strings.EqualFold(v, "infinity") {
+					return nil, "Bad " + [2]string{"lower", "upper"}[k] + " range: " + string(args[i+2+k])
 				}
 				*p = key
 			}
@@ -208,17 +215,17 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 			i += 4
 		case c.ArgIs(i, "geofilter"):
 			if i+5 >= len(args) {
-				return nil, "Bad arguments for GEOFILTER: Expected an argument"
+				return nil, "GEOFILTER requires 5 arguments"
 			}
 			f := ix.attr(string(args[i+1]))
 			if f == nil || f.typ != typeGeo {
 				return nil, "Unknown field `" + string(args[i+1]) + "`"
 			}
 			n := &node{op: opGeo, field: f.alias}
-			for k := range 3 {
+			for k, what := range []string{"<lon>", "<lat>", "<radius>"} {
 				x, err := strconv.ParseFloat(string(args[i+2+k]), 64)
 				if err != nil || x != x {
-					return nil, "Bad arguments for GEOFILTER: Could not convert argument to expected type"
+					return nil, "Bad arguments for " + what + ": Could not convert argument to expected type"
 				}
 				n.geo[k] = x
 			}

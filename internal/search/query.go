@@ -589,7 +589,11 @@ func (p *parser) termAtom(field string) (*node, error) {
 		if !ok {
 			return nil, &SyntaxError{fmt.Sprintf("No such parameter `%s`", name)}
 		}
-		return p.textNode(field, v, false), nil
+		prefix := p.peek() == '*'
+		if prefix {
+			p.pos++
+		}
+		return p.textNode(field, v, prefix), nil
 	}
 	w := p.word()
 	if w == "" {
