@@ -410,11 +410,11 @@ func (ix *index) sortValue(e *engine.Engine, d *doc, f *field, fi int) sortVal {
 	if !ok {
 		return sortVal{}
 	}
-	h, ok := v.Obj().(*engine.Hash)
+	src, ok := ix.sourceOf(v)
 	if !ok {
 		return sortVal{}
 	}
-	s, ok := h.Get(f.name)
+	s, ok := src.get(f.name)
 	if !ok {
 		return sortVal{}
 	}
@@ -430,6 +430,34 @@ func (ix *index) sortValue(e *engine.Engine, d *doc, f *field, fi int) sortVal {
 // writeFields writes the hash's fields at key (all, or RETURN's).
 func writeFields(c *engine.Ctx, ix *index, key string, o *searchOpts) {
 	v, _, _ := c.E.Peek(ix.db, key)
+	if ix.json {
+		j, _ := v.Obj().(*engine.JSON)
+		if j == nil {
+			c.W.Array(0)
+			return
+		}
+		if !o.retSet {
+			c.W.Array(2)
+			c.W.BulkString("$")
+			c.W.BulkString(j.String())
+			return
+		}
+		src := jsonSource{j.Root(), ix}
+		var out []string
+		for _, r := range o.ret {
+			name := strings.TrimPrefix(r.name, "@")
+			if name == "$" {
+				out = append(out, r.as, j.String())
+			} else if val, ok := src.get(name); ok {
+				out = append(out, r.as, val)
+			}
+		}
+		c.W.Array(len(out))
+		for _, s := range out {
+			c.W.BulkString(s)
+		}
+		return
+	}
 	h, _ := v.Obj().(*engine.Hash)
 	if h == nil {
 		c.W.Array(0)
@@ -479,7 +507,11 @@ func ftInfo(c *engine.Ctx, s *state) {
 	w.BulkString("index_definition")
 	w.Array(6)
 	w.BulkString("key_type")
-	w.BulkString("HASH")
+	if ix.json {
+		w.BulkString("JSON")
+	} else {
+		w.BulkString("HASH")
+	}
 	w.BulkString("prefixes")
 	prefixes := ix.prefixes
 	if len(prefixes) == 0 {

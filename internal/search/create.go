@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ordo-db/ordo/internal/ds/jsonpath"
 	"github.com/ordo-db/ordo/internal/engine"
 )
 
@@ -58,7 +59,7 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 			switch {
 			case is("hash"):
 			case is("json"):
-				return nil, "ERR Ordo's search indexes only hashes: ON JSON is not supported yet"
+				ix.json = true
 			default:
 				return nil, "Invalid rule type"
 			}
@@ -215,6 +216,12 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 				i++
 			default:
 				break opts
+			}
+		}
+		if ix.json {
+			f.path = jsonpath.New(f.name)
+			if f.path.Err != "" {
+				return nil, "Invalid JSONPath '" + f.name + "'"
 			}
 		}
 		for _, g := range ix.fields {

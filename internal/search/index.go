@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ordo-db/ordo/internal/ds/jsonpath"
 	"github.com/ordo-db/ordo/internal/engine"
 )
 
@@ -34,6 +35,7 @@ type field struct {
 	weight        float64
 	nostem        bool
 	unf           bool   // SORTABLE UNF: sort by the value as is
+	path          *jsonpath.Path // ON JSON: the field's path
 	phonetic      string // PHONETIC matcher ("" none)
 	missing       bool   // INDEXMISSING
 	empty         bool   // INDEXEMPTY
@@ -81,6 +83,7 @@ type index struct {
 	stop     map[string]bool
 	create   [][]byte // the FT.CREATE arguments, for AOF rewrites
 	options  []string // FT.INFO index_options
+	json     bool     // ON JSON
 	lang     string   // LANGUAGE (default english)
 	langF    string   // LANGUAGE_FIELD
 	scoreF   string   // SCORE_FIELD
@@ -180,11 +183,11 @@ func (ix *index) update(e *engine.Engine, key string) {
 	if !ok {
 		return
 	}
-	h, ok := v.Obj().(*engine.Hash)
+	src, ok := ix.sourceOf(v)
 	if !ok {
 		return
 	}
-	ix.add(strings.Clone(key), h)
+	ix.addSource(strings.Clone(key), src)
 }
 
 // fieldSource is a document's fields: a hash.
@@ -195,27 +198,33 @@ type fieldSource interface {
 // add indexes hash h at key (absent from the index). A hash whose NUMERIC
 // or GEO field does not hold a valid value is not indexed at all and
 // counts as an indexing failure, as in RediSearch.
-func (ix *index) add(key string, h fieldSource) {
+func (ix *index) add(key string, h fieldSource) { ix.addSource(key, hashSource{h}) }
+
+func (ix *index) addSource(key string, h source) {
 	d := &doc{
 		nums:  make([]string, len(ix.fields)),
 		tags:  make([][]string, len(ix.fields)),
 		score: ix.score,
 	}
-	if v, ok := h.Get(ix.scoreF); ok {
+	if v, ok := h.get(ix.scoreF); ok {
 		if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1 {
 			d.score = f
 		}
 	}
 	lang := ix.lang
 	if ix.langF != "" {
-		if v, ok := h.Get(ix.langF); ok && validLanguage(v) {
+		if v, ok := h.get(ix.langF); ok && validLanguage(v) {
 			lang = v
 		}
 	}
 	entries := map[string]*tentry{}
 	for i, f := range ix.fields {
-		val, ok := h.Get(f.name)
+		vals, present, ok := h.values(f)
 		if !ok {
+			ix.failures++
+			return
+		}
+		if !present {
 			continue
 		}
 		if i < 64 {
@@ -224,6 +233,7 @@ func (ix *index) add(key string, h fieldSource) {
 		if f.noindex {
 			continue
 		}
+		val := vals[0]
 		switch f.typ {
 		case typeNumeric:
 			k, ok := parseNumber(val)
@@ -244,14 +254,19 @@ func (ix *index) add(key string, h fieldSource) {
 			d.geos[i] = p
 		case typeTag:
 			var tags []string
-			for _, t := range strings.Split(val, string(f.sep)) {
-				if t = f.normTag(t); (t != "" || f.empty) && !slices.Contains(tags, t) {
-					tags = append(tags, t)
+			for _, val := range vals {
+				for _, t := range strings.Split(val, string(f.sep)) {
+					if t = f.normTag(t); (t != "" || f.empty) && !slices.Contains(tags, t) {
+						tags = append(tags, t)
+					}
 				}
 			}
 			d.tags[i] = tags
 		case typeText:
-			ix.analyze(d, entries, f, val, lang)
+			base := uint32(0)
+			for _, val := range vals {
+				base = ix.analyze(d, entries, f, val, lang, base) + multiTextGap
+			}
 		}
 	}
 	d.terms = make([]string, 0, len(entries))
@@ -299,7 +314,7 @@ func (ix *index) add(key string, h fieldSource) {
 // analyze indexes the words of TEXT field f's value into entries, with
 // RediSearch's frequencies: each occurrence adds max(1, weight) to its
 // word, and max(1, weight x 0.2) to its stem.
-func (ix *index) analyze(d *doc, entries map[string]*tentry, f *field, val, lang string) {
+func (ix *index) analyze(d *doc, entries map[string]*tentry, f *field, val, lang string, base uint32) uint32 {
 	inc := max(1, uint32(float32(f.weight)))
 	stemInc := max(1, uint32(float32(f.weight)*stemFactor))
 	put := func(term string, pos uint32, n uint32) {
@@ -316,7 +331,10 @@ func (ix *index) analyze(d *doc, entries map[string]*tentry, f *field, val, lang
 		d.maxFreq = max(d.maxFreq, e.freq)
 		d.length += n
 	}
+	last := base
 	tokenize(val, ix.stop, func(t token) {
+		t.pos += base
+		last = t.pos
 		put(t.word, t.pos, inc)
 		if !f.nostem {
 			if s := stem(t.word, lang); s != "" && s != t.word {
@@ -329,6 +347,7 @@ func (ix *index) analyze(d *doc, entries map[string]*tentry, f *field, val, lang
 			}
 		}
 	})
+	return last
 }
 
 func (ix *index) remove(id uint32) {
@@ -367,7 +386,7 @@ func (ix *index) rebuild(e *engine.Engine) {
 	// expiry (lazy or active) removes them.
 	e.DBs()[ix.db].Each(math.MinInt64, func(k string, v engine.Value, _ int64) bool {
 		if ix.covers(k) {
-			if _, ok := v.Obj().(*engine.Hash); ok {
+			if _, ok := ix.sourceOf(v); ok {
 				keys = append(keys, k)
 			}
 		}
