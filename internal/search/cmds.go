@@ -576,13 +576,17 @@ func ftInfo(c *engine.Ctx, s *state) {
 		}
 		records += len(d.terms)
 	}
+	indexing := "0"
+	if ix.scan.active {
+		indexing = "1"
+	}
 	kv := []string{
 		"num_docs", strconv.Itoa(ix.live),
 		"max_doc_id", strconv.FormatUint(ix.seq, 10),
 		"num_terms", strconv.Itoa(ix.numTerms()),
 		"num_records", strconv.Itoa(records),
-		"indexing", "0",
-		"percent_indexed", "1",
+		"indexing", indexing,
+		"percent_indexed", strconv.FormatFloat(ix.scan.percent(), 'g', -1, 64),
 		"hash_indexing_failures", strconv.FormatInt(ix.failures, 10),
 		"number_of_uses", "1",
 		"cleaning", "0",

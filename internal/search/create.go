@@ -32,7 +32,7 @@ func ftCreate(c *engine.Ctx, s *state) {
 		skip = skip || o == "SKIPINITIALSCAN"
 	}
 	if !skip {
-		ix.rebuild(c.E)
+		s.startScan(ix)
 	}
 	c.Dirty(1)
 	c.W.OK()

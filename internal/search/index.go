@@ -34,12 +34,12 @@ type field struct {
 	caseSensitive bool
 	weight        float64
 	nostem        bool
-	unf           bool   // SORTABLE UNF: sort by the value as is
+	unf           bool           // SORTABLE UNF: sort by the value as is
 	path          *jsonpath.Path // ON JSON: the field's path
-	phonetic      string // PHONETIC matcher ("" none)
-	missing       bool   // INDEXMISSING
-	empty         bool   // INDEXEMPTY
-	ord           int    // TEXT: the field's bit in text masks
+	phonetic      string         // PHONETIC matcher ("" none)
+	missing       bool           // INDEXMISSING
+	empty         bool           // INDEXEMPTY
+	ord           int            // TEXT: the field's bit in text masks
 }
 
 // doc is one indexed hash: what was indexed for it, so that a change can
@@ -101,6 +101,8 @@ type index struct {
 	texts map[string]map[uint32]*tentry // term -> doc -> entry, every TEXT field
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
+
+	scan scanState // the initial walk of the keyspace
 }
 
 func newIndex(name string, db int) *index {
@@ -166,8 +168,9 @@ func (f *field) normTag(t string) string {
 	return t
 }
 
-// clear forgets every document.
+// clear forgets every document (and ends any initial walk).
 func (ix *index) clear() {
+	ix.scan.active = false
 	ix.ids = map[string]uint32{}
 	ix.docs, ix.free, ix.live = nil, nil, 0
 	ix.initFields()

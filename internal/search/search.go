@@ -77,6 +77,8 @@ type state struct {
 	// under the same lock hold as far as any client can tell.
 	pending []pendKey
 	pendSet map[pendKey]bool
+
+	scanning bool // the scanner goroutine runs (scan.go)
 }
 
 type pendKey struct {
