@@ -89,6 +89,21 @@ type qctx struct {
 	lang     string
 	mask     uint64 // the TEXT fields a node without @field searches (INFIELDS)
 	vars     map[*node][]string
+	sets     map[*node][]uint32 // leaf results, for match
+}
+
+// set is the (memoized) result of a tag, numeric, geo, ismissing or
+// INKEYS leaf.
+func (q *qctx) set(n *node) []uint32 {
+	if r, ok := q.sets[n]; ok {
+		return r
+	}
+	r := q.eval(n)
+	if q.sets == nil {
+		q.sets = map[*node][]uint32{}
+	}
+	q.sets[n] = r
+	return r
 }
 
 // maxExpansions bounds the terms a prefix, suffix, infix or fuzzy term

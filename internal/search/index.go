@@ -98,7 +98,7 @@ type index struct {
 
 	nums  []*numTree                    // per field (numeric)
 	tags  []map[string]map[uint32]bool  // per field (tag): tag -> docs
-	texts map[string]map[uint32]*tentry // term -> doc -> entry, every TEXT field
+	texts map[string]map[uint32]tentry // term -> doc -> entry, every TEXT field
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
 
@@ -112,7 +112,7 @@ func newIndex(name string, db int) *index {
 func (ix *index) initFields() {
 	ix.nums = make([]*numTree, len(ix.fields))
 	ix.tags = make([]map[string]map[uint32]bool, len(ix.fields))
-	ix.texts = map[string]map[uint32]*tentry{}
+	ix.texts = map[string]map[uint32]tentry{}
 	ix.totalLen = 0
 	for i, f := range ix.fields {
 		switch f.typ {
@@ -307,10 +307,10 @@ func (ix *index) addSource(key string, h source) {
 	for t, e := range entries {
 		s := ix.texts[t]
 		if s == nil {
-			s = map[uint32]*tentry{}
+			s = map[uint32]tentry{}
 			ix.texts[t] = s
 		}
-		s[id] = e
+		s[id] = *e
 	}
 }
 

@@ -54,8 +54,8 @@ func (q *qctx) match(n *node, id uint32) *rres {
 		vars := q.variants(n)
 		var kids []*rres
 		for _, t := range vars {
-			e := ix.texts[t][id]
-			if e == nil || e.mask&m == 0 {
+			e, ok := ix.texts[t][id]
+			if !ok || e.mask&m == 0 {
 				continue
 			}
 			df := len(ix.texts[t])
@@ -80,12 +80,12 @@ func (q *qctx) match(n *node, id uint32) *rres {
 		}
 		return &rres{kind: rUnion, weight: 1, kids: kids}
 	case opTag:
-		if !slices.Contains(q.eval(n), id) { // small: one field's tags
+		if _, ok := slices.BinarySearch(q.set(n), id); !ok {
 			return nil
 		}
 		return &rres{kind: rTerm, freq: 1, weight: 1}
 	case opNum, opGeo, opMissing, opIDs:
-		if _, ok := slices.BinarySearch(q.eval(n), id); !ok {
+		if _, ok := slices.BinarySearch(q.set(n), id); !ok {
 			return nil
 		}
 		if n.op == opNum || n.op == opGeo {
