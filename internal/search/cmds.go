@@ -324,7 +324,7 @@ func ftSearch(c *engine.Ctx, s *state) {
 		}
 		h := hit{id: id, seq: d.seq, key: d.key}
 		if scored {
-			if r := qc.match(q, id); r != nil {
+			if r := qc.matchDoc(q, id); r != nil {
 				h.score = ix.scoreDoc(o.scorer, r, d)
 			}
 		}

@@ -90,6 +90,8 @@ type qctx struct {
 	mask     uint64 // the TEXT fields a node without @field searches (INFIELDS)
 	vars     map[*node][]string
 	sets     map[*node][]uint32 // leaf results, for match
+	idfs     map[string][2]float64
+	arena    resArena
 }
 
 // set is the (memoized) result of a tag, numeric, geo, ismissing or
@@ -307,7 +309,7 @@ func (q *qctx) eval(n *node) []uint32 {
 		if q.positional(n) {
 			kept := out[:0]
 			for _, id := range out {
-				if q.match(n, id) != nil {
+				if q.matchDoc(n, id) != nil {
 					kept = append(kept, id)
 				}
 			}

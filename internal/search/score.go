@@ -41,6 +41,68 @@ func idf(docs, termDocs int) float64 {
 	return math.Logb(1 + float64(docs)/float64(max(termDocs, 1)))
 }
 
+// resArena hands out results for one document's match without a heap
+// allocation each: slabs are kept and reused by the next document.
+type resArena struct {
+	slabs  [][]rres
+	ptrs   [][]*rres
+	n, p   int // used in the current slab of each
+	si, pi int
+}
+
+const slabSize = 256
+
+func (a *resArena) reset() { a.n, a.p, a.si, a.pi = 0, 0, 0, 0 }
+
+func (a *resArena) res(r rres) *rres {
+	if a.si == len(a.slabs) {
+		a.slabs = append(a.slabs, make([]rres, slabSize))
+	}
+	x := &a.slabs[a.si][a.n]
+	*x = r
+	if a.n++; a.n == slabSize {
+		a.si, a.n = a.si+1, 0
+	}
+	return x
+}
+
+// kids returns an empty slice with room for n results.
+func (a *resArena) kids(n int) []*rres {
+	if n > slabSize {
+		return make([]*rres, 0, n)
+	}
+	if a.pi < len(a.ptrs) && a.p+n > slabSize {
+		a.pi, a.p = a.pi+1, 0
+	}
+	if a.pi == len(a.ptrs) {
+		a.ptrs = append(a.ptrs, make([]*rres, slabSize))
+	}
+	s := a.ptrs[a.pi][a.p : a.p : a.p+n]
+	a.p += n
+	return s
+}
+
+// termIDF is a term's TFIDF and BM25STD idfs, computed once per query.
+func (q *qctx) termIDF(t string) [2]float64 {
+	if v, ok := q.idfs[t]; ok {
+		return v
+	}
+	df := len(q.ix.texts[t])
+	v := [2]float64{idf(q.ix.live, df), math.Log(1 + (float64(q.ix.live)-float64(df)+0.5)/(float64(df)+0.5))}
+	if q.idfs == nil {
+		q.idfs = map[string][2]float64{}
+	}
+	q.idfs[t] = v
+	return v
+}
+
+// matchDoc is match for a new document: the previous one's results are
+// reused.
+func (q *qctx) matchDoc(n *node, id uint32) *rres {
+	q.arena.reset()
+	return q.match(n, id)
+}
+
 // match returns n's result for document id, or nil if it does not match.
 func (q *qctx) match(n *node, id uint32) *rres {
 	ix := q.ix
@@ -52,15 +114,14 @@ func (q *qctx) match(n *node, id uint32) *rres {
 	case opTerm, opPrefix, opSuffix, opInfix, opFuzzy:
 		m := q.textMask(n.field)
 		vars := q.variants(n)
-		var kids []*rres
+		kids := q.arena.kids(len(vars))
 		for _, t := range vars {
 			e, ok := ix.texts[t][id]
 			if !ok || e.mask&m == 0 {
 				continue
 			}
-			df := len(ix.texts[t])
-			r := &rres{kind: rTerm, freq: e.freq, weight: 1, idf: idf(ix.live, df),
-				bm25idf: math.Log(1 + (float64(ix.live)-float64(df)+0.5)/(float64(df)+0.5))}
+			idfs := q.termIDF(t)
+			r := q.arena.res(rres{kind: rTerm, freq: e.freq, weight: 1, idf: idfs[0], bm25idf: idfs[1]})
 			if e.mask&^m == 0 {
 				r.pos = e.pos
 			} else {
@@ -78,12 +139,12 @@ func (q *qctx) match(n *node, id uint32) *rres {
 		case len(vars) == 1:
 			return kids[0]
 		}
-		return &rres{kind: rUnion, weight: 1, kids: kids}
+		return q.arena.res(rres{kind: rUnion, weight: 1, kids: kids})
 	case opTag:
 		if _, ok := slices.BinarySearch(q.set(n), id); !ok {
 			return nil
 		}
-		return &rres{kind: rTerm, freq: 1, weight: 1}
+		return q.arena.res(rres{kind: rTerm, freq: 1, weight: 1})
 	case opNum, opGeo, opMissing, opIDs:
 		if _, ok := slices.BinarySearch(q.set(n), id); !ok {
 			return nil
@@ -98,7 +159,7 @@ func (q *qctx) match(n *node, id uint32) *rres {
 		}
 		return resVirtual
 	case opOr:
-		var kids []*rres
+		kids := q.arena.kids(len(n.kids))
 		for _, k := range n.kids {
 			if r := q.match(k, id); r != nil {
 				kids = append(kids, r)
@@ -107,9 +168,9 @@ func (q *qctx) match(n *node, id uint32) *rres {
 		if len(kids) == 0 {
 			return nil
 		}
-		return &rres{kind: rUnion, weight: 1, kids: kids}
+		return q.arena.res(rres{kind: rUnion, weight: 1, kids: kids})
 	case opAnd:
-		var kids []*rres
+		kids := q.arena.kids(len(n.kids))
 		for _, k := range n.kids {
 			if k.stop {
 				continue
@@ -135,7 +196,7 @@ func (q *qctx) match(n *node, id uint32) *rres {
 				return nil
 			}
 		}
-		return &rres{kind: rInter, weight: 1, kids: kids}
+		return q.arena.res(rres{kind: rInter, weight: 1, kids: kids})
 	}
 	return nil
 }
@@ -147,6 +208,9 @@ func (r *rres) offsets() []uint32 {
 	case rTerm:
 		return r.pos
 	case rInter, rUnion:
+		if len(r.kids) == 1 {
+			return r.kids[0].offsets()
+		}
 		var out []uint32
 		for _, k := range r.kids {
 			out = append(out, k.offsets()...)
@@ -157,14 +221,28 @@ func (r *rres) offsets() []uint32 {
 	return nil
 }
 
+func (r *rres) hasOffsets() bool {
+	switch r.kind {
+	case rTerm:
+		return len(r.pos) > 0
+	case rInter, rUnion:
+		for _, k := range r.kids {
+			if k.hasOffsets() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // withinRange reports whether the results' positions (those that have
 // any) hold one position each such that the words between the first and
 // the last number at most slop, in the query's order if inorder.
 func withinRange(kids []*rres, slop int, inorder bool) bool {
 	var lists [][]uint32
 	for _, k := range kids {
-		if p := k.offsets(); len(p) > 0 {
-			lists = append(lists, p)
+		if k.hasOffsets() {
+			lists = append(lists, k.offsets())
 		}
 	}
 	n := len(lists)
@@ -220,7 +298,7 @@ func (r *rres) minOffsetDelta() int {
 		return 1
 	}
 	const mask = 1<<posBits - 1
-	has := func(k *rres) bool { return len(k.offsets()) > 0 }
+	has := (*rres).hasOffsets
 	num := len(r.kids)
 	dist := 0
 	for i := 0; i < num; {
