@@ -96,8 +96,8 @@ type index struct {
 	free []uint32
 	live int
 
-	nums  []*numTree                    // per field (numeric)
-	tags  []map[string]map[uint32]bool  // per field (tag): tag -> docs
+	nums  []*numTree                   // per field (numeric)
+	tags  []map[string]map[uint32]bool // per field (tag): tag -> docs
 	texts map[string]map[uint32]tentry // term -> doc -> entry, every TEXT field
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
