@@ -209,13 +209,6 @@ func (ix *index) phoneticIn(mask uint64) bool {
 	return false
 }
 
-func isText(op opKind) bool {
-	switch op {
-	case opTerm, opPrefix, opSuffix, opInfix, opFuzzy:
-		return true
-	}
-	return false
-}
 
 // positional reports whether an intersection checks its terms' positions.
 func (q *qctx) positional(n *node) bool {
