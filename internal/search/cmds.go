@@ -16,6 +16,7 @@ type searchOpts struct {
 	withScores  bool
 	withPayload bool
 	withSortKey bool
+	explain     bool
 	verbatim    bool
 	noStop      bool
 	inorder     bool
@@ -76,6 +77,7 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 			o.inorder = true
 			i++
 		case c.ArgIs(i, "explainscore"):
+			o.explain = true
 			i++
 		case c.ArgIs(i, "slop"), c.ArgIs(i, "language"), c.ArgIs(i, "timeout"), c.ArgIs(i, "dialect"),
 			c.ArgIs(i, "scorer"), c.ArgIs(i, "expander"), c.ArgIs(i, "payload"):
@@ -251,6 +253,7 @@ type hit struct {
 	key   string
 	score float64
 	sort  []sortVal
+	expl  *expl
 }
 
 // sortVal is one SORTBY value: a number's order key or a string.
@@ -326,6 +329,9 @@ func ftSearch(c *engine.Ctx, s *state) {
 		if scored {
 			if r := qc.matchDoc(q, id); r != nil {
 				h.score = ix.scoreDoc(o.scorer, r, d)
+				if o.explain && o.withScores {
+					h.expl = ix.explain(o.scorer, r, d)
+				}
 			}
 		}
 		for i, f := range sortF {
@@ -379,7 +385,13 @@ func ftSearch(c *engine.Ctx, s *state) {
 	for _, h := range page {
 		c.W.BulkString(h.key)
 		if o.withScores {
+			if h.expl != nil {
+				c.W.Array(2)
+			}
 			c.W.Bulk(resp.AppendDouble(nil, h.score))
+			if h.expl != nil {
+				h.expl.write(c.W)
+			}
 		}
 		if o.withPayload {
 			c.W.Null()

@@ -331,3 +331,35 @@ func TestFTPhonetic(t *testing.T) {
 	c.want("!Matcher Format: <2 chars algorithm>:<2 chars language>. Support algorithms: double metaphone (dm). Supported languages: English (en), French (fr), Portuguese (pt) and Spanish (es)",
 		"FT.CREATE", "bad", "SCHEMA", "n", "TEXT", "PHONETIC", "xx")
 }
+
+// TestFTExplainScore: EXPLAINSCORE's texts, as test_scorers and
+// testExpireDocs expect them.
+func TestFTExplainScore(t *testing.T) {
+	c, _ := newClient(t)
+	c.want("OK", "FT.CREATE", "idx", "ON", "HASH", "SCORE_FIELD", "__score", "SCHEMA", "title", "TEXT", "WEIGHT", "10", "body", "TEXT")
+	c.do("HSET", "doc1", "title", "hello world", " body", "lorem ist ipsum", "__score", "0.5")
+	c.do("HSET", "doc2", "title", "hello another world", " body", "lorem ist ipsum lorem lorem", "__score", "1")
+	c.do("HSET", "doc3", "title", "hello yet another world", " body", "lorem ist ipsum lorem lorem", "__score", "0.1")
+	terms := "[[(Weight 1.00 * total children TFIDF 20.00) [(TFIDF 10.00 = Weight 1.00 * TF 10 * IDF 1.00) (TFIDF 10.00 = Weight 1.00 * TF 10 * IDF 1.00)]]]"
+	c.want("[3 doc1 [1 [Final TFIDF : words TFIDF 20.00 * document score 0.50 / norm 10 / slop 1 "+terms+"]] "+
+		"doc2 [1 [Final TFIDF : words TFIDF 20.00 * document score 1.00 / norm 10 / slop 2 "+terms+"]] "+
+		"doc3 [0.066666666666666666 [Final TFIDF : words TFIDF 20.00 * document score 0.10 / norm 10 / slop 3 "+terms+"]]]",
+		"FT.SEARCH", "idx", "hello world", "SCORER", "TFIDF", "WITHSCORES", "EXPLAINSCORE", "NOCONTENT")
+	c.want("[3 doc2 [1 Document's score is 1.00] doc1 [0.5 Document's score is 0.50] doc3 [0.10000000000000001 Document's score is 0.10]]",
+		"FT.SEARCH", "idx", "hello world", "SCORER", "DOCSCORE", "WITHSCORES", "EXPLAINSCORE", "NOCONTENT")
+	c.do("FLUSHALL")
+	c.want("OK", "FT.CREATE", "e", "PREFIX", "1", "doc", "SCHEMA", "t", "TEXT")
+	c.do("HSET", "doc1", "t", "foo")
+	c.want("[1 doc1 [1 [Final TFIDF : words TFIDF 1.00 * document score 1.00 / norm 1 / slop 1 [(TFIDF 1.00 = Weight 1.00 * Frequency 1)]]] [t foo]]",
+		"FT.SEARCH", "e", "*", "WITHSCORES", "EXPLAINSCORE")
+}
+
+func TestFTIndexEmpty(t *testing.T) {
+	c, _ := newClient(t)
+	c.want("OK", "FT.CREATE", "idx", "SCHEMA", "t", "TAG", "INDEXEMPTY", "u", "TAG")
+	c.do("HSET", "a", "t", "", "u", "")
+	c.do("HSET", "b", "t", "x", "u", "x")
+	c.want("[1 a]", "FT.SEARCH", "idx", `@t:{""}`, "NOCONTENT")
+	c.want("!Use `INDEXEMPTY` in field creation in order to index and query for empty strings", "FT.SEARCH", "idx", `@u:{""}`, "NOCONTENT")
+	c.want("[1 b]", "FT.SEARCH", "idx", `@u:{x}`, "NOCONTENT")
+}

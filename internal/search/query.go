@@ -419,7 +419,14 @@ func (p *parser) fieldExpr(name string, start int) (*node, error) {
 				}
 				v = pv
 			}
-			if v == "" && !prefix {
+			if raw == `""` { // the empty tag (INDEXEMPTY)
+				if p.idx != nil {
+					if tf := p.idx.attr(f); tf == nil || !tf.empty {
+						return nil, &SyntaxError{"Use `INDEXEMPTY` in field creation in order to index and query for empty strings"}
+					}
+				}
+				v = ""
+			} else if v == "" && !prefix {
 				return nil, p.errNear(ts)
 			}
 			tags = append(tags, tagTerm{val: v, prefix: prefix})

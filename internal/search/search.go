@@ -77,8 +77,8 @@
 // values of a JSON array (positions are per field, values 100 apart).
 // Scores follow default.c as read; its quirks are kept (a word matched
 // together with its stem at one position gets a slop of 10). Not
-// implemented: HAMMING scores 0 (no payloads), EXPLAINSCORE is accepted
-// and ignored, HIGHLIGHT/SUMMARIZE, INDEXEMPTY queries for empty values,
+// implemented: HAMMING scores 0 (no payloads), HIGHLIGHT/SUMMARIZE,
+// INDEXEMPTY queries for empty TEXT values (empty tags are: @t:{""}),
 // query attributes ($weight …), several NUMERIC values per JSON field
 // (the first is indexed), languages without a Snowball stemmer in the
 // library (accepted, not stemmed), PHONETIC languages other than English
