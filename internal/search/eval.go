@@ -209,7 +209,6 @@ func (ix *index) phoneticIn(mask uint64) bool {
 	return false
 }
 
-
 // positional reports whether an intersection checks its terms' positions.
 func (q *qctx) positional(n *node) bool {
 	return n.op == opAnd && !n.nocheck && (n.exact || q.slop >= 0 || q.inorder)
