@@ -275,6 +275,8 @@ func (q *qctx) eval(n *node) []uint32 {
 		return n.ids
 	case opNot:
 		return minus(ix.all(), q.eval(n.kids[0]))
+	case opOpt:
+		return ix.all()
 	case opOr:
 		var out []uint32
 		for _, k := range n.kids {
@@ -285,8 +287,8 @@ func (q *qctx) eval(n *node) []uint32 {
 		var out []uint32
 		first := true
 		for _, k := range n.kids {
-			if k.stop {
-				continue
+			if k.stop || k.op == opOpt {
+				continue // an optional term does not filter
 			}
 			r := q.eval(k)
 			if first {
@@ -295,8 +297,16 @@ func (q *qctx) eval(n *node) []uint32 {
 				out = intersect(out, r)
 			}
 		}
-		if first { // only stop words
-			return nil
+		if first { // only stop words, or optional terms
+			for _, k := range n.kids {
+				if k.op == opOpt {
+					out = ix.all()
+					break
+				}
+			}
+			if out == nil {
+				return nil
+			}
 		}
 		if q.positional(n) {
 			kept := out[:0]

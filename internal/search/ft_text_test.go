@@ -363,3 +363,14 @@ func TestFTIndexEmpty(t *testing.T) {
 	c.want("!Use `INDEXEMPTY` in field creation in order to index and query for empty strings", "FT.SEARCH", "idx", `@u:{""}`, "NOCONTENT")
 	c.want("[1 b]", "FT.SEARCH", "idx", `@u:{x}`, "NOCONTENT")
 }
+
+// TestFTOptional: ~term does not filter; it adds to the score where present.
+func TestFTOptional(t *testing.T) {
+	c, _ := newClient(t)
+	c.want("OK", "FT.CREATE", "idx", "SCHEMA", "t", "TEXT")
+	c.do("HSET", "d1", "t", "foo baz")
+	c.do("HSET", "d2", "t", "foo bar")
+	c.do("HSET", "d3", "t", "bar")
+	c.want("[2 d2 d1]", "FT.SEARCH", "idx", "foo ~bar", "NOCONTENT")
+	c.want("[3 d3 d2 d1]", "FT.SEARCH", "idx", "~foo", "NOCONTENT", "SORTBY", "t")
+}

@@ -39,6 +39,7 @@ const (
 	opGeo     // geo radius
 	opMissing // ismissing(@field)
 	opIDs     // the documents of INKEYS
+	opOpt     // ~x: optional, matches every document, scores x where present
 )
 
 type tagTerm struct {
@@ -187,6 +188,18 @@ func (p *parser) intersect(field string) (*node, error) {
 }
 
 func (p *parser) unary(field string) (*node, error) {
+	if p.peek() == '~' {
+		p.pos++
+		p.skipSpace()
+		if p.pos == len(p.s) {
+			return nil, p.errNear(p.pos)
+		}
+		n, err := p.unary(field)
+		if err != nil {
+			return nil, err
+		}
+		return &node{op: opOpt, kids: []*node{n}}, nil
+	}
 	if p.peek() == '-' {
 		p.pos++
 		p.skipSpace()

@@ -45,6 +45,8 @@ func show(n *node) string {
 		return "ismissing(@" + n.field + ")"
 	case opIDs:
 		return "ids"
+	case opOpt:
+		return "~" + show(n.kids[0])
 	}
 	if n.op == opAnd && n.exact {
 		return "(phrase " + strings.Join(func() (ks []string) {
@@ -101,7 +103,7 @@ func TestParseQuery(t *testing.T) {
 		{"@t:{a", "Syntax error at offset 4 near a"},
 		{"$nope", "No such parameter `nope`"},
 		{"a | ", "Syntax error at offset 4 near "},
-		{"@:x", "Syntax error at offset 0 near @"}, {"a ~b", "Syntax error at offset 2 near ~"},
+		{"@:x", "Syntax error at offset 0 near @"}, {"a ~", "Syntax error at offset 3 near "},
 	} {
 		_, err := parseQuery(c.q, params, nil)
 		if err == nil || err.Error() != c.err {

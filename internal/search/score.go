@@ -33,6 +33,8 @@ type rres struct {
 var (
 	resVirtual = &rres{kind: rVirtual, freq: 1, weight: 1}
 	resNumeric = &rres{kind: rNumeric, freq: 1, weight: 1}
+	// an optional term a document lacks: a virtual result of weight 0
+	resOptMissing = &rres{kind: rVirtual, freq: 1}
 )
 
 // idf is RediSearch's CalculateIDF: logb(1 + docs/termDocs) (logb: the
@@ -158,6 +160,11 @@ func (q *qctx) match(n *node, id uint32) *rres {
 			return nil
 		}
 		return resVirtual
+	case opOpt:
+		if r := q.match(n.kids[0], id); r != nil {
+			return r
+		}
+		return resOptMissing
 	case opOr:
 		kids := q.arena.kids(len(n.kids))
 		for _, k := range n.kids {
