@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"time"
 )
 
@@ -42,22 +43,26 @@ func (s *state) startScan(ix *index) {
 func (s *state) scanSlice(ix *index) {
 	db := s.e.DBs()[ix.db]
 	n := 0
-	for n < scanSlice {
-		var keys []string
+	var keys []string
+	for n < scanSlice && !(ix.scan.cursor == 0 && n > 0) {
 		ix.scan.cursor = db.ScanKeys(ix.scan.cursor, func(k string) {
 			if ix.covers(k) {
 				keys = append(keys, k)
 			}
 			n++
 		})
-		ix.scan.done += len(keys)
-		for _, k := range keys {
-			ix.update(s.e, k)
-		}
 		if ix.scan.cursor == 0 {
 			ix.scan.active = false
-			return
+			break
 		}
+	}
+	// Within a slice, in key order: a keyspace that fits in one slice
+	// gets the same document order (score ties) on every run.
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	ix.scan.done += len(keys)
+	for _, k := range keys {
+		ix.update(s.e, k)
 	}
 }
 
