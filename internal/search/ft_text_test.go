@@ -50,6 +50,10 @@ func TestFTStemming(t *testing.T) {
 	c.do("HSET", "l:1", "t", "corriendo", "lang", "spanish")
 	c.do("HSET", "l:2", "t", "corriendo")
 	c.want("[1 l:1]", "FT.SEARCH", "lf", "correr", "NOCONTENT", "LANGUAGE", "spanish")
+	// The default LANGUAGE_FIELD is __language.
+	c.want("OK", "FT.CREATE", "dl", "ON", "HASH", "PREFIX", "1", "m:", "SCHEMA", "t", "TEXT")
+	c.do("HSET", "m:1", "t", "corriendo", "__language", "spanish")
+	c.want("[1 m:1]", "FT.SEARCH", "dl", "correr", "NOCONTENT", "LANGUAGE", "spanish")
 }
 
 func TestFTStopwords(t *testing.T) {
@@ -180,6 +184,9 @@ func TestFTPrefixSuffixFuzzy(t *testing.T) {
 	c.want("[1 d2]", "FT.SEARCH", "idx", "*ant*", "NOCONTENT")
 	c.want("[2 d1 d3]", "FT.SEARCH", "idx", "*ell*", "NOCONTENT")
 	c.want("[1 d3]", "FT.SEARCH", "idx", "*mar*", "NOCONTENT")
+	c.want("[1 d3]", "FT.SEARCH", "idx", "@t:*mar*", "NOCONTENT")
+	c.want("[1 d1]", "FT.SEARCH", "idx", "@t:*llo", "NOCONTENT")
+	c.want("[1 d1]", "FT.SEARCH", "idx", "@t:%hallo%", "NOCONTENT")
 	c.want("[1 d1]", "FT.SEARCH", "idx", "%hallo%", "NOCONTENT")
 	c.want("[2 d1 d2]", "FT.SEARCH", "idx", "%%helo%%", "NOCONTENT")
 	c.want("[1 d1]", "FT.SEARCH", "idx", "%word%", "NOCONTENT")

@@ -106,7 +106,7 @@ type index struct {
 }
 
 func newIndex(name string, db int) *index {
-	return &index{name: name, db: db, ids: map[string]uint32{}, lang: "english", scoreF: "__score", score: 1}
+	return &index{name: name, db: db, ids: map[string]uint32{}, lang: "english", langF: "__language", scoreF: "__score", score: 1}
 }
 
 func (ix *index) initFields() {

@@ -477,8 +477,13 @@ func (p *parser) fieldExpr(name string, start int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.peek() == '"' {
-			return p.atom(f)
+		switch p.peek() {
+		case '"', '%', '~':
+			return p.unary(f)
+		case '*':
+			if p.pos+1 < len(p.s) && !isPunct(p.s[p.pos+1]) && !isSpace(p.s[p.pos+1]) {
+				return p.atom(f) // @f:*suffix, @f:*infix*
+			}
 		}
 		return p.termAtom(f)
 	}
