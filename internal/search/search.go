@@ -69,7 +69,9 @@
 // An index covers the documents of the database it was created in
 // (clients in other databases can query it by name). SKIPINITIALSCAN
 // skips the keys present at creation, but a restart indexes every key as
-// it loads. FLUSHDB/FLUSHALL empty indexes but keep their definitions;
+// it loads (keys logged before their index's FT.CREATE are indexed by its
+// background scan, so a search right after start-up may see a partial
+// index while FT.INFO reports indexing 1, as in RediSearch). FLUSHDB/FLUSHALL empty indexes but keep their definitions;
 // SWAPDB re-indexes synchronously. Counts are exact (never stale), where
 // RediSearch's idf uses term document counts that include deleted
 // documents until its garbage collector runs, so scores can differ after
