@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kljensen/snowball"
 	"github.com/ordo-db/ordo/internal/ds/geohash"
 	"github.com/ordo-db/ordo/internal/resp"
 )
@@ -22,7 +23,7 @@ var (
 	numPool = []string{"1", "2", "-3", "0", "-0.5", "1e3", "1000", "25500.12346", "25500.1234",
 		"9007199254740992", "9007199254740993", "-9007199254740993", "inf", "-inf", "abc"}
 	tagPool  = []string{"red", "Blue", "green", "grey", "a b", "RED"}
-	wordPool = []string{"apple", "Banana", "cherry", "dates", "Elder", "fig", "grape"}
+	wordPool = []string{"apple", "Banana", "cherry", "dates", "Elder", "fig", "grape", "run", "Running", "runs", "date"}
 	// geoPool are "lon,lat" points around Paris, a few km apart.
 	geoPool = []string{"2.3522,48.8566", "2.2945,48.8584", "2.3376,48.8606", "2.3499,48.8530", "2.4000,48.9000", "2.2000,48.8000", "-0.1276,51.5072"}
 )
@@ -244,10 +245,16 @@ func genQuery(r *rand.Rand, sc mschema, depth int) mquery {
 			fields = []string{f}
 			q = "@" + f + ":" + w
 		}
+		// RediSearch's expansion: the word, its stem as a word, and every
+		// word whose stem (when it differs from the word) is the same.
+		sw, _ := snowball.Stem(lw, "english", true)
 		return mquery{q, func(d mdoc) bool {
 			for _, f := range fields {
-				if slices.Contains(words(d[f]), lw) {
-					return true
+				for _, x := range words(d[f]) {
+					sx, _ := snowball.Stem(x, "english", true)
+					if x == lw || x == sw || sx != x && sx == sw {
+						return true
+					}
 				}
 			}
 			return false
