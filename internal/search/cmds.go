@@ -339,8 +339,9 @@ func ftSearch(c *engine.Ctx, s *state) {
 		}
 		hits = append(hits, h)
 	}
+	var order func(a, b hit) int
 	if len(sortF) > 0 {
-		slices.SortStableFunc(hits, func(a, b hit) int {
+		order = func(a, b hit) int {
 			for i, k := range o.sortBy {
 				x, y := a.sort[i], b.sort[i]
 				if x.has != y.has { // documents without the value come last
@@ -358,16 +359,18 @@ func ftSearch(c *engine.Ctx, s *state) {
 				}
 			}
 			return cmp.Compare(a.seq, b.seq)
-		})
+		}
 	} else {
 		// By score, ties in indexing order (RediSearch's document ids).
-		slices.SortStableFunc(hits, func(a, b hit) int {
+		order = func(a, b hit) int {
 			if r := cmp.Compare(b.score, a.score); r != 0 {
 				return r
 			}
 			return cmp.Compare(a.seq, b.seq)
-		})
+		}
 	}
+	total := len(hits)
+	hits = topK(hits, o.off+o.num, order)
 	page := hits[min(o.off, len(hits)):]
 	page = page[:min(o.num, len(page))]
 	per := 1
@@ -381,7 +384,7 @@ func ftSearch(c *engine.Ctx, s *state) {
 		per++
 	}
 	c.W.Array(1 + per*len(page))
-	c.W.Int(int64(len(hits)))
+	c.W.Int(int64(total))
 	for _, h := range page {
 		c.W.BulkString(h.key)
 		if o.withScores {
@@ -409,6 +412,56 @@ func ftSearch(c *engine.Ctx, s *state) {
 			writeFields(c, ix, h.key, o)
 		}
 	}
+}
+
+// topK returns the first k hits in order (a total order), sorted: with a
+// bounded heap when k is small against the hits, as RediSearch's sorter.
+func topK(hits []hit, k int, order func(a, b hit) int) []hit {
+	if k <= 0 {
+		return nil
+	}
+	if k*4 >= len(hits) {
+		slices.SortFunc(hits, order)
+		return hits[:min(k, len(hits))]
+	}
+	// A max-heap (by order) of the best k so far: its root is the worst.
+	h := make([]hit, 0, k)
+	down := func(i int) {
+		for {
+			l, w := 2*i+1, i
+			if l < len(h) && order(h[l], h[w]) > 0 {
+				w = l
+			}
+			if r := l + 1; r < len(h) && order(h[r], h[w]) > 0 {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for _, x := range hits {
+		if len(h) < k {
+			h = append(h, x)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if order(h[i], h[p]) <= 0 {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if order(x, h[0]) < 0 {
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, order)
+	return h
 }
 
 // sortValue is d's value of field f for SORTBY: the number's order key,

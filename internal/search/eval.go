@@ -108,6 +108,10 @@ func (q *qctx) set(n *node) []uint32 {
 	return r
 }
 
+// eval returns the documents matching n with the default options (no
+// SLOP/INORDER, every TEXT field, the index's language).
+func (ix *index) eval(n *node) []uint32 { return ix.newQctx().eval(n) }
+
 // maxExpansions bounds the terms a prefix, suffix, infix or fuzzy term
 // expands to (RediSearch's MAXPREFIXEXPANSIONS default).
 const maxExpansions = 200

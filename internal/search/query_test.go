@@ -166,6 +166,7 @@ func FuzzParseQuery(f *testing.F) {
 		_ = show(n)
 		// With a schema: fields resolve and the query evaluates.
 		if n, err = parseQuery(q, map[string]string{"p": "v"}, fuzzIndex); err == nil {
+			fuzzIndex.eval(n)
 			for _, slop := range []int{-1, 1} {
 				qc := fuzzIndex.newQctx()
 				qc.slop = slop
