@@ -628,19 +628,7 @@ func ftInfo(c *engine.Ctx, s *state) {
 			w.BulkString(x)
 		}
 	}
-	records := 0
-	for _, d := range ix.docs {
-		if d == nil {
-			continue
-		}
-		for i := range ix.fields {
-			if d.nums[i] != "" {
-				records++
-			}
-			records += len(d.tags[i])
-		}
-		records += len(d.terms)
-	}
+	records := ix.records
 	indexing := "0"
 	if ix.scan.active {
 		indexing = "1"

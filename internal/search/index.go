@@ -57,6 +57,18 @@ type doc struct {
 	seq     uint64     // order of indexing: RediSearch's document id, which breaks score ties
 }
 
+// records is the number of index entries of d.
+func (d *doc) records() int {
+	n := len(d.terms)
+	for i := range d.nums {
+		if d.nums[i] != "" {
+			n++
+		}
+		n += len(d.tags[i])
+	}
+	return n
+}
+
 // tentry is one term of one document: its frequency (occurrences
 // weighted by field, as RediSearch counts them), the TEXT fields it
 // occurs in, and its positions, each fieldOrd<<24 | position.
@@ -89,6 +101,7 @@ type index struct {
 	scoreF   string   // SCORE_FIELD
 	score    float64  // SCORE: the default document score
 	totalLen uint64   // the sum of the documents' lengths (BM25)
+	records  int      // index entries (FT.INFO num_records)
 	seq      uint64   // the last document's seq
 
 	ids  map[string]uint32 // key -> doc id
@@ -102,7 +115,8 @@ type index struct {
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
 
-	scan scanState // the initial walk of the keyspace
+	scan  scanState         // the initial walk of the keyspace
+	stems map[string]string // word -> stem in lang (stemOf)
 }
 
 func newIndex(name string, db int) *index {
@@ -113,7 +127,7 @@ func (ix *index) initFields() {
 	ix.nums = make([]*numTree, len(ix.fields))
 	ix.tags = make([]map[string]map[uint32]bool, len(ix.fields))
 	ix.texts = map[string]map[uint32]tentry{}
-	ix.totalLen = 0
+	ix.totalLen, ix.records = 0, 0
 	for i, f := range ix.fields {
 		switch f.typ {
 		case typeNumeric:
@@ -291,6 +305,7 @@ func (ix *index) addSource(key string, h source) {
 	ix.ids[key] = id
 	ix.live++
 	ix.totalLen += uint64(d.length)
+	ix.records += d.records()
 	for i := range ix.fields {
 		if k := d.nums[i]; k != "" {
 			ix.nums[i].insert(numEntry{k, id})
@@ -340,7 +355,7 @@ func (ix *index) analyze(d *doc, entries map[string]*tentry, f *field, val, lang
 		last = t.pos
 		put(t.word, t.pos, inc)
 		if !f.nostem {
-			if s := stem(t.word, lang); s != "" && s != t.word {
+			if s := ix.stemOf(t.word, lang); s != "" && s != t.word {
 				put(stemPrefix+s, t.pos, stemInc)
 			}
 		}
@@ -351,6 +366,26 @@ func (ix *index) analyze(d *doc, entries map[string]*tentry, f *field, val, lang
 		}
 	})
 	return last
+}
+
+// stemCacheMax bounds an index's cache of stems (the library allocates;
+// a vocabulary repeats).
+const stemCacheMax = 1 << 16
+
+// stemOf is stem, cached per index for its default language.
+func (ix *index) stemOf(word, lang string) string {
+	if lang != ix.lang {
+		return stem(word, lang)
+	}
+	if s, ok := ix.stems[word]; ok {
+		return s
+	}
+	s := stem(word, lang)
+	if len(ix.stems) >= stemCacheMax || ix.stems == nil {
+		ix.stems = map[string]string{}
+	}
+	ix.stems[word] = s
+	return s
 }
 
 func (ix *index) remove(id uint32) {
@@ -375,6 +410,7 @@ func (ix *index) remove(id uint32) {
 		}
 	}
 	ix.totalLen -= uint64(d.length)
+	ix.records -= d.records()
 	delete(ix.ids, d.key)
 	ix.docs[id] = nil
 	ix.free = append(ix.free, id)
