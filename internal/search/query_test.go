@@ -180,3 +180,46 @@ func FuzzParseQuery(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCreateAndSearch: any FT.CREATE arguments are parsed without panic;
+// an accepted schema indexes documents and answers queries without panic.
+func FuzzCreateAndSearch(f *testing.F) {
+	for _, s := range []string{
+		"ON HASH PREFIX 1 d: SCHEMA t TEXT WEIGHT 2 PHONETIC dm:en n NUMERIC SORTABLE g GEO tag TAG SEPARATOR | INDEXEMPTY",
+		"ON JSON SCHEMA $.a AS a TEXT $.b[*] AS b TAG $[\"c\"] AS c NUMERIC",
+		"LANGUAGE spanish STOPWORDS 0 SCHEMA t TEXT NOSTEM INDEXMISSING",
+	} {
+		f.Add(s, "hello world 3.5 a|b 2.35,48.85", "@t:(hel* | %wrld%) -@n:[1 (5]")
+	}
+	f.Fuzz(func(t *testing.T, create, value, query string) {
+		args := [][]byte{[]byte("FT.CREATE"), []byte("i")}
+		for _, a := range strings.Fields(create) {
+			args = append(args, []byte(a))
+		}
+		ix, errText := parseCreate(args, 0)
+		if errText != "" {
+			return
+		}
+		doc := mapSource{}
+		for _, fd := range ix.fields {
+			doc[fd.name] = value
+		}
+		ix.add("d:1", doc)
+		ix.add("d:2", mapSource{"t": value + " " + value})
+		n, err := parseQuery(query, map[string]string{"p": value}, ix)
+		if err != nil {
+			return
+		}
+		qc := ix.newQctx()
+		qc.slop, qc.inorder = 1, true
+		for _, id := range qc.eval(n) {
+			if r := qc.matchDoc(n, id); r != nil {
+				for _, sc := range []string{scorerTFIDF, scorerDocNorm, scorerBM25, scorerBM25STD, scorerDisMax} {
+					ix.scoreDoc(sc, r, ix.docs[id])
+					ix.explain(sc, r, ix.docs[id])
+				}
+			}
+		}
+		ix.remove(ix.ids["d:1"])
+	})
+}
