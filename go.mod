@@ -3,6 +3,8 @@ module github.com/ordo-db/ordo
 go 1.26.0
 
 require (
+	github.com/antzucaro/matchr v0.0.0-20221106193745-7bed6ef61ef9
+	github.com/kljensen/snowball v0.10.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.49.0

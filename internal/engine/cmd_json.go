@@ -59,6 +59,10 @@ func (j *JSON) Rewrite(key string, emit func(args [][]byte)) {
 // String is the compact JSON text of the document.
 func (j *JSON) String() string { return jsonval.Text(j.root) }
 
+// Root is the document's value tree (internal/ds/jsonval), for readers
+// holding the engine lock (search indexes); it must not be modified.
+func (j *JSON) Root() any { return j.root }
+
 func registerJSON(t *Table) {
 	js := func(name string, h Handler, arity int, flags []string, cat string, last int) {
 		cmd := t.registerSpec(name, h, Spec{Arity: arity, Flags: flags, FirstKey: 1, LastKey: last, Step: 1,

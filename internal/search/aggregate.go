@@ -27,9 +27,34 @@ type aggRow struct {
 }
 
 // matchCtx is what matched_terms() needs: the query's positive text
-// terms and the fields each searches.
+// terms and the TEXT fields each searches (a mask of field ords).
 type matchCtx struct {
-	terms []scoreTerm
+	ix    *index
+	terms []matchTerm
+}
+
+type matchTerm struct {
+	term string
+	mask uint64
+}
+
+// newMatchCtx collects the text terms of q outside negations.
+func newMatchCtx(ix *index, q *node) *matchCtx {
+	mt := &matchCtx{ix: ix}
+	qc := ix.newQctx()
+	var walk func(n *node)
+	walk = func(n *node) {
+		switch n.op {
+		case opTerm:
+			mt.terms = append(mt.terms, matchTerm{n.term, qc.textMask(n.field)})
+		case opAnd, opOr:
+			for _, k := range n.kids {
+				walk(k)
+			}
+		}
+	}
+	walk(q)
+	return mt
 }
 
 // matched is the query terms present in the row's document.
@@ -39,11 +64,8 @@ func (r *aggRow) matched() val {
 	}
 	var out []val
 	for _, t := range r.mt.terms {
-		for _, fi := range t.fields {
-			if fi < len(r.d.terms) && freq(r.d.terms[fi], t.term) > 0 {
-				out = append(out, strVal(t.term))
-				break
-			}
+		if e, ok := r.mt.ix.texts[t.term][r.id]; ok && e.mask&t.mask != 0 {
+			out = append(out, strVal(t.term))
 		}
 		if len(out) == 100 {
 			break
@@ -625,7 +647,7 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 	ids := ix.eval(q)
 	res := &aggResult{stream: true, noRows: r.noRows}
 	rows := make([]*aggRow, 0, len(ids))
-	mt := &matchCtx{terms: ix.scoreTerms(q)}
+	mt := newMatchCtx(ix, q)
 	type implicitField struct {
 		name string
 		f    *field

@@ -7,25 +7,43 @@ import (
 	"strings"
 
 	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // searchOpts are FT.SEARCH's options.
 type searchOpts struct {
-	noContent  bool
-	withScores bool
-	ret        []retField // nil: every field
-	retSet     bool
-	sortBy     string
-	desc       bool
-	off, num   int
-	params     map[string]string
-	filters    []*node
+	noContent   bool
+	withScores  bool
+	withPayload bool
+	withSortKey bool
+	explain     bool
+	verbatim    bool
+	noStop      bool
+	inorder     bool
+	slop        int
+	lang        string
+	scorer      string
+	ret         []retField // nil: every field
+	retSet      bool
+	sortBy      []sortKey
+	off, num    int
+	params      map[string]string
+	filters     []*node
+	inkeys      []string
+	inkeysSet   bool
+	infields    []string
+	infieldsSet bool
 }
 
 type retField struct{ name, as string }
 
+type sortKey struct {
+	name string
+	desc bool
+}
+
 func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
-	o := &searchOpts{num: 10}
+	o := &searchOpts{num: 10, slop: -1, lang: ix.lang, scorer: scorerTFIDF}
 	args := c.Args
 	i := 3
 	count := func() (int, bool) {
@@ -43,19 +61,62 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 		case c.ArgIs(i, "withscores"):
 			o.withScores = true
 			i++
-		case c.ArgIs(i, "verbatim"), c.ArgIs(i, "nostopwords"), c.ArgIs(i, "withpayloads"),
-			c.ArgIs(i, "withsortkeys"), c.ArgIs(i, "inorder"), c.ArgIs(i, "explainscore"):
+		case c.ArgIs(i, "withpayloads"):
+			o.withPayload = true
+			i++
+		case c.ArgIs(i, "withsortkeys"):
+			o.withSortKey = true
+			i++
+		case c.ArgIs(i, "verbatim"):
+			o.verbatim = true
+			i++
+		case c.ArgIs(i, "nostopwords"):
+			o.noStop = true
+			i++
+		case c.ArgIs(i, "inorder"):
+			o.inorder = true
+			i++
+		case c.ArgIs(i, "explainscore"):
+			o.explain = true
 			i++
 		case c.ArgIs(i, "slop"), c.ArgIs(i, "language"), c.ArgIs(i, "timeout"), c.ArgIs(i, "dialect"),
 			c.ArgIs(i, "scorer"), c.ArgIs(i, "expander"), c.ArgIs(i, "payload"):
 			if i+1 >= len(args) {
 				return nil, "Bad arguments for " + strings.ToUpper(string(args[i])) + ": Expected an argument"
 			}
-			if c.ArgIs(i, "dialect") {
-				d, err := strconv.Atoi(string(args[i+1]))
+			v := string(args[i+1])
+			switch {
+			case c.ArgIs(i, "dialect"):
+				d, err := strconv.Atoi(v)
 				if err != nil || d < 1 || d > 4 {
 					return nil, "DIALECT requires a non negative integer >=1 and <= 4"
 				}
+			case c.ArgIs(i, "slop"):
+				n, err := strconv.Atoi(v)
+				if err != nil || n < -1 {
+					return nil, "Bad arguments for SLOP: Value is outside acceptable bounds"
+				}
+				o.slop = n
+			case c.ArgIs(i, "timeout"):
+				if n, err := strconv.ParseInt(v, 10, 64); err != nil || n < 0 {
+					return nil, "Bad arguments for TIMEOUT: Value is outside acceptable bounds"
+				}
+			case c.ArgIs(i, "language"):
+				if !validLanguage(v) {
+					return nil, "No such language " + v
+				}
+				o.lang = strings.ToLower(v)
+			case c.ArgIs(i, "expander"):
+				// The stemmer is the default expander; any other name
+				// (none is registered here) expands nothing.
+				if !strings.EqualFold(v, "SBSTEM") && !strings.EqualFold(v, "DEFAULT") {
+					o.verbatim = true
+				}
+			case c.ArgIs(i, "scorer"):
+				if !validScorer(v) {
+					return nil, "Scoring function `" + v + "` not found"
+				}
+				o.scorer = v
 			}
 			i += 2
 		case c.ArgIs(i, "return"):
@@ -76,15 +137,18 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 			}
 			i += 2 + n
 		case c.ArgIs(i, "sortby"):
+			// Ordo's extension: SORTBY may be given several times; the
+			// first is the primary key.
 			if i+1 >= len(args) {
 				return nil, "Bad arguments for SORTBY: Expected an argument"
 			}
-			o.sortBy = strings.TrimPrefix(string(args[i+1]), "@")
+			k := sortKey{name: strings.TrimPrefix(string(args[i+1]), "@")}
 			i += 2
 			if i < len(args) && (c.ArgIs(i, "asc") || c.ArgIs(i, "desc")) {
-				o.desc = c.ArgIs(i, "desc")
+				k.desc = c.ArgIs(i, "desc")
 				i++
 			}
+			o.sortBy = append(o.sortBy, k)
 		case c.ArgIs(i, "limit"):
 			if i+2 >= len(args) {
 				return nil, "Bad arguments for LIMIT: Expected an argument"
@@ -106,10 +170,26 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 				o.params[string(args[j])] = string(args[j+1])
 			}
 			i += 2 + n
+		case c.ArgIs(i, "inkeys"), c.ArgIs(i, "infields"):
+			n, ok := count()
+			name := strings.ToUpper(string(args[i]))
+			if !ok || i+2+n > len(args) {
+				return nil, "Bad arguments for " + name + ": Expected an argument, but none provided"
+			}
+			var list []string
+			for _, a := range args[i+2 : i+2+n] {
+				list = append(list, string(a))
+			}
+			if name == "INKEYS" {
+				o.inkeys, o.inkeysSet = append(o.inkeys, list...), true
+			} else {
+				o.infields, o.infieldsSet = append(o.infields, list...), true
+			}
+			i += 2 + n
 		case c.ArgIs(i, "filter"):
 			// The old numeric filter: FILTER field min max.
 			if i+3 >= len(args) {
-				return nil, "Bad arguments for FILTER: Expected an argument"
+				return nil, "FILTER requires 3 arguments"
 			}
 			f := ix.attr(string(args[i+1]))
 			if f == nil || f.typ != typeNumeric {
@@ -127,14 +207,38 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 					}
 				}
 				key, ok := parseNumber(v)
-				if !ok {
-					return nil, "Bad upper range: " + string(args[i+2+k])
+				// The filter takes -inf and +inf, not a bare inf.
+				if !ok || strings.EqualFold(v, "inf") || strings.EqualFold(v, "infinity") {
+					return nil, "Bad " + [2]string{"lower", "upper"}[k] + " range: " + string(args[i+2+k])
 				}
 				*p = key
 			}
 			o.filters = append(o.filters, n)
 			i += 4
-		case c.ArgIs(i, "inkeys"), c.ArgIs(i, "infields"), c.ArgIs(i, "geofilter"), c.ArgIs(i, "highlight"), c.ArgIs(i, "summarize"):
+		case c.ArgIs(i, "geofilter"):
+			if i+5 >= len(args) {
+				return nil, "GEOFILTER requires 5 arguments"
+			}
+			f := ix.attr(string(args[i+1]))
+			if f == nil || f.typ != typeGeo {
+				return nil, "Unknown field `" + string(args[i+1]) + "`"
+			}
+			n := &node{op: opGeo, field: f.alias}
+			for k, what := range []string{"<lon>", "<lat>", "<radius>"} {
+				x, err := strconv.ParseFloat(string(args[i+2+k]), 64)
+				if err != nil || x != x {
+					return nil, "Bad arguments for " + what + ": Could not convert argument to expected type"
+				}
+				n.geo[k] = x
+			}
+			u, ok := geoUnit(string(args[i+5]))
+			if !ok {
+				return nil, "Unknown distance unit " + string(args[i+5])
+			}
+			n.geo[2] *= u
+			o.filters = append(o.filters, n)
+			i += 6
+		case c.ArgIs(i, "highlight"), c.ArgIs(i, "summarize"):
 			return nil, "ERR Ordo's search does not support " + strings.ToUpper(string(args[i])) + " yet"
 		default:
 			return nil, "Unknown argument `" + string(args[i]) + "` at position " + strconv.Itoa(i-2) + " for <main>"
@@ -145,10 +249,19 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 
 type hit struct {
 	id    uint32
+	seq   uint64
 	key   string
 	score float64
-	sort  string // the sort key (numeric encoding or folded text)
-	has   bool   // has a sort value
+	sort  []sortVal
+	expl  *expl
+}
+
+// sortVal is one SORTBY value: a number's order key or a string.
+type sortVal struct {
+	v   string
+	raw string // a number's text
+	num bool
+	has bool
 }
 
 // ftSearch is FT.SEARCH.
@@ -163,30 +276,48 @@ func ftSearch(c *engine.Ctx, s *state) {
 		c.Error(errMsg)
 		return
 	}
-	q, err := parseQuery(string(c.Args[2]), o.params, ix)
+	q, err := parseQueryOpts(string(c.Args[2]), o.params, ix, o.noStop)
 	if err != nil {
 		c.Error(err.Error())
 		return
 	}
 	q = s.expandSynonyms(ix, q)
-	if len(o.filters) > 0 {
-		q = &node{op: opAnd, kids: append([]*node{q}, o.filters...)}
+	qc := ix.newQctx()
+	qc.slop, qc.inorder, qc.verbatim, qc.lang = o.slop, o.inorder, o.verbatim, o.lang
+	if o.infieldsSet {
+		qc.mask = 0
+		for _, name := range o.infields {
+			if f := ix.attr(name); f != nil && f.typ == typeText && !f.noindex {
+				qc.mask |= 1 << f.ord
+			}
+		}
 	}
-	var sortF *field
-	sortFi := -1
-	if o.sortBy != "" {
-		sortF = ix.attr(o.sortBy)
-		if sortF == nil {
-			c.Error("Property `" + o.sortBy + "` not loaded nor in schema")
+	if o.inkeysSet {
+		var ids []uint32
+		for _, k := range o.inkeys {
+			if id, ok := ix.ids[k]; ok {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+		o.filters = append(o.filters, &node{op: opIDs, ids: slices.Compact(ids)})
+	}
+	if len(o.filters) > 0 {
+		q = &node{op: opAnd, kids: append([]*node{q}, o.filters...), nocheck: true}
+	}
+	var sortF []*field
+	var sortFi []int
+	for _, k := range o.sortBy {
+		f := ix.attr(k.name)
+		if f == nil {
+			c.Error("Property `" + k.name + "` not loaded nor in schema")
 			return
 		}
-		sortFi = slices.Index(ix.fields, sortF)
+		sortF = append(sortF, f)
+		sortFi = append(sortFi, slices.Index(ix.fields, f))
 	}
-	ids := ix.eval(q)
-	var terms []scoreTerm
-	if o.withScores || sortF == nil {
-		terms = ix.scoreTerms(q)
-	}
+	ids := qc.eval(q)
+	scored := o.withScores || len(sortF) == 0
 	hits := make([]hit, 0, len(ids))
 	for _, id := range ids {
 		d := ix.docs[id]
@@ -195,56 +326,88 @@ func ftSearch(c *engine.Ctx, s *state) {
 		if at := c.E.PeekExpire(ix.db, d.key); at >= 0 && at <= c.Now {
 			continue
 		}
-		h := hit{id: id, key: d.key}
-		if terms != nil {
-			h.score = ix.score(id, terms)
+		h := hit{id: id, seq: d.seq, key: d.key}
+		if scored {
+			if r := qc.matchDoc(q, id); r != nil {
+				h.score = ix.scoreDoc(o.scorer, r, d)
+				if o.explain && o.withScores {
+					h.expl = ix.explain(o.scorer, r, d)
+				}
+			}
 		}
-		if sortF != nil {
-			h.sort, h.has = ix.sortValue(c.E, d, sortF, sortFi)
+		for i, f := range sortF {
+			h.sort = append(h.sort, ix.sortValue(c.E, d, f, sortFi[i]))
 		}
 		hits = append(hits, h)
 	}
-	if sortF != nil {
-		slices.SortStableFunc(hits, func(a, b hit) int {
-			if a.has != b.has { // documents without the value come last
-				if a.has {
-					return -1
+	var order func(a, b hit) int
+	if len(sortF) > 0 {
+		order = func(a, b hit) int {
+			for i, k := range o.sortBy {
+				x, y := a.sort[i], b.sort[i]
+				if x.has != y.has { // documents without the value come last
+					if x.has {
+						return -1
+					}
+					return 1
 				}
-				return 1
+				r := strings.Compare(x.v, y.v)
+				if k.desc {
+					r = -r
+				}
+				if r != 0 {
+					return r
+				}
 			}
-			r := strings.Compare(a.sort, b.sort)
-			if o.desc {
-				r = -r
-			}
-			if r != 0 {
-				return r
-			}
-			return cmp.Compare(a.id, b.id)
-		})
-	} else if len(terms) > 0 {
-		slices.SortStableFunc(hits, func(a, b hit) int {
+			return cmp.Compare(a.seq, b.seq)
+		}
+	} else {
+		// By score, ties in indexing order (RediSearch's document ids).
+		order = func(a, b hit) int {
 			if r := cmp.Compare(b.score, a.score); r != 0 {
 				return r
 			}
-			return cmp.Compare(a.id, b.id)
-		})
+			return cmp.Compare(a.seq, b.seq)
+		}
 	}
+	total := len(hits)
+	hits = topK(hits, o.off+o.num, order)
 	page := hits[min(o.off, len(hits)):]
 	page = page[:min(o.num, len(page))]
 	per := 1
-	if o.withScores {
-		per++
+	for _, b := range []bool{o.withScores, o.withPayload, o.withSortKey} {
+		if b {
+			per++
+		}
 	}
 	content := !o.noContent && !(o.retSet && len(o.ret) == 0)
 	if content {
 		per++
 	}
 	c.W.Array(1 + per*len(page))
-	c.W.Int(int64(len(hits)))
+	c.W.Int(int64(total))
 	for _, h := range page {
 		c.W.BulkString(h.key)
 		if o.withScores {
-			c.W.BulkString(strconv.FormatFloat(h.score, 'g', -1, 64))
+			if h.expl != nil {
+				c.W.Array(2)
+			}
+			c.W.Bulk(resp.AppendDouble(nil, h.score))
+			if h.expl != nil {
+				h.expl.write(c.W)
+			}
+		}
+		if o.withPayload {
+			c.W.Null()
+		}
+		if o.withSortKey {
+			if len(h.sort) == 0 || !h.sort[0].has {
+				c.W.Null()
+			} else if h.sort[0].num {
+				c.W.BulkString("#" + h.sort[0].raw)
+			} else {
+				c.W.BulkString("$" + h.sort[0].v)
+			}
 		}
 		if content {
 			writeFields(c, ix, h.key, o)
@@ -252,30 +415,115 @@ func ftSearch(c *engine.Ctx, s *state) {
 	}
 }
 
+// topK returns the first k hits in order (a total order), sorted: with a
+// bounded heap when k is small against the hits, as RediSearch's sorter.
+func topK(hits []hit, k int, order func(a, b hit) int) []hit {
+	if k <= 0 {
+		return nil
+	}
+	if k*4 >= len(hits) {
+		slices.SortFunc(hits, order)
+		return hits[:min(k, len(hits))]
+	}
+	// A max-heap (by order) of the best k so far: its root is the worst.
+	h := make([]hit, 0, k)
+	down := func(i int) {
+		for {
+			l, w := 2*i+1, i
+			if l < len(h) && order(h[l], h[w]) > 0 {
+				w = l
+			}
+			if r := l + 1; r < len(h) && order(h[r], h[w]) > 0 {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for _, x := range hits {
+		if len(h) < k {
+			h = append(h, x)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if order(h[i], h[p]) <= 0 {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if order(x, h[0]) < 0 {
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, order)
+	return h
+}
+
 // sortValue is d's value of field f for SORTBY: the number's order key,
-// or the case-folded text.
-func (ix *index) sortValue(e *engine.Engine, d *doc, f *field, fi int) (string, bool) {
-	if f.typ == typeNumeric && d.nums[fi] != "" {
-		return d.nums[fi], true
+// or the text (lower-cased for a SORTABLE field without UNF, as
+// RediSearch normalizes sortable values).
+func (ix *index) sortValue(e *engine.Engine, d *doc, f *field, fi int) sortVal {
+	if f.typ == typeNumeric && d.nums[fi] == "" {
+		return sortVal{}
 	}
 	v, _, ok := e.Peek(ix.db, d.key)
 	if !ok {
-		return "", false
+		return sortVal{}
 	}
-	h, ok := v.Obj().(*engine.Hash)
+	src, ok := ix.sourceOf(v)
 	if !ok {
-		return "", false
+		return sortVal{}
 	}
-	s, ok := h.Get(f.name)
-	if !ok || f.typ == typeNumeric {
-		return "", false
+	s, ok := src.get(f.name)
+	if !ok {
+		return sortVal{}
 	}
-	return strings.ToLower(s), true
+	if f.typ == typeNumeric {
+		return sortVal{v: d.nums[fi], raw: s, num: true, has: true}
+	}
+	if f.sortable && !f.unf && f.typ != typeGeo {
+		s = foldTerm(s)
+	}
+	return sortVal{v: s, has: true}
 }
 
 // writeFields writes the hash's fields at key (all, or RETURN's).
 func writeFields(c *engine.Ctx, ix *index, key string, o *searchOpts) {
 	v, _, _ := c.E.Peek(ix.db, key)
+	if ix.json {
+		j, _ := v.Obj().(*engine.JSON)
+		if j == nil {
+			c.W.Array(0)
+			return
+		}
+		if !o.retSet {
+			c.W.Array(2)
+			c.W.BulkString("$")
+			c.W.BulkString(j.String())
+			return
+		}
+		src := jsonSource{j.Root(), ix}
+		var out []string
+		for _, r := range o.ret {
+			name := strings.TrimPrefix(r.name, "@")
+			if name == "$" {
+				out = append(out, r.as, j.String())
+			} else if val, ok := src.get(name); ok {
+				out = append(out, r.as, val)
+			}
+		}
+		c.W.Array(len(out))
+		for _, s := range out {
+			c.W.BulkString(s)
+		}
+		return
+	}
 	h, _ := v.Obj().(*engine.Hash)
 	if h == nil {
 		c.W.Array(0)
@@ -325,7 +573,11 @@ func ftInfo(c *engine.Ctx, s *state) {
 	w.BulkString("index_definition")
 	w.Array(6)
 	w.BulkString("key_type")
-	w.BulkString("HASH")
+	if ix.json {
+		w.BulkString("JSON")
+	} else {
+		w.BulkString("HASH")
+	}
 	w.BulkString("prefixes")
 	prefixes := ix.prefixes
 	if len(prefixes) == 0 {
@@ -348,6 +600,9 @@ func ftInfo(c *engine.Ctx, s *state) {
 			if f.nostem {
 				a = append(a, "NOSTEM")
 			}
+			if f.phonetic != "" {
+				a = append(a, "PHONETIC", f.phonetic)
+			}
 		case typeTag:
 			a = append(a, "SEPARATOR", string(f.sep))
 			if f.caseSensitive {
@@ -356,6 +611,15 @@ func ftInfo(c *engine.Ctx, s *state) {
 		}
 		if f.sortable {
 			a = append(a, "SORTABLE")
+			if f.unf {
+				a = append(a, "UNF")
+			}
+		}
+		if f.missing {
+			a = append(a, "INDEXMISSING")
+		}
+		if f.empty {
+			a = append(a, "INDEXEMPTY")
 		}
 		if f.noindex {
 			a = append(a, "NOINDEX")
@@ -365,25 +629,18 @@ func ftInfo(c *engine.Ctx, s *state) {
 			w.BulkString(x)
 		}
 	}
-	records := 0
-	for _, d := range ix.docs {
-		if d == nil {
-			continue
-		}
-		for i := range ix.fields {
-			if d.nums[i] != "" {
-				records++
-			}
-			records += len(d.tags[i]) + len(d.terms[i])
-		}
+	records := ix.records
+	indexing := "0"
+	if ix.scan.active {
+		indexing = "1"
 	}
 	kv := []string{
 		"num_docs", strconv.Itoa(ix.live),
-		"max_doc_id", strconv.Itoa(len(ix.docs)),
+		"max_doc_id", strconv.FormatUint(ix.seq, 10),
 		"num_terms", strconv.Itoa(ix.numTerms()),
 		"num_records", strconv.Itoa(records),
-		"indexing", "0",
-		"percent_indexed", "1",
+		"indexing", indexing,
+		"percent_indexed", strconv.FormatFloat(ix.scan.percent(), 'g', -1, 64),
 		"hash_indexing_failures", strconv.FormatInt(ix.failures, 10),
 		"number_of_uses", "1",
 		"cleaning", "0",

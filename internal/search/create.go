@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ordo-db/ordo/internal/ds/jsonpath"
 	"github.com/ordo-db/ordo/internal/engine"
 )
 
@@ -31,7 +32,7 @@ func ftCreate(c *engine.Ctx, s *state) {
 		skip = skip || o == "SKIPINITIALSCAN"
 	}
 	if !skip {
-		ix.rebuild(c.E)
+		s.startScan(ix)
 	}
 	c.Dirty(1)
 	c.W.OK()
@@ -58,7 +59,7 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 			switch {
 			case is("hash"):
 			case is("json"):
-				return nil, "ERR Ordo's search indexes only hashes: ON JSON is not supported yet"
+				ix.json = true
 			default:
 				return nil, "Invalid rule type"
 			}
@@ -91,9 +92,26 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 		case is("filter"):
 			return nil, "ERR Ordo's search does not support FILTER expressions yet"
 		case is("language"), is("language_field"), is("score"), is("score_field"), is("payload_field"), is("temporary"):
-			// accepted and ignored (one argument)
 			if !need(1) {
 				return nil, "Bad arguments for " + strings.ToUpper(arg()) + ": Expected an argument"
+			}
+			v := string(args[i+1])
+			switch {
+			case is("language"):
+				if !validLanguage(v) {
+					return nil, "Invalid language"
+				}
+				ix.lang = strings.ToLower(v)
+			case is("language_field"):
+				ix.langF = v
+			case is("score_field"):
+				ix.scoreF = v
+			case is("score"):
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil || f < 0 || f > 1 {
+					return nil, "Invalid score"
+				}
+				ix.score = f
 			}
 			i += 2
 		case is("skipinitialscan"), is("nooffsets"), is("nohl"), is("nofields"), is("nofreqs"), is("maxtextfields"), is("async"):
@@ -114,6 +132,7 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 	if i == len(args) {
 		return nil, "Fields arguments are missing"
 	}
+	ntext := 0
 	for i < len(args) {
 		f := &field{name: arg(), weight: 1, sep: ','}
 		f.alias = f.name
@@ -135,7 +154,9 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 			f.typ = typeTag
 		case is("numeric"):
 			f.typ = typeNumeric
-		case is("geo"), is("vector"), is("geoshape"):
+		case is("geo"):
+			f.typ = typeGeo
+		case is("vector"), is("geoshape"):
 			return nil, "ERR Ordo's search does not support " + strings.ToUpper(arg()) + " fields yet"
 		default:
 			return nil, "Invalid field type for field `" + f.name + "`"
@@ -154,7 +175,13 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 			case is("noindex"):
 				f.noindex = true
 				i++
-			case is("indexempty"), is("indexmissing"), is("withsuffixtrie"):
+			case is("indexmissing"):
+				f.missing = true
+				i++
+			case is("indexempty"):
+				f.empty = true
+				i++
+			case is("withsuffixtrie"):
 				i++
 			case f.typ == typeText && is("nostem"):
 				f.nostem = true
@@ -173,7 +200,11 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 				if !need(1) {
 					return nil, "Bad arguments for PHONETIC: Expected an argument"
 				}
-				i += 2 // accepted; phonetic matching is not implemented
+				if !validPhonetic(string(args[i+1])) {
+					return nil, "Matcher Format: <2 chars algorithm>:<2 chars language>. Support algorithms: double metaphone (dm). Supported languages: English (en), French (fr), Portuguese (pt) and Spanish (es)"
+				}
+				f.phonetic = strings.ToLower(string(args[i+1]))
+				i += 2
 			case f.typ == typeTag && is("separator"):
 				if !need(1) || len(args[i+1]) != 1 {
 					return nil, "Tag separator must be a single character"
@@ -187,10 +218,23 @@ func parseCreate(args [][]byte, db int) (*index, string) {
 				break opts
 			}
 		}
+		if ix.json {
+			f.path = jsonpath.New(f.name)
+			if f.path.Err != "" {
+				return nil, "Invalid JSONPath '" + f.name + "'"
+			}
+		}
 		for _, g := range ix.fields {
 			if strings.EqualFold(g.alias, f.alias) {
 				return nil, "Duplicate field in schema - " + f.alias
 			}
+		}
+		if f.typ == typeText {
+			if ntext == 64 {
+				return nil, "Too many TEXT fields in schema"
+			}
+			f.ord = ntext
+			ntext++
 		}
 		ix.fields = append(ix.fields, f)
 	}

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"math"
 	"slices"
 	"strings"
 )
@@ -80,38 +79,160 @@ func (ix *index) all() []uint32 {
 	return out
 }
 
-// textFields are the field positions a text node searches.
-func (ix *index) textFields(alias string) []int {
-	var out []int
-	for i, f := range ix.fields {
-		if f.typ == typeText && !f.noindex && (alias == "" || f.alias == alias) {
-			out = append(out, i)
+// qctx is one query's evaluation: the index and the options that change
+// what a node matches.
+type qctx struct {
+	ix       *index
+	slop     int // -1: none
+	inorder  bool
+	verbatim bool
+	lang     string
+	mask     uint64 // the TEXT fields a node without @field searches (INFIELDS)
+	vars     map[*node][]string
+	sets     map[*node][]uint32 // leaf results, for match
+	idfs     map[string][2]float64
+	arena    resArena
+}
+
+// set is the (memoized) result of a tag, numeric, geo, ismissing or
+// INKEYS leaf.
+func (q *qctx) set(n *node) []uint32 {
+	if r, ok := q.sets[n]; ok {
+		return r
+	}
+	r := q.eval(n)
+	if q.sets == nil {
+		q.sets = map[*node][]uint32{}
+	}
+	q.sets[n] = r
+	return r
+}
+
+// eval returns the documents matching n with the default options (no
+// SLOP/INORDER, every TEXT field, the index's language).
+func (ix *index) eval(n *node) []uint32 { return ix.newQctx().eval(n) }
+
+// maxExpansions bounds the terms a prefix, suffix, infix or fuzzy term
+// expands to (RediSearch's MAXPREFIXEXPANSIONS default).
+const maxExpansions = 200
+
+func (ix *index) newQctx() *qctx {
+	return &qctx{ix: ix, slop: -1, lang: ix.lang, mask: ix.allText(), vars: map[*node][]string{}}
+}
+
+// allText is the mask of every indexed TEXT field.
+func (ix *index) allText() uint64 {
+	var m uint64
+	for _, f := range ix.fields {
+		if f.typ == typeText && !f.noindex {
+			m |= 1 << f.ord
 		}
 	}
+	return m
+}
+
+// textMask is the mask of the TEXT fields a node searches.
+func (q *qctx) textMask(field string) uint64 {
+	if field == "" {
+		return q.mask
+	}
+	var m uint64
+	for _, a := range strings.Split(field, "|") {
+		if f := q.ix.attr(a); f != nil && f.typ == typeText && !f.noindex {
+			m |= 1 << f.ord
+		}
+	}
+	return m
+}
+
+// variants are the index terms a text leaf matches: for a term, the word,
+// and unless verbatim its stem (as a word and as "+stem") and phonetic
+// codes; for a prefix, suffix, infix or fuzzy term, the words it expands
+// to. Only terms present in the index are kept.
+func (q *qctx) variants(n *node) []string {
+	if v, ok := q.vars[n]; ok {
+		return v
+	}
+	ix := q.ix
+	var out []string
+	add := func(t string) {
+		if _, ok := ix.texts[t]; ok && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	switch n.op {
+	case opTerm:
+		add(n.term)
+		if !n.verbatim && !q.verbatim {
+			if s := stem(n.term, q.lang); s != "" {
+				add(stemPrefix + s)
+				if s != n.term {
+					add(s)
+				}
+			}
+			if ix.phoneticIn(q.textMask(n.field)) {
+				for _, c := range phoneticCodes(n.term) {
+					add(phoneticPrefix + c)
+				}
+			}
+		}
+	default:
+		var ts []string
+		for t := range ix.texts {
+			if t == "" || t[0] == '+' || t[0] == '<' {
+				continue
+			}
+			ok := false
+			switch n.op {
+			case opPrefix:
+				ok = strings.HasPrefix(t, n.term)
+			case opSuffix:
+				ok = strings.HasSuffix(t, n.term)
+			case opInfix:
+				ok = strings.Contains(t, n.term)
+			case opFuzzy:
+				ok = levenshtein(t, n.term, n.dist) <= n.dist
+			}
+			if ok {
+				ts = append(ts, t)
+			}
+		}
+		slices.Sort(ts)
+		out = ts[:min(len(ts), maxExpansions)]
+	}
+	q.vars[n] = out
 	return out
 }
 
-// eval returns the documents matching n.
-func (ix *index) eval(n *node) []uint32 {
+func (ix *index) phoneticIn(mask uint64) bool {
+	for _, f := range ix.fields {
+		if f.typ == typeText && f.phonetic != "" && mask&(1<<f.ord) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// positional reports whether an intersection checks its terms' positions.
+func (q *qctx) positional(n *node) bool {
+	return n.op == opAnd && !n.nocheck && (n.exact || q.slop >= 0 || q.inorder)
+}
+
+// eval returns the documents matching n, in id order.
+func (q *qctx) eval(n *node) []uint32 {
+	ix := q.ix
 	switch n.op {
 	case opAll:
 		return ix.all()
 	case opNone:
 		return nil
-	case opTerm, opPrefix:
+	case opTerm, opPrefix, opSuffix, opInfix, opFuzzy:
+		m := q.textMask(n.field)
 		set := map[uint32]bool{}
-		for _, fi := range ix.textFields(n.field) {
-			if n.op == opTerm {
-				for id := range ix.texts[fi][n.term] {
+		for _, t := range q.variants(n) {
+			for id, e := range ix.texts[t] {
+				if e.mask&m != 0 {
 					set[id] = true
-				}
-				continue
-			}
-			for t, docs := range ix.texts[fi] {
-				if strings.HasPrefix(t, n.term) {
-					for id := range docs {
-						set[id] = true
-					}
 				}
 			}
 		}
@@ -143,94 +264,64 @@ func (ix *index) eval(n *node) []uint32 {
 		ix.nums[fi].scan(n.lo, n.loEx, n.hi, n.hiEx, func(id uint32) { out = append(out, id) })
 		slices.Sort(out)
 		return slices.Compact(out)
+	case opGeo:
+		return ix.geoScan(ix.fieldIndex(n.field), n.geo[0], n.geo[1], n.geo[2])
+	case opMissing:
+		fi := ix.fieldIndex(n.field)
+		var out []uint32
+		for id, d := range ix.docs {
+			if d != nil && fi < 64 && d.has&(1<<fi) == 0 {
+				out = append(out, uint32(id))
+			}
+		}
+		return out
+	case opIDs:
+		return n.ids
 	case opNot:
-		return minus(ix.all(), ix.eval(n.kids[0]))
+		return minus(ix.all(), q.eval(n.kids[0]))
+	case opOpt:
+		return ix.all()
 	case opOr:
 		var out []uint32
 		for _, k := range n.kids {
-			out = union(out, ix.eval(k))
+			out = union(out, q.eval(k))
 		}
 		return out
 	case opAnd:
 		var out []uint32
 		first := true
 		for _, k := range n.kids {
-			if k.stop {
-				continue
+			if k.stop || k.op == opOpt {
+				continue // an optional term does not filter
 			}
-			r := ix.eval(k)
+			r := q.eval(k)
 			if first {
 				out, first = r, false
 			} else {
 				out = intersect(out, r)
 			}
 		}
-		if first { // only stop words
-			return nil
+		if first { // only stop words, or optional terms
+			for _, k := range n.kids {
+				if k.op == opOpt {
+					out = ix.all()
+					break
+				}
+			}
+			if out == nil {
+				return nil
+			}
+		}
+		if q.positional(n) {
+			kept := out[:0]
+			for _, id := range out {
+				if q.matchDoc(n, id) != nil {
+					kept = append(kept, id)
+				}
+			}
+			out = kept
 		}
 		return out
 	}
 	return nil
-}
-
-// scoreTerm is one positive text term of a query (not under a negation),
-// with what scoring needs.
-type scoreTerm struct {
-	term   string
-	fields []int
-	idf    float64
-}
-
-// scoreTerms collects the positive text terms of query n.
-func (ix *index) scoreTerms(n *node) []scoreTerm {
-	var nodes []*node
-	var walk func(n *node)
-	walk = func(n *node) {
-		switch n.op {
-		case opTerm:
-			nodes = append(nodes, n)
-		case opAnd, opOr:
-			for _, k := range n.kids {
-				walk(k)
-			}
-		}
-	}
-	walk(n)
-	out := make([]scoreTerm, 0, len(nodes))
-	for _, t := range nodes {
-		st := scoreTerm{term: t.term, fields: ix.textFields(t.field)}
-		df := 0
-		for _, fi := range st.fields {
-			df += len(ix.texts[fi][t.term])
-		}
-		if df == 0 {
-			continue
-		}
-		st.idf = math.Log1p(float64(ix.live) / float64(df))
-		out = append(out, st)
-	}
-	if len(out) == 0 && len(nodes) > 0 {
-		out = append(out, scoreTerm{}) // text terms, none present: score 0
-	}
-	return out
-}
-
-// score is the TF-IDF score of document id for the query's terms: the sum
-// over terms of (frequency in the document's searched fields x field
-// weight / document words) x log(1 + documents / documents with the
-// term). A query without text terms scores every document 1.
-func (ix *index) score(id uint32, terms []scoreTerm) float64 {
-	if len(terms) == 0 {
-		return 1
-	}
-	d := ix.docs[id]
-	s := 0.0
-	for _, t := range terms {
-		tf := 0.0
-		for _, fi := range t.fields {
-			tf += float64(freq(d.terms[fi], t.term)) * ix.fields[fi].weight
-		}
-		s += tf / float64(max(d.words, 1)) * t.idf
-	}
-	return s
 }

@@ -67,7 +67,7 @@ func TestFTBasics(t *testing.T) {
 	c.want("[1 doc:2]", "FT.SEARCH", "idx", "@n:[25500.12346 25500.12346]", "NOCONTENT")
 	c.want("[0]", "FT.SEARCH", "idx", "@n:[25500.123461 +inf]", "NOCONTENT")
 	c.want("[1 doc:2]", "FT.SEARCH", "idx", "hello -world", "NOCONTENT")
-	c.want("[2 doc:2 doc:1]", "FT.SEARCH", "idx", "hello -there", "NOCONTENT") // a stop word
+	c.want("[2 doc:1 doc:2]", "FT.SEARCH", "idx", "hello -there", "NOCONTENT") // a stop word; equal scores: indexing order
 	c.want("[1 doc:2 [x 25500.12346]]", "FT.SEARCH", "idx", "@n:[$lo $hi]", "PARAMS", "4", "lo", "(10", "hi", "inf", "RETURN", "3", "n", "AS", "x", "DIALECT", "2")
 	c.want("[2]", "FT.SEARCH", "idx", "hello", "LIMIT", "0", "0")
 	// Never stale: writes, deletes and expiry are seen at once.

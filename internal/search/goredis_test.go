@@ -76,3 +76,52 @@ func goRedisFT(t *testing.T, proto int) {
 		t.Fatalf("FT.INFO of a dropped index: %v", err)
 	}
 }
+
+// TestGoRedisFTText: go-redis's full-text and GEO options (stemming,
+// VERBATIM, SLOP/INORDER, INFIELDS, INKEYS, GEOFILTER, SCORER, PHONETIC).
+func TestGoRedisFTText(t *testing.T) {
+	_, o := newClient(t)
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: o.Addr, Protocol: 2})
+	defer rdb.Close()
+	rdb.HSet(ctx, "s:1", "title", "The running man", "body", "jumps over fences", "loc", "-0.1757,51.5156")
+	rdb.HSet(ctx, "s:2", "title", "A man runs", "body", "running fast", "loc", "2.3522,48.8566")
+	err := rdb.FTCreate(ctx, "stories", &redis.FTCreateOptions{OnHash: true, Prefix: []any{"s:"}},
+		&redis.FieldSchema{FieldName: "title", FieldType: redis.SearchFieldTypeText, Weight: 2},
+		&redis.FieldSchema{FieldName: "body", FieldType: redis.SearchFieldTypeText, PhoneticMatcher: "dm:en"},
+		&redis.FieldSchema{FieldName: "loc", FieldType: redis.SearchFieldTypeGeo},
+	).Err()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(q string, opt *redis.FTSearchOptions) []string {
+		t.Helper()
+		opt.NoContent = true
+		res, err := rdb.FTSearchWithArgs(ctx, "stories", q, opt).Result()
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		var out []string
+		for _, d := range res.Docs {
+			out = append(out, d.ID)
+		}
+		return out
+	}
+	check := func(got []string, want ...string) {
+		t.Helper()
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("got %v, want %v", got, want)
+		}
+	}
+	check(ids("run", &redis.FTSearchOptions{SortBy: []redis.FTSearchSortBy{{FieldName: "title"}}}), "s:2", "s:1")
+	check(ids("running", &redis.FTSearchOptions{Verbatim: true, InFields: []any{"title"}}), "s:1")
+	check(ids("man running", &redis.FTSearchOptions{Slop: 0, InOrder: true}), "s:2") // "A man runs": a stop word, and a stem
+	check(ids("running man", &redis.FTSearchOptions{Slop: 1, InOrder: true}), "s:1")
+	check(ids("man", &redis.FTSearchOptions{InKeys: []any{"s:2", "s:9"}}), "s:2")
+	check(ids("man", &redis.FTSearchOptions{GeoFilter: []redis.FTSearchGeoFilter{{FieldName: "loc", Longitude: 2.35, Latitude: 48.85, Radius: 5, Unit: "km"}}}), "s:2")
+	check(ids("@body:fenses", &redis.FTSearchOptions{}), "s:1") // phonetic: FNSS
+	res, err := rdb.FTSearchWithArgs(ctx, "stories", "man", &redis.FTSearchOptions{WithScores: true, Scorer: "BM25"}).Result()
+	if err != nil || res.Total != 2 || res.Docs[0].Score == nil || *res.Docs[0].Score <= 0 {
+		t.Fatalf("BM25: %+v %v", res, err)
+	}
+}

@@ -5,10 +5,13 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kljensen/snowball"
+	"github.com/ordo-db/ordo/internal/ds/geohash"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -20,7 +23,9 @@ var (
 	numPool = []string{"1", "2", "-3", "0", "-0.5", "1e3", "1000", "25500.12346", "25500.1234",
 		"9007199254740992", "9007199254740993", "-9007199254740993", "inf", "-inf", "abc"}
 	tagPool  = []string{"red", "Blue", "green", "grey", "a b", "RED"}
-	wordPool = []string{"apple", "Banana", "cherry", "dates", "Elder", "fig", "grape"}
+	wordPool = []string{"apple", "Banana", "cherry", "dates", "Elder", "fig", "grape", "run", "Running", "runs", "date"}
+	// geoPool are "lon,lat" points around Paris, a few km apart.
+	geoPool = []string{"2.3522,48.8566", "2.2945,48.8584", "2.3376,48.8606", "2.3499,48.8530", "2.4000,48.9000", "2.2000,48.8000", "-0.1276,51.5072"}
 )
 
 type mdoc map[string]string
@@ -71,6 +76,20 @@ func indexed(sc mschema, d mdoc) bool {
 	return ok
 }
 
+// geoKm is the distance between two "lon,lat" points in km, by Redis's
+// haversine (the formula is geohash's; the model checks the index).
+func geoKm(a, b string) float64 {
+	p := func(s string) (float64, float64) {
+		lon, lat, _ := strings.Cut(s, ",")
+		x, _ := strconv.ParseFloat(lon, 64)
+		y, _ := strconv.ParseFloat(lat, 64)
+		return x, y
+	}
+	x1, y1 := p(a)
+	x2, y2 := p(b)
+	return geohash.Distance(x1, y1, x2, y2) / 1000
+}
+
 func words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ' ' || r == ',' || r == '.' })
 }
@@ -83,10 +102,11 @@ type mschema struct {
 	caseSensitive bool // TAG field is case-sensitive
 	tagAttr       string
 	text          []string // TEXT fields
+	geo           bool     // has the GEO field g
 }
 
 var (
-	schemaI = mschema{name: "idx", prefixes: []string{"k:"}, numeric: true, tagAttr: "t", text: []string{"title", "body"}}
+	schemaI = mschema{name: "idx", prefixes: []string{"k:"}, numeric: true, tagAttr: "t", text: []string{"title", "body"}, geo: true}
 	schemaJ = mschema{name: "j", prefixes: []string{"k:1", "x:"}, caseSensitive: true, tagAttr: "tag", text: []string{"title"}}
 )
 
@@ -107,11 +127,60 @@ func genQuery(r *rand.Rand, sc mschema, depth int) mquery {
 			return mquery{"-" + a.q, func(d mdoc) bool { return !a.match(d) }}
 		}
 	}
-	kind := r.IntN(5)
-	if kind == 0 && !sc.numeric {
+	kind := r.IntN(8)
+	if kind == 0 && !sc.numeric || kind == 5 && !sc.geo {
 		kind = 1
 	}
 	switch kind {
+	case 5:
+		c := geoPool[r.IntN(len(geoPool))]
+		lon, lat, _ := strings.Cut(c, ",")
+		km := []float64{0.5, 2, 4, 8, 500}[r.IntN(5)]
+		q := fmt.Sprintf("@g:[%s %s %v km]", lon, lat, km)
+		return mquery{q, func(d mdoc) bool {
+			v, ok := d["g"]
+			if !ok {
+				return false
+			}
+			return geoKm(c, v) <= km
+		}}
+	case 6:
+		// A prefix of a pool word, in every TEXT field or one.
+		w := strings.ToLower(wordPool[r.IntN(len(wordPool))])
+		p := w[:1+r.IntN(3)]
+		fields := sc.text
+		q := p + "*"
+		if r.IntN(2) == 0 {
+			f := fields[r.IntN(len(fields))]
+			fields = []string{f}
+			q = "@" + f + ":" + q
+		}
+		return mquery{q, func(d mdoc) bool {
+			for _, f := range fields {
+				for _, x := range words(d[f]) {
+					if strings.HasPrefix(x, p) {
+						return true
+					}
+				}
+			}
+			return false
+		}}
+	case 7:
+		// An exact phrase of two words: adjacent, in order, in one field.
+		a := wordPool[r.IntN(len(wordPool))]
+		b := wordPool[r.IntN(len(wordPool))]
+		la, lb := strings.ToLower(a), strings.ToLower(b)
+		return mquery{`"` + a + " " + b + `"`, func(d mdoc) bool {
+			for _, f := range sc.text {
+				ws := words(d[f])
+				for i := 0; i+1 < len(ws); i++ {
+					if ws[i] == la && ws[i+1] == lb {
+						return true
+					}
+				}
+			}
+			return false
+		}}
 	case 0:
 		lo, hi := numPool[r.IntN(len(numPool)-1)], numPool[r.IntN(len(numPool)-1)]
 		loEx, hiEx := r.IntN(2) == 0, r.IntN(2) == 0
@@ -176,10 +245,16 @@ func genQuery(r *rand.Rand, sc mschema, depth int) mquery {
 			fields = []string{f}
 			q = "@" + f + ":" + w
 		}
+		// RediSearch's expansion: the word, its stem as a word, and every
+		// word whose stem (when it differs from the word) is the same.
+		sw, _ := snowball.Stem(lw, "english", true)
 		return mquery{q, func(d mdoc) bool {
 			for _, f := range fields {
-				if slices.Contains(words(d[f]), lw) {
-					return true
+				for _, x := range words(d[f]) {
+					sx, _ := snowball.Stem(x, "english", true)
+					if x == lw || x == sw || sx != x && sx == sw {
+						return true
+					}
 				}
 			}
 			return false
@@ -207,6 +282,9 @@ func randHashArgs(r *rand.Rand) []string {
 			}
 			a = append(a, f, strings.Join(ws, []string{" ", ", ", ". "}[r.IntN(3)]))
 		}
+	}
+	if r.IntN(2) == 0 {
+		a = append(a, "g", geoPool[r.IntN(len(geoPool))])
 	}
 	if len(a) == 0 {
 		a = append(a, "other", "x")
@@ -254,7 +332,7 @@ func runModel(t *testing.T, seed uint64) {
 		c.do(hset()...)
 	}
 	c.want("OK", "FT.CREATE", "idx", "ON", "HASH", "PREFIX", "1", "k:", "SCHEMA",
-		"n", "NUMERIC", "SORTABLE", "t", "TAG", "title", "TEXT", "body", "TEXT", "WEIGHT", "2")
+		"n", "NUMERIC", "SORTABLE", "t", "TAG", "title", "TEXT", "body", "TEXT", "WEIGHT", "2", "g", "GEO")
 	c.want("OK", "FT.CREATE", "j", "PREFIX", "2", "k:1", "x:", "SCHEMA",
 		"t", "AS", "tag", "TAG", "CASESENSITIVE", "title", "TEXT", "SORTABLE")
 	for step := range 800 {
@@ -262,7 +340,7 @@ func runModel(t *testing.T, seed uint64) {
 		case op < 7:
 			c.do(hset()...)
 		case op == 7:
-			c.do("HDEL", key(), []string{"n", "t", "title", "body"}[r.IntN(4)])
+			c.do("HDEL", key(), []string{"n", "t", "title", "body", "g"}[r.IntN(5)])
 		case op == 8:
 			c.do("DEL", key())
 		case op == 9 && r.IntN(2) == 0:

@@ -152,3 +152,23 @@ func TestManyPending(t *testing.T) {
 		t.Fatalf("got %v, want %d", got, n)
 	}
 }
+
+// TestDurableJSONAndText: an ON JSON index with TEXT (stems), GEO and
+// PHONETIC fields is rebuilt after a restart and after BGREWRITEAOF.
+func TestDurableJSONAndText(t *testing.T) {
+	dir := t.TempDir()
+	c := openEmbedded(t, dir)
+	c.want("OK", "JSON.SET", "p:1", "$", `{"name":"Running Shoes","loc":"2.35,48.85","who":"Smith"}`)
+	c.want("OK", "FT.CREATE", "j", "ON", "JSON", "PREFIX", "1", "p:", "LANGUAGE", "english", "SCHEMA",
+		"$.name", "AS", "name", "TEXT", "WEIGHT", "2", "$.loc", "AS", "loc", "GEO", "$.who", "AS", "who", "TEXT", "PHONETIC", "dm:en")
+	c.want("OK", "JSON.SET", "p:2", "$", `{"name":"runner","loc":"-0.12,51.5","who":"Schmidt"}`)
+	c.close()
+	for range 2 {
+		c = openEmbedded(t, dir)
+		c.want("[1 p:1]", "FT.SEARCH", "j", "run @loc:[2.3 48.8 20 km]", "NOCONTENT")
+		c.want("[2 p:1 p:2]", "FT.SEARCH", "j", "@who:smith", "NOCONTENT", "SORTBY", "name")
+		c.want("Background append only file rewriting started", "BGREWRITEAOF")
+		c.waitRewrite()
+		c.close()
+	}
+}

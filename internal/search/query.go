@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -32,6 +33,13 @@ const (
 	opAnd
 	opOr
 	opNot
+	opSuffix  // text suffix (*fix)
+	opInfix   // text infix (*fix*)
+	opFuzzy   // text within Levenshtein distance dist (%term%)
+	opGeo     // geo radius
+	opMissing // ismissing(@field)
+	opIDs     // the documents of INKEYS
+	opOpt     // ~x: optional, matches every document, scores x where present
 )
 
 type tagTerm struct {
@@ -50,6 +58,13 @@ type node struct {
 	hiEx  bool
 	kids  []*node
 	stop  bool // a stop word: ignored in an intersection
+
+	exact    bool       // opAnd: a quoted phrase (slop 0, in order)
+	verbatim bool       // text leaf: no stemming or phonetic expansion
+	dist     int        // opFuzzy
+	geo      [3]float64 // opGeo: lon, lat, radius in meters
+	nocheck  bool       // opAnd: the filters' intersection (no SLOP/INORDER)
+	ids      []uint32   // opIDs
 }
 
 // SyntaxError is a query the parser refuses, with RediSearch's message.
@@ -65,6 +80,7 @@ type parser struct {
 	params map[string]string
 	idx    *index // nil: only syntax is checked (fuzzing)
 	depth  int
+	noStop bool // NOSTOPWORDS: stop words are searched as words
 }
 
 func (p *parser) errNear(off int) error {
@@ -86,7 +102,11 @@ func (p *parser) errNear(off int) error {
 // parseQuery parses q; idx resolves fields (nil accepts any field, as
 // TEXT, TAG or NUMERIC by the syntax used).
 func parseQuery(q string, params map[string]string, idx *index) (*node, error) {
-	p := &parser{s: q, params: params, idx: idx}
+	return parseQueryOpts(q, params, idx, false)
+}
+
+func parseQueryOpts(q string, params map[string]string, idx *index, noStop bool) (*node, error) {
+	p := &parser{s: q, params: params, idx: idx, noStop: noStop}
 	p.skipSpace()
 	if p.pos == len(p.s) {
 		return &node{op: opNone}, nil
@@ -168,6 +188,18 @@ func (p *parser) intersect(field string) (*node, error) {
 }
 
 func (p *parser) unary(field string) (*node, error) {
+	if p.peek() == '~' {
+		p.pos++
+		p.skipSpace()
+		if p.pos == len(p.s) {
+			return nil, p.errNear(p.pos)
+		}
+		n, err := p.unary(field)
+		if err != nil {
+			return nil, err
+		}
+		return &node{op: opOpt, kids: []*node{n}}, nil
+	}
 	if p.peek() == '-' {
 		p.pos++
 		p.skipSpace()
@@ -200,13 +232,51 @@ func (p *parser) atom(field string) (*node, error) {
 		return n, nil
 	case '*':
 		p.pos++
+		if c := p.peek(); c != 0 && !isPunct(c) && !isSpace(c) || c == '\\' {
+			// *suffix or *infix*
+			w := p.word()
+			op := opSuffix
+			if p.peek() == '*' {
+				p.pos++
+				op = opInfix
+			}
+			return &node{op: op, field: field, term: foldTerm(w)}, nil
+		}
 		return &node{op: opAll}, nil
+	case '%':
+		n := 0
+		for p.peek() == '%' {
+			n++
+			p.pos++
+		}
+		if n > 3 {
+			return nil, p.errNear(start)
+		}
+		w := p.word()
+		if w == "" {
+			return nil, p.errNear(start)
+		}
+		for range n {
+			if p.peek() != '%' {
+				return nil, p.errNear(p.pos)
+			}
+			p.pos++
+		}
+		return &node{op: opFuzzy, field: field, term: foldTerm(w), dist: n}, nil
 	case '@':
 		if field != "" {
 			return nil, p.errNear(start)
 		}
 		p.pos++
 		name := p.word()
+		for name != "" && p.peek() == '|' { // @title|body:term
+			p.pos++
+			more := p.word()
+			if more == "" {
+				return nil, p.errNear(start)
+			}
+			name += "|" + more
+		}
 		if name == "" || p.peek() != ':' {
 			return nil, p.errNear(start)
 		}
@@ -233,16 +303,45 @@ func (p *parser) atom(field string) (*node, error) {
 			if err != nil {
 				return nil, err
 			}
-			kids = append(kids, n)
+			n.verbatim = true
+			if !n.stop {
+				kids = append(kids, n)
+			}
 		}
 		if len(kids) == 0 {
-			return &node{op: opNone}, nil
+			return &node{op: opNone, stop: true}, nil
 		}
 		if len(kids) == 1 {
 			return kids[0], nil
 		}
-		return &node{op: opAnd, kids: kids}, nil
+		return &node{op: opAnd, kids: kids, exact: true}, nil
 	default:
+		if rest := p.s[p.pos:]; len(rest) > 10 && strings.EqualFold(rest[:10], "ismissing(") {
+			p.pos += 10
+			p.skipSpace()
+			fs := p.pos
+			if p.peek() != '@' {
+				return nil, p.errNear(fs)
+			}
+			p.pos++
+			name := p.word()
+			p.skipSpace()
+			if name == "" || p.peek() != ')' {
+				return nil, p.errNear(fs)
+			}
+			p.pos++
+			if p.idx != nil {
+				f := p.idx.attr(name)
+				if f == nil {
+					return nil, &SyntaxError{fmt.Sprintf("Unknown field at offset %d near %s", fs, name)}
+				}
+				if !f.missing {
+					return nil, &SyntaxError{fmt.Sprintf("'ismissing' requires field '%s' to be defined with 'INDEXMISSING'", name)}
+				}
+				name = f.alias
+			}
+			return &node{op: opMissing, field: name}, nil
+		}
 		return p.termAtom(field)
 	}
 }
@@ -250,6 +349,9 @@ func (p *parser) atom(field string) (*node, error) {
 func (p *parser) fieldExpr(name string, start int) (*node, error) {
 	switch p.peek() {
 	case '[':
+		if p.isGeo(name) {
+			return p.geoExpr(name, start)
+		}
 		f, err := p.field(name, start, typeNumeric)
 		if err != nil {
 			return nil, err
@@ -330,7 +432,14 @@ func (p *parser) fieldExpr(name string, start int) (*node, error) {
 				}
 				v = pv
 			}
-			if v == "" && !prefix {
+			if raw == `""` { // the empty tag (INDEXEMPTY)
+				if p.idx != nil {
+					if tf := p.idx.attr(f); tf == nil || !tf.empty {
+						return nil, &SyntaxError{"Use `INDEXEMPTY` in field creation in order to index and query for empty strings"}
+					}
+				}
+				v = ""
+			} else if v == "" && !prefix {
 				return nil, p.errNear(ts)
 			}
 			tags = append(tags, tagTerm{val: v, prefix: prefix})
@@ -368,17 +477,34 @@ func (p *parser) fieldExpr(name string, start int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.peek() == '"' {
-			return p.atom(f)
+		switch p.peek() {
+		case '"', '%', '~':
+			return p.unary(f)
+		case '*':
+			if p.pos+1 < len(p.s) && !isPunct(p.s[p.pos+1]) && !isSpace(p.s[p.pos+1]) {
+				return p.atom(f) // @f:*suffix, @f:*infix*
+			}
 		}
 		return p.termAtom(f)
 	}
 }
 
-// field resolves attribute name for an expression of type want.
+// field resolves attribute name for an expression of type want (TEXT
+// accepts several names joined by '|').
 func (p *parser) field(name string, start int, want fieldType) (string, error) {
 	if p.idx == nil {
 		return name, nil
+	}
+	if want == typeText && strings.Contains(name, "|") {
+		var out []string
+		for _, n := range strings.Split(name, "|") {
+			a, err := p.field(n, start, want)
+			if err != nil {
+				return "", err
+			}
+			out = append(out, a)
+		}
+		return strings.Join(out, "|"), nil
 	}
 	f := p.idx.attr(name)
 	if f == nil || f.noindex {
@@ -388,6 +514,65 @@ func (p *parser) field(name string, start int, want fieldType) (string, error) {
 		return "", &SyntaxError{fmt.Sprintf("Syntax error at offset %d near %s", start, name)}
 	}
 	return f.alias, nil
+}
+
+// isGeo reports whether @name:[...] is a geo radius: the field is GEO, or,
+// without an index, the brackets hold four values.
+func (p *parser) isGeo(name string) bool {
+	if p.idx != nil {
+		f := p.idx.attr(name)
+		return f != nil && f.typ == typeGeo
+	}
+	end := strings.IndexByte(p.s[p.pos:], ']')
+	return end > 0 && len(strings.Fields(p.s[p.pos+1:p.pos+end])) == 4
+}
+
+// geoExpr parses [lon lat radius unit] (each may be a $param).
+func (p *parser) geoExpr(name string, start int) (*node, error) {
+	f, err := p.field(name, start, typeGeo)
+	if err != nil {
+		return nil, err
+	}
+	p.pos++
+	var vals [4]string
+	for i := range vals {
+		p.skipSpace()
+		bs := p.pos
+		v := p.rawUntil(" \t]")
+		if v == "" {
+			return nil, p.errNear(bs)
+		}
+		if v[0] == '$' {
+			pv, ok := p.params[v[1:]]
+			if !ok {
+				return nil, &SyntaxError{fmt.Sprintf("No such parameter `%s`", v[1:])}
+			}
+			v = pv
+		}
+		vals[i] = v
+	}
+	p.skipSpace()
+	if p.peek() != ']' {
+		return nil, p.errNear(p.pos)
+	}
+	p.pos++
+	n := &node{op: opGeo, field: f}
+	for i := range 3 {
+		x, err := strconv.ParseFloat(vals[i], 64)
+		if err != nil || x != x {
+			return nil, &SyntaxError{fmt.Sprintf("Syntax error at offset %d near %s", start, vals[i])}
+		}
+		n.geo[i] = x
+	}
+	u, ok := geoUnit(vals[3])
+	if !ok {
+		return nil, &SyntaxError{"Invalid GeoFilter unit"}
+	}
+	if n.geo[0] < -180 || n.geo[0] > 180 || n.geo[1] < -geoLatMax || n.geo[1] > geoLatMax || n.geo[2] < 0 {
+		return nil, &SyntaxError{"Invalid GeoFilter lat/lon"}
+	}
+	n.geo[2] *= u
+	return n, nil
 }
 
 // word reads a field name (letters, digits, '_', escaped characters).
@@ -429,7 +614,11 @@ func (p *parser) termAtom(field string) (*node, error) {
 		if !ok {
 			return nil, &SyntaxError{fmt.Sprintf("No such parameter `%s`", name)}
 		}
-		return p.textNode(field, v, false), nil
+		prefix := p.peek() == '*'
+		if prefix {
+			p.pos++
+		}
+		return p.textNode(field, v, prefix), nil
 	}
 	w := p.word()
 	if w == "" {
@@ -449,46 +638,13 @@ func (p *parser) textNode(field, w string, prefix bool) *node {
 	if prefix {
 		return &node{op: opPrefix, field: field, term: t}
 	}
-	if p.idx != nil && p.idx.isStop(t) {
+	if p.idx != nil && !p.noStop && p.idx.isStop(t) {
 		return &node{op: opNone, stop: true}
 	}
 	return &node{op: opTerm, field: field, term: t}
 }
 
-// punctuation separates words, in documents and in queries (RediSearch's
-// default separators).
-const punct = ",.<>{}[]\"':;!@#$%^&*()-+=~|/\\"
+// isPunct: separators end a word in queries as in documents.
+func isPunct(c byte) bool { return isSep(c) && c != ' ' && c != '\t' }
 
-func isPunct(c byte) bool { return strings.IndexByte(punct, c) >= 0 }
-
-// foldTerm is the case-folded form of a word.
-func foldTerm(w string) string { return strings.ToLower(w) }
-
-// tokenize calls fn for every word of a TEXT value, case-folded: words are
-// maximal runs of characters that are neither white space nor RediSearch's
-// separators (a backslash keeps the next character in the word).
-func tokenize(s string, fn func(w string)) {
-	var sb strings.Builder
-	flush := func() {
-		if sb.Len() > 0 {
-			fn(foldTerm(sb.String()))
-			sb.Reset()
-		}
-	}
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '\\' && i+1 < len(s):
-			r2, n2 := utf8.DecodeRuneInString(s[i+1:])
-			sb.WriteRune(r2)
-			i += 1 + n2
-			continue
-		case r < utf8.RuneSelf && isPunct(byte(r)), unicode.IsSpace(r), unicode.IsControl(r):
-			flush()
-		default:
-			sb.WriteRune(r)
-		}
-		i += n
-	}
-	flush()
-}
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -6,6 +6,10 @@ import (
 	"testing"
 )
 
+type mapSource map[string]string
+
+func (m mapSource) Get(f string) (string, bool) { v, ok := m[f]; return v, ok }
+
 // show renders a parsed query as an S-expression.
 func show(n *node) string {
 	switch n.op {
@@ -29,6 +33,28 @@ func show(n *node) string {
 		return "@" + n.field + "{" + strings.Join(ts, "|") + "}"
 	case opNum:
 		return fmt.Sprintf("@%s[%q %v %q %v]", n.field, n.lo, n.loEx, n.hi, n.hiEx)
+	case opSuffix:
+		return n.field + ":*" + n.term
+	case opInfix:
+		return n.field + ":*" + n.term + "*"
+	case opFuzzy:
+		return fmt.Sprintf("%s:%%%d%s", n.field, n.dist, n.term)
+	case opGeo:
+		return fmt.Sprintf("@%s[%v]", n.field, n.geo)
+	case opMissing:
+		return "ismissing(@" + n.field + ")"
+	case opIDs:
+		return "ids"
+	case opOpt:
+		return "~" + show(n.kids[0])
+	}
+	if n.op == opAnd && n.exact {
+		return "(phrase " + strings.Join(func() (ks []string) {
+			for _, k := range n.kids {
+				ks = append(ks, show(k))
+			}
+			return
+		}(), " ") + ")"
 	}
 	var ks []string
 	for _, k := range n.kids {
@@ -57,7 +83,7 @@ func TestParseQuery(t *testing.T) {
 		{"@n:[(1 +inf]", `@n["\x03\x80\x011" true "\x04" false]`},
 		{"@n:[$lo inf]", `@n["\x03\x80\x015" true "\x04" false]`},
 		{"@n:[-inf (0]", `@n["\x00" false "\x02" true]`},
-		{`"hello world"`, "(and :hello :world)"},
+		{`"hello world"`, "(phrase :hello :world)"},
 		{"", "none"},
 	} {
 		n, err := parseQuery(c.q, params, nil)
@@ -77,7 +103,7 @@ func TestParseQuery(t *testing.T) {
 		{"@t:{a", "Syntax error at offset 4 near a"},
 		{"$nope", "No such parameter `nope`"},
 		{"a | ", "Syntax error at offset 4 near "},
-		{"@:x", "Syntax error at offset 0 near @"}, {"a ~b", "Syntax error at offset 2 near ~"},
+		{"@:x", "Syntax error at offset 0 near @"}, {"a ~", "Syntax error at offset 3 near "},
 	} {
 		_, err := parseQuery(c.q, params, nil)
 		if err == nil || err.Error() != c.err {
@@ -87,16 +113,21 @@ func TestParseQuery(t *testing.T) {
 }
 
 func TestTokenize(t *testing.T) {
+	// RediSearch's separators (no newline among them), a backslash
+	// escaping one, stop words taking no position.
 	var got []string
-	tokenize("Hello, World! ÉCOLE foo-bar a\\-b  x.y", func(w string) { got = append(got, w) })
-	want := "hello world école foo bar a-b x y"
+	stop := map[string]bool{"the": true}
+	tokenize("Hello, World! ÉCOLE foo-bar a\\-b  x.y the q?r`s/t|u\\v\nw", stop, func(t token) {
+		got = append(got, fmt.Sprintf("%s@%d", t.word, t.pos))
+	})
+	want := "hello@1 world@2 école@3 foo@4 bar@5 a-b@6 x@7 y@8 q@9 r@10 s@11 t@12 u\\v\nw@13"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("got %q, want %q", strings.Join(got, " "), want)
 	}
 }
 
 var fuzzIndex = func() *index {
-	args := []string{"FT.CREATE", "i", "SCHEMA", "n", "NUMERIC", "t", "TAG", "title", "TEXT", "x", "TEXT"}
+	args := []string{"FT.CREATE", "i", "SCHEMA", "n", "NUMERIC", "t", "TAG", "title", "TEXT", "x", "TEXT", "PHONETIC", "dm:en", "g", "GEO", "m", "TEXT", "INDEXMISSING"}
 	b := make([][]byte, len(args))
 	for i, a := range args {
 		b[i] = []byte(a)
@@ -104,6 +135,16 @@ var fuzzIndex = func() *index {
 	ix, err := parseCreate(b, 0)
 	if err != "" {
 		panic(err)
+	}
+	for i, v := range [][]string{
+		{"title", "hello world running", "x", "Smith the runner", "n", "3", "t", "a,b", "g", "2.35,48.85"},
+		{"title", "worlds", "m", "x"},
+	} {
+		h := mapSource{}
+		for j := 0; j < len(v); j += 2 {
+			h[v[j]] = v[j+1]
+		}
+		ix.add(fmt.Sprint("d", i), h)
 	}
 	return ix
 }()
@@ -126,6 +167,59 @@ func FuzzParseQuery(f *testing.F) {
 		// With a schema: fields resolve and the query evaluates.
 		if n, err = parseQuery(q, map[string]string{"p": "v"}, fuzzIndex); err == nil {
 			fuzzIndex.eval(n)
+			for _, slop := range []int{-1, 1} {
+				qc := fuzzIndex.newQctx()
+				qc.slop = slop
+				for _, id := range qc.eval(n) {
+					if r := qc.match(n, id); r != nil {
+						fuzzIndex.scoreDoc(scorerTFIDF, r, fuzzIndex.docs[id])
+						fuzzIndex.scoreDoc(scorerBM25, r, fuzzIndex.docs[id])
+					}
+				}
+			}
 		}
+	})
+}
+
+// FuzzCreateAndSearch: any FT.CREATE arguments are parsed without panic;
+// an accepted schema indexes documents and answers queries without panic.
+func FuzzCreateAndSearch(f *testing.F) {
+	for _, s := range []string{
+		"ON HASH PREFIX 1 d: SCHEMA t TEXT WEIGHT 2 PHONETIC dm:en n NUMERIC SORTABLE g GEO tag TAG SEPARATOR | INDEXEMPTY",
+		"ON JSON SCHEMA $.a AS a TEXT $.b[*] AS b TAG $[\"c\"] AS c NUMERIC",
+		"LANGUAGE spanish STOPWORDS 0 SCHEMA t TEXT NOSTEM INDEXMISSING",
+	} {
+		f.Add(s, "hello world 3.5 a|b 2.35,48.85", "@t:(hel* | %wrld%) -@n:[1 (5]")
+	}
+	f.Fuzz(func(t *testing.T, create, value, query string) {
+		args := [][]byte{[]byte("FT.CREATE"), []byte("i")}
+		for _, a := range strings.Fields(create) {
+			args = append(args, []byte(a))
+		}
+		ix, errText := parseCreate(args, 0)
+		if errText != "" {
+			return
+		}
+		doc := mapSource{}
+		for _, fd := range ix.fields {
+			doc[fd.name] = value
+		}
+		ix.add("d:1", doc)
+		ix.add("d:2", mapSource{"t": value + " " + value})
+		n, err := parseQuery(query, map[string]string{"p": value}, ix)
+		if err != nil {
+			return
+		}
+		qc := ix.newQctx()
+		qc.slop, qc.inorder = 1, true
+		for _, id := range qc.eval(n) {
+			if r := qc.matchDoc(n, id); r != nil {
+				for _, sc := range []string{scorerTFIDF, scorerDocNorm, scorerBM25, scorerBM25STD, scorerDisMax} {
+					ix.scoreDoc(sc, r, ix.docs[id])
+					ix.explain(sc, r, ix.docs[id])
+				}
+			}
+		}
+		ix.remove(ix.ids["d:1"])
 	})
 }

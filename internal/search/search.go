@@ -7,15 +7,19 @@
 // # Guarantees
 //
 //   - Never stale. Every change to a key under an index's prefixes (HSET,
-//     HDEL, DEL, RENAME, MOVE, FLUSHDB, SWAPDB, expiry, and the commands of
-//     MULTI and of scripts) is recorded inside the command's atomic step,
-//     through the engine's KeyObserver hook, and applied before any
-//     command reads an index, under the engine lock: a search right after
-//     a write sees it, and no client can see an index between the two. A key past its TTL is never returned, even
-//     before it is reaped: queries check expiry (without reaping).
+//     HDEL, JSON.SET, JSON.DEL, DEL, RENAME, MOVE, FLUSHDB, SWAPDB,
+//     expiry, and the commands of MULTI and of scripts) is recorded
+//     inside the command's atomic step, through the engine's KeyObserver
+//     hook, and applied before any command reads an index, under the
+//     engine lock: a search right after a write sees it, and no client
+//     can see an index between the two. A key past its TTL is never
+//     returned, even before it is reaped: queries check expiry (without
+//     reaping). While the initial background scan runs, an index is
+//     incomplete but never stale.
 //   - Exact numbers. NUMERIC values are ordered by their exact decimal
 //     value (numeric.go): integers beyond 2^53 and long decimals compare
-//     exactly, ±inf included. A hash whose NUMERIC field is not a number
+//     exactly, ±inf included. A document whose NUMERIC field is not a
+//     number (or GEO field not a point, or JSON value of the wrong type)
 //     is not indexed at all and counts in hash_indexing_failures, as in
 //     RediSearch.
 //   - Durable definitions. FT.CREATE and FT.DROPINDEX are logged to the
@@ -26,29 +30,65 @@
 // # Design
 //
 // An index holds, per field, a numeric tree (numeric.go), tag postings or
-// word postings, and per document what was indexed for it, so that a
-// change removes exactly that before the hash is re-read. Changed keys
-// are queued by KeyChanged and applied by the next FT command (sync), or
-// when the queue reaches 4096 keys: a command may report a key before it
-// has finished writing it, and every reader of an index takes the same
-// lock and syncs first. Queries evaluate to sorted document id lists
-// (intersection, union, difference), then drop keys past their TTL.
+// geo points, one postings map for every TEXT term (term -> document ->
+// frequency, fields, positions), and per document what was indexed for
+// it, so that a change removes exactly that before the document is
+// re-read. Changed keys are queued by KeyChanged and applied by the next
+// FT command (sync), or when the queue reaches 4096 keys: a command may
+// report a key before it has finished writing it, and every reader of an
+// index takes the same lock and syncs first. Queries evaluate to sorted
+// document id lists (intersection, union, difference); intersections
+// under SLOP/INORDER or a quoted phrase then check positions, and each
+// hit's match is folded by the scorer (score.go); keys past their TTL are
+// dropped. FT.CREATE indexes existing keys in the background (scan.go).
+//
+// Text analysis (text.go) follows RediSearch 2.x: its separators
+// (,./(){}[]:;~!@#$%^&*-=+|'`"<>? space and tab), a backslash escaping
+// one, case folding, stop words (its default English list, or STOPWORDS),
+// positions per field, and stems indexed as "+stem" terms at the word's
+// position. Libraries: github.com/kljensen/snowball (Snowball stemmers:
+// english, french, spanish, russian, swedish, norwegian, hungarian) and
+// github.com/antzucaro/matchr (Double Metaphone for PHONETIC); both are
+// small, dependency-free and maintained, and give the same algorithms
+// RediSearch links (libstemmer, its double metaphone). No Unicode word
+// segmentation is needed: RediSearch splits at those ASCII separators
+// only (Chinese aside).
+//
+// Scoring (score.go) is src/ext/default.c's: a query's match of a document
+// is a tree of term, union, intersection and "virtual" results; TFIDF
+// sums weight x frequency x idf (idf = logb(1 + docs/termdocs)), times the
+// document score, over the document's largest term frequency (TFIDF) or
+// its length (TFIDF.DOCNORM), divided by the "slop" of
+// IndexResult_MinOffsetDelta; BM25 is 2.x's variant (k1 1.2f, b 0.5, the
+// average document length only), BM25STD the standard one; DISMAX and
+// DOCSCORE as RediSearch. Frequencies count max(1, field weight) per
+// occurrence and max(1, weight x 0.2) per stem, as its forward index.
+// Ties keep indexing order (RediSearch's document ids).
 //
 // # Differences from RediSearch
 //
-// An index covers the hashes of the database it was created in (clients
-// in other databases can query it by name). SKIPINITIALSCAN skips the
-// keys present at creation, but a restart indexes every key as it loads. FLUSHDB/FLUSHALL empty
-// indexes but keep their definitions. Creation indexes existing keys
-// synchronously (FT.INFO reports indexing 0, percent_indexed 1). TEXT has
-// no stemming, phonetics or positions: words are runs of characters other
-// than white space and RediSearch's separators, lower-cased with Unicode
-// rules (no UAX #29 segmentation: golang.org/x/text has no word
-// segmenter), RediSearch's default stop words are not indexed, a "phrase" matches documents having all its
-// words, and WITHSCORES is a simple TF-IDF (eval.go). Replies have
-// RediSearch's RESP2 shapes under RESP3 too. Not implemented: JSON, GEO
-// and VECTOR fields, INKEYS/INFIELDS/GEOFILTER,
-// highlighting and summarization.
+// An index covers the documents of the database it was created in
+// (clients in other databases can query it by name). SKIPINITIALSCAN
+// skips the keys present at creation, but a restart indexes every key as
+// it loads (keys logged before their index's FT.CREATE are indexed by its
+// background scan, so a search right after start-up may see a partial
+// index while FT.INFO reports indexing 1, as in RediSearch). FLUSHDB/FLUSHALL empty indexes but keep their definitions;
+// SWAPDB re-indexes synchronously. Counts are exact (never stale), where
+// RediSearch's idf uses term document counts that include deleted
+// documents until its garbage collector runs, so scores can differ after
+// deletions. A phrase, SLOP or INORDER never spans two fields or two
+// values of a JSON array (positions are per field, values 100 apart).
+// Scores follow default.c as read; its quirks are kept (a word matched
+// together with its stem at one position gets a slop of 10). Not
+// implemented: HAMMING scores 0 (no payloads), HIGHLIGHT/SUMMARIZE,
+// INDEXEMPTY queries for empty TEXT values (empty tags are: @t:{""}),
+// query attributes ($weight …), several NUMERIC values per JSON field
+// (the first is indexed), languages without a Snowball stemmer in the
+// library (accepted, not stemmed), PHONETIC languages other than English
+// (accepted, English rules), VECTOR fields. Prefix, suffix, infix and
+// fuzzy terms scan the term dictionary (at most 200 expansions, as
+// RediSearch's MAXPREFIXEXPANSIONS); GEO radius scans the field's points.
+// Replies have RediSearch's RESP2 shapes under RESP3 too.
 //
 // # Aggregation and the other FT commands
 //
@@ -100,6 +140,7 @@ type state struct {
 	pendSet map[pendKey]bool
 
 	x ext // aliases, cursors, suggestions, dictionaries, synonyms, config (alias.go)
+	scanning bool // the scanner goroutine runs (scan.go)
 }
 
 type pendKey struct {

@@ -2,9 +2,9 @@
 import sys
 
 import redis
-from redis.commands.search.field import NumericField, TagField, TextField
+from redis.commands.search.field import GeoField, NumericField, TagField, TextField
 from redis.commands.search.indexDefinition import IndexDefinition, IndexType
-from redis.commands.search.query import NumericFilter, Query
+from redis.commands.search.query import GeoFilter, NumericFilter, Query
 
 r = redis.Redis(host="127.0.0.1", port=int(sys.argv[1]), decode_responses=True)
 r.hset("doc:1", mapping={"title": "hello world", "price": "10", "tags": "a,b"})
@@ -44,4 +44,31 @@ try:
     raise AssertionError("FT.INFO of a dropped index answered")
 except redis.ResponseError as e:
     assert str(e) == "Unknown Index name", e
+
+# Full text and GEO: stems, phrases, SLOP/INORDER, scorers, GEOFILTER.
+r.hset("place:1", mapping={"name": "Running shoes shop", "body": "we sell shoes", "loc": "-0.1757,51.5156"})
+r.hset("place:2", mapping={"name": "Shop of runners", "body": "shoes for running", "loc": "2.3522,48.8566"})
+pl = r.ft("places")
+pl.create_index(
+    [TextField("name", weight=5.0), TextField("body"), GeoField("loc")],
+    definition=IndexDefinition(prefix=["place:"]),
+)
+res = pl.search(Query("run").no_content())
+assert sorted(d.id for d in res.docs) == ["place:1", "place:2"], res
+res = pl.search(Query("run").verbatim().no_content())
+assert res.total == 0, res
+res = pl.search(Query('"running shoes"').no_content())
+assert [d.id for d in res.docs] == ["place:1"], res
+res = pl.search(Query("shoes running").slop(0).in_order().no_content())
+assert [d.id for d in res.docs] == ["place:2"], res  # "for" is a stop word: no position
+res = pl.search(Query("shoes running").slop(1).no_content())
+assert sorted(d.id for d in res.docs) == ["place:1", "place:2"], res
+res = pl.search(Query("shoes").with_scores().scorer("BM25").limit_fields("body").no_content())
+assert res.total == 2 and all(d.score > 0 for d in res.docs), res
+res = pl.search(Query("shop").add_filter(GeoFilter("loc", -0.17, 51.51, 10, "km")).no_content())
+assert [d.id for d in res.docs] == ["place:1"], res
+res = pl.search(Query("@loc:[$lon $lat 1000 km]").dialect(2).no_content(), query_params={"lon": 2.35, "lat": 48.85})
+assert sorted(d.id for d in res.docs) == ["place:1", "place:2"], res
+res = pl.search(Query("shop").limit_ids("place:2").return_field("name", as_field="n"))
+assert [(d.id, d.n) for d in res.docs] == [("place:2", "Shop of runners")], res
 print("ok")
