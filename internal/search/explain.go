@@ -13,9 +13,9 @@ import (
 // QueryNode_DumpSds does: one node per line, children indented by two
 // spaces, "INTERSECT {", "UNION {", "NOT{", "TAG:@f {", "PREFIX{p*}",
 // "NUMERIC {lo <= @f <= hi}" with %f bounds, "<WILDCARD>}". Terms are
-// printed as parsed: stem and synonym expansion happen when the query
-// runs, so there are no "(expanded)" nodes and phrases print as
-// INTERSECT, not EXACT.
+// printed as parsed, synonyms as a UNION of the group's terms; stems are
+// expanded when the query runs, so there are no "(expanded)" nodes, and
+// phrases print as INTERSECT, not EXACT.
 
 // decodeNumber turns a parseNumber key back into a float64.
 func decodeNumber(k string) float64 {

@@ -139,7 +139,7 @@ type state struct {
 	pending []pendKey
 	pendSet map[pendKey]bool
 
-	x ext // aliases, cursors, suggestions, dictionaries, synonyms, config (alias.go)
+	x        ext  // aliases, cursors, suggestions, dictionaries, synonyms, config (alias.go)
 	scanning bool // the scanner goroutine runs (scan.go)
 }
 
