@@ -121,7 +121,7 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("client_recent_max_input_buffer", 0)
 		kv("client_recent_max_output_buffer", 0)
 		kv("blocked_clients", blocked)
-		kv("tracking_clients", 0)
+		kv("tracking_clients", len(e.trk.clients))
 		kv("clients_in_timeout_table", 0)
 	}
 	if section("Memory") {
@@ -272,9 +272,9 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("active_defrag_key_misses", 0)
 		kv("total_active_defrag_time", 0)
 		kv("current_active_defrag_time", 0)
-		kv("tracking_total_keys", 0)
-		kv("tracking_total_items", 0)
-		kv("tracking_total_prefixes", 0)
+		kv("tracking_total_keys", len(e.trk.table))
+		kv("tracking_total_items", e.trk.items)
+		kv("tracking_total_prefixes", len(e.trk.prefixes))
 		kv("unexpected_error_replies", 0)
 		kv("total_error_replies", s.TotalErrorReplies.Load())
 		kv("ordo_command_panics", s.CommandPanics.Load())

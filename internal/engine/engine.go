@@ -35,6 +35,8 @@
 //     their publication order; appending never blocks, and an Outbox past
 //     the pubsub output limit disconnects its client (outbox.go).
 //     Keyspace notifications are a KeyObserver that publishes (notify.go).
+//     Client-side caching (CLIENT TRACKING) is a KeyObserver too, delivering
+//     invalidations through the same Outbox (tracking.go).
 //   - The engine never sees a socket and never imports the layers above
 //     it (server, embedded DB, persistence, scripting): they reach it
 //     through typed hooks (Persister, SyncHook, Propagate, KeyObserver).
@@ -136,6 +138,11 @@ type Engine struct {
 	scriptRun ScriptRun
 
 	evict evictState // maxmemory-policy's pool (evict.go)
+
+	trk       trackingState // client-side caching (tracking.go)
+	current   *Client       // the client whose top-level command runs (Redis's current_client)
+	executing int           // handlers running (nested in EXEC and scripts)
+	runSeq    uint64        // handlers started, to tell one command's events from the next's
 }
 
 // Stats are the counters INFO reports.
@@ -269,10 +276,11 @@ type Client struct {
 
 	waiter *Waiter
 
-	subs     *clientSubs  // Pub/Sub subscriptions (cmd_pubsub.go)
-	out      *Outbox      // output queue once subscribed (outbox.go)
-	curW     *resp.Writer // the top-level reply writer while the client runs a command
-	replLink bool         // became a replica's link (SYNC/PSYNC; cmd_repl.go)
+	subs     *clientSubs     // Pub/Sub subscriptions (cmd_pubsub.go)
+	out      *Outbox         // output queue once subscribed (outbox.go)
+	curW     *resp.Writer    // the top-level reply writer while the client runs a command
+	replLink bool            // became a replica's link (SYNC/PSYNC; cmd_repl.go)
+	trk      *clientTracking // CLIENT TRACKING state, nil until first enabled (tracking.go)
 
 	ctx Ctx // reused by every command of this client (see call)
 }
@@ -321,6 +329,7 @@ func (e *Engine) RemoveClient(cl *Client) {
 	e.Lock()
 	e.unwatchAll(cl)
 	e.unsubscribeAll(cl)
+	e.disableTracking(cl)
 	if cl.waiter != nil {
 		e.removeWaiter(cl.waiter)
 	}
@@ -418,6 +427,8 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	start := len(w.Buf)
 	prevW := cl.curW
 	cl.curW = w
+	prevCur := e.current
+	e.current = cl
 	t0 := time.Now()
 	wt := e.call(cl, args, w, t0)
 	// A container resolved for an unknown subcommand is Redis's failed
@@ -427,6 +438,19 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	}
 	cl.curW = prevW
 	e.afterCall(cl, w, start) // error statistics, CLIENT REPLY (cmd_server.go)
+	if cl.trk != nil {
+		// CLIENT CACHING applies to the next command (or transaction) only.
+		if r := cl.ctx.resolved; cl.trk.flags&trkCaching != 0 && !cl.multi && (r == nil || !strings.HasPrefix(r.Name, "client|")) {
+			cl.trk.flags &^= trkCaching
+		}
+	}
+	if len(e.trk.pending) > 0 {
+		// The client's own changes are announced after its reply.
+		cl.curW = w
+		e.flushPendingInvalidations(cl)
+		cl.curW = prevW
+	}
+	e.current = prevCur
 	return wt
 }
 
@@ -434,6 +458,9 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 // the start of its commandstats time (one clock read per command).
 func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) *Waiter {
 	e.Stats.Commands.Add(1)
+	if len(e.trk.clients) > 0 {
+		e.limitTrackingTable()
+	}
 	// The client's own Ctx is reused: a handler never keeps its *Ctx after
 	// returning (blocking copies what it needs; EXEC and scripts run their
 	// commands in separate contexts), and a fresh Ctx per command would be
@@ -549,12 +576,18 @@ func (e *Engine) run(c *Ctx) {
 // an error reply, and nothing is propagated or blocked on.
 func (e *Engine) invoke(c *Ctx) (ok bool) {
 	start := len(c.W.Buf)
+	e.executing++
+	e.runSeq++
 	defer func() {
+		e.executing--
 		if !ok {
 			e.contain(c, start, recover())
 		}
 	}()
 	c.Cmd.Handler(c)
+	if c.Client != nil && c.Client.trk != nil && c.Cmd.Has(FlagReadonly) {
+		e.trackRead(c) // client-side caching (tracking.go)
+	}
 	return true
 }
 
