@@ -61,8 +61,11 @@ func registerClient(t *Table) {
 	})
 	t.register("client|unblock", clientUnblockCommand)
 	registerTracking(t)
-	t.register("client|pause", func(c *Ctx) { c.W.Error(ErrPauseUnsupported) })
-	t.register("client|unpause", func(c *Ctx) { c.W.OK() })
+	t.register("client|pause", clientPauseCommand)
+	t.register("client|unpause", func(c *Ctx) {
+		c.E.unpause()
+		c.W.OK()
+	})
 	t.register("client|help", func(c *Ctx) {
 		helpReply(c, "CLIENT",
 			"CACHING (YES|NO)",

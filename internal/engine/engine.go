@@ -143,6 +143,8 @@ type Engine struct {
 	current   *Client       // the client whose top-level command runs (Redis's current_client)
 	executing int           // handlers running (nested in EXEC and scripts)
 	runSeq    uint64        // handlers started, to tell one command's events from the next's
+
+	pause pauseState // CLIENT PAUSE (pause.go)
 }
 
 // Stats are the counters INFO reports.
@@ -510,6 +512,9 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 			return nil
 		}
 	}
+	if e.pause.typ != pauseOff && e.pauseCovers(cl, cmd, c.Now) {
+		return e.postpone(c) // runs when the pause ends (pause.go)
+	}
 	if cl.multi && !isMultiControl(cmd.Name) {
 		if cmd.Sub != nil && len(args) >= 2 {
 			// An unknown subcommand: Redis's lookup fails, so the command
@@ -745,6 +750,10 @@ func (e *Engine) activeExpireLoop() {
 			continue
 		}
 		e.Lock()
+		if e.paused(NowMs()) { // CLIENT PAUSE keeps the dataset still
+			e.Unlock()
+			continue
+		}
 		deadline := time.Now().Add(2 * time.Millisecond)
 		for _, db := range e.dbs {
 			for db.expires.Len() > 0 {
