@@ -391,6 +391,9 @@ type Ctx struct {
 	lastEv KeyEvent   // the last key event reported (notify.go)
 	evName string     // the event name set by SetEvent (notify.go)
 	quiet  bool       // key events suppressed (notify.go)
+	// readStats and noStats force a lookup to count, or not, in
+	// keyspace_hits/misses (readLookup, notify.go).
+	readStats, noStats bool
 	dirty  int64
 	// resolved is the command Call looked up, ran or not (cmdstats.go).
 	resolved *Command
