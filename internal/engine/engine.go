@@ -394,7 +394,7 @@ type Ctx struct {
 	// readStats and noStats force a lookup to count, or not, in
 	// keyspace_hits/misses (readLookup, notify.go).
 	readStats, noStats bool
-	dirty  int64
+	dirty              int64
 	// resolved is the command Call looked up, ran or not (cmdstats.go).
 	resolved *Command
 }
