@@ -53,15 +53,7 @@ func registerServer(t *Table) {
 	})
 
 	t.registerContainer("latency")
-	t.register("latency|doctor", func(c *Ctx) {
-		c.W.Verbatim("txt", "Dave, no latency spike was observed during the lifetime of this Redis instance, not in the slightest bit. I honestly think you ought to sleep better tonight.\n")
-	})
-	t.register("latency|latest", func(c *Ctx) { c.W.Array(0) })
-	t.register("latency|history", func(c *Ctx) { c.W.Array(0) })
-	t.register("latency|reset", func(c *Ctx) { c.W.Int(0) })
-	t.register("latency|graph", func(c *Ctx) {
-		c.W.Error("ERR No samples available for event '" + string(c.Args[2]) + "'")
-	})
+	registerLatency(t) // latency.go
 	t.register("latency|histogram", func(c *Ctx) { c.W.Map(0) })
 	t.register("latency|help", func(c *Ctx) {
 		helpReply(c, "LATENCY",

@@ -144,7 +144,8 @@ type Engine struct {
 	executing int           // handlers running (nested in EXEC and scripts)
 	runSeq    uint64        // handlers started, to tell one command's events from the next's
 
-	pause pauseState // CLIENT PAUSE (pause.go)
+	pause   pauseState   // CLIENT PAUSE (pause.go)
+	latency latencyState // LATENCY's event series (latency.go)
 }
 
 // Stats are the counters INFO reports.
@@ -197,6 +198,7 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 		e.setKeyspaceEvents(v)
 		return nil
 	})
+	e.watchLatencyThreshold(cfg)
 	for _, f := range extra {
 		f(e.cmds)
 	}
@@ -462,7 +464,6 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 // call runs one command for cl. now is when it arrived: its Ctx.Now and
 // the start of its commandstats time (one clock read per command).
 func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) *Waiter {
-	e.Stats.Commands.Add(1)
 	if len(e.trk.clients) > 0 {
 		e.limitTrackingTable()
 	}
@@ -560,6 +561,9 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 	c.Cmd = cmd
 	c.DB = e.dbs[cl.DB]
 	cl.LastCmd = cmd.Name
+	// total_commands_processed counts commands run (Redis's call()), not
+	// those refused or queued.
+	e.Stats.Commands.Add(1)
 	e.run(c)
 	return c.block
 }
@@ -727,7 +731,9 @@ func (e *Engine) Exec(c *Ctx, args [][]byte, w *resp.Writer) {
 		w.Error(ErrReadonlyReplica)
 		return
 	}
+	start, t0 := len(w.Buf), time.Now()
 	e.run(&sub)
+	e.recordNested(&sub, start, t0)
 	if !c.InScript {
 		c.dirty += sub.dirty
 	}
@@ -757,7 +763,8 @@ func (e *Engine) activeExpireLoop() {
 			e.Unlock()
 			continue
 		}
-		deadline := time.Now().Add(2 * time.Millisecond)
+		t0 := time.Now()
+		deadline := t0.Add(2 * time.Millisecond)
 		for _, db := range e.dbs {
 			for db.expires.Len() > 0 {
 				expired, sampled := db.activeExpireCycle(e, 20)
@@ -766,6 +773,7 @@ func (e *Engine) activeExpireLoop() {
 				}
 			}
 		}
+		e.latencyEnd("expire-cycle", t0)
 		e.Unlock()
 	}
 }

@@ -43,6 +43,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/ordo-db/ordo/internal/ds/dict"
 )
@@ -80,6 +81,7 @@ func (e *Engine) maxMemoryExceeded(c *Ctx) bool {
 	if policy == "noeviction" {
 		return true
 	}
+	defer e.latencyEnd("eviction-cycle", time.Now())
 	allkeys := strings.HasPrefix(policy, "allkeys-")
 	random := strings.HasSuffix(policy, "-random")
 	for e.UsedMemory() > limit {
