@@ -2,8 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -394,10 +392,9 @@ func (e *Engine) latencyReport() string {
 		}
 		b.WriteByte('\n')
 	}
-	thp := anonHugePages()
-	if thp {
-		advices++
-	}
+	// Redis also advises against transparent huge pages when its process
+	// has some; Go's runtime manages huge pages itself, so that advice
+	// is not given.
 	switch {
 	case len(l.order) == 0 && advices == 0:
 		b.WriteString("Dave, no latency spike was observed during the lifetime of this Redis instance, not in the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, and think things over.\n")
@@ -452,9 +449,6 @@ func (e *Engine) latencyReport() string {
 		if adv.massEviction {
 			b.WriteString("- Sudden changes to the 'maxmemory' setting via 'CONFIG SET', or allocation of large objects via sets or sorted sets intersections, STORE option of SORT, Redis Cluster large keys migrations (RESTORE command), may create sudden memory pressure forcing the server to block trying to evict keys. \n")
 		}
-		if thp {
-			b.WriteString("- I detected a non zero amount of anonymous huge pages used by your process. This creates very serious latency events in different conditions, especially when Redis is persisting on disk. To disable THP support use the command 'echo never > /sys/kernel/mm/transparent_hugepage/enabled', make sure to also add it into /etc/rc.local so that the command will be executed again after a reboot. Note that even if you have already disabled THP, you still need to restart the Redis process to get rid of the huge pages already created.\n")
-		}
 	}
 	return b.String()
 }
@@ -464,21 +458,4 @@ func abs64(x int64) int64 {
 		return -x
 	}
 	return x
-}
-
-// anonHugePages reports whether the process uses transparent huge pages
-// (Linux's /proc/self/smaps AnonHugePages), as Redis's doctor checks.
-func anonHugePages() bool {
-	b, err := os.ReadFile("/proc/self/smaps_rollup")
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "AnonHugePages:"); ok {
-			var kb float64
-			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
-			return kb > 0 && !math.IsNaN(kb)
-		}
-	}
-	return false
 }
