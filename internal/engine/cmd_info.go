@@ -203,13 +203,24 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 			kv("current_fork_perc", "0.00")
 			kv("current_save_keys_processed", 0)
 			kv("current_save_keys_total", 0)
+			bg := &e.rdbBg
 			kv("rdb_changes_since_last_save", e.dirty)
-			kv("rdb_bgsave_in_progress", 0)
-			kv("rdb_last_save_time", e.StartTime.Unix())
-			kv("rdb_last_bgsave_status", "ok")
-			kv("rdb_last_bgsave_time_sec", -1)
-			kv("rdb_current_bgsave_time_sec", -1)
-			kv("rdb_saves", 0)
+			lastSave, status, cur, inProgress := e.StartTime.Unix(), "ok", int64(-1), 0
+			if t := bg.lastSave.Load(); t != 0 {
+				lastSave = t
+			}
+			if bg.failed.Load() {
+				status = "err"
+			}
+			if bg.running.Load() {
+				inProgress, cur = 1, time.Now().Unix()-bg.started.Load()
+			}
+			kv("rdb_bgsave_in_progress", inProgress)
+			kv("rdb_last_save_time", lastSave)
+			kv("rdb_last_bgsave_status", status)
+			kv("rdb_last_bgsave_time_sec", bg.lastSecs.Load())
+			kv("rdb_current_bgsave_time_sec", cur)
+			kv("rdb_saves", bg.saves.Load())
 			kv("rdb_last_cow_size", 0)
 			kv("rdb_last_load_keys_expired", 0)
 			kv("rdb_last_load_keys_loaded", 0)

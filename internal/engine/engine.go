@@ -144,8 +144,9 @@ type Engine struct {
 	executing int           // handlers running (nested in EXEC and scripts)
 	runSeq    uint64        // handlers started, to tell one command's events from the next's
 
-	pause   pauseState   // CLIENT PAUSE (pause.go)
-	latency latencyState // LATENCY's event series (latency.go)
+	pause   pauseState    // CLIENT PAUSE (pause.go)
+	latency latencyState  // LATENCY's event series (latency.go)
+	rdbBg   rdbBackground // BGSAVE's dump.rdb (bgsave.go)
 }
 
 // Stats are the counters INFO reports.
@@ -199,6 +200,7 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 		return nil
 	})
 	e.watchLatencyThreshold(cfg)
+	e.rdbBg.lastSecs.Store(-1)
 	for _, f := range extra {
 		f(e.cmds)
 	}
