@@ -357,3 +357,36 @@ func TestTrackingTableLimit(t *testing.T) {
 		}
 	}
 }
+
+// Eviction invalidates like any other deletion; a read of a key that
+// expired meanwhile announces it after the reply.
+func TestTrackingEvictionAndLazyExpiry(t *testing.T) {
+	r, o := startPair(t, "maxmemory-policy", "allkeys-lru")
+	tw := newTwin(t, r.Addr, o.Addr)
+	other := newTwin(t, r.Addr, o.Addr)
+	tw.hello("3")
+	tw.do(1, "CLIENT", "TRACKING", "on")
+	other.do(1, "SET", "ev", "v")
+	tw.do(1, "GET", "ev")
+	other.do(1, "CONFIG", "SET", "maxmemory", "1")
+	tw.read("invalidate on eviction", 1)
+	other.do(1, "CONFIG", "SET", "maxmemory", "0")
+	other.do(1, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	other.do(1, "SET", "lz", "v", "PX", "50")
+	tw.do(1, "GET", "lz")
+	for _, c := range []*redistest.Conn{other.r, other.o} {
+		for i := 0; i < 2000 && c.Do("PTTL", "lz").Int != -2; i++ {
+			c.Do("DEBUG", "SLEEP", "0.005")
+		}
+	}
+	// PTTL above was another client's lookup: it deleted the key and the
+	// tracking client was told.
+	tw.read("invalidate on lazy expiry by another client", 1)
+	// The tracking client's own read of an expired key: the reply, then
+	// the invalidation.
+	other.do(1, "SET", "lz2", "v", "PX", "50")
+	tw.do(1, "GET", "lz2")
+	tw.do(1, "DEBUG", "SLEEP", "0.1")
+	tw.do(2, "GET", "lz2")
+	other.do(1, "DEBUG", "SET-ACTIVE-EXPIRE", "1")
+}
