@@ -376,6 +376,9 @@ func (e *Engine) sendTracking(cl *Client, key []byte, proto bool) {
 // command, else into its Outbox (a client without one, such as an
 // embedded session, receives no push).
 func (e *Engine) push(cl *Client, b []byte) {
+	if cl.Kind != "normal" {
+		return // an embedded session's replies are parsed one by one: no pushes
+	}
 	if w := cl.curW; w != nil {
 		w.Buf = append(w.Buf, b...)
 		return

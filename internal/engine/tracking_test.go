@@ -82,6 +82,11 @@ func TestTrackingErrors(t *testing.T) {
 			{"CLIENT", "TRACKING", "off"},
 			{"CLIENT", "TRACKINGINFO"},
 			{"CLIENT", "GETREDIR"},
+			{"CLIENT", "TRACKING", "on", "optin", "noloop"},
+			{"CLIENT", "CACHING", "yes"},
+			{"CLIENT", "TRACKINGINFO"},
+			{"RESET"},
+			{"CLIENT", "TRACKINGINFO"},
 		} {
 			tw.do(1, c...)
 		}
