@@ -43,8 +43,9 @@ type Waiter struct {
 	done   chan struct{}
 	served bool
 	// postponed: the command waits for CLIENT PAUSE to end and runs
-	// again then (pause.go).
+	// then (pause.go); next is the wait it began when it blocked.
 	postponed bool
+	next      *Waiter
 }
 
 type blockKey struct {
@@ -103,18 +104,11 @@ func (e *Engine) Wait(ctx context.Context, wt *Waiter) error {
 			return ErrClosed
 		}
 	}
-	if wt.postponed && wt.served {
-		// The pause ended: the command runs now, as if it just arrived.
-		e.Lock()
-		nw := e.Call(wt.client, wt.args, wt.w)
-		if nw == nil {
-			wt.client.handoff(wt.w)
-		}
-		e.Unlock()
-		if nw != nil {
-			if err := e.Wait(ctx, nw); err != nil {
-				return err
-			}
+	if wt.next != nil {
+		// A command held by CLIENT PAUSE ran when the pause ended, and
+		// blocked (pause.go): its reply comes from that wait.
+		if err := e.Wait(ctx, wt.next); err != nil {
+			return err
 		}
 	}
 	// Served or timed out: wt.w is no longer written by anyone.

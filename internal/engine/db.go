@@ -182,7 +182,7 @@ func (db *DB) lookup(c *Ctx, key string, touch bool) (Value, bool) {
 			if c.E.replica.Load() {
 				return v, c.Client != nil && c.Client.Kind == KindMaster
 			}
-			if c.E.pause.typ != pauseOff && c.E.paused(c.Now) {
+			if c.E.pausedNow(c.Now) {
 				return Value{}, false // missing, but not deleted during CLIENT PAUSE
 			}
 			db.expireKey(c.E, key)

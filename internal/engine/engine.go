@@ -460,6 +460,9 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 		cl.curW = prevW
 	}
 	e.current = prevCur
+	if len(e.pause.ready) > 0 && prevCur == nil {
+		e.runUnpaused() // commands CLIENT UNPAUSE released (pause.go)
+	}
 	return wt
 }
 

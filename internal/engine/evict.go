@@ -74,7 +74,7 @@ func (e *Engine) maxMemoryExceeded(c *Ctx) bool {
 	if e.replica.Load() && e.Config.Bool("replica-ignore-maxmemory") {
 		return false // a replica follows its master's evictions (Redis's performEvictions)
 	}
-	if e.paused(c.Now) {
+	if e.pausedNow(c.Now) {
 		return false // no eviction during CLIENT PAUSE (Redis's isSafeToPerformEvictions)
 	}
 	policy := e.Config.Get("maxmemory-policy")

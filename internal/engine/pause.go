@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	"github.com/ordo-db/ordo/internal/resp"
@@ -25,8 +26,10 @@ const (
 
 type pauseState struct {
 	typ     int
-	end     int64 // unix ms
-	waiters []*Waiter
+	end     int64     // unix ms
+	waiters []*Waiter // held commands, in arrival order
+	ready   []*Waiter // released, to run (runUnpaused)
+	running bool      // runUnpaused is running them
 	timer   *time.Timer
 }
 
@@ -39,6 +42,7 @@ func (e *Engine) paused(now int64) bool {
 	}
 	if p.end < now {
 		e.unpause()
+		e.runUnpaused()
 		return false
 	}
 	return true
@@ -65,8 +69,8 @@ func (e *Engine) pauseCovers(cl *Client, cmd *Command, now int64) bool {
 	return false
 }
 
-// postpone makes c's command wait for the end of the pause: Wait runs it
-// again then.
+// postpone makes c's command wait for the end of the pause, when unpause
+// runs it.
 func (e *Engine) postpone(c *Ctx) *Waiter {
 	wt := &Waiter{postponed: true}
 	wt.args = make([][]byte, len(c.Args))
@@ -83,7 +87,8 @@ func (e *Engine) postpone(c *Ctx) *Waiter {
 	return wt
 }
 
-// unpause ends the pause and releases the waiting commands, in order.
+// unpause ends the pause; the waiting commands run at the next point
+// where a command may start (runUnpaused).
 func (e *Engine) unpause() {
 	p := &e.pause
 	p.typ, p.end = pauseOff, 0
@@ -91,26 +96,49 @@ func (e *Engine) unpause() {
 		p.timer.Stop()
 		p.timer = nil
 	}
-	for _, wt := range p.waiters {
-		if wt.client.waiter == wt {
-			wt.client.waiter = nil
+	p.ready = append(p.ready, p.waiters...)
+	p.waiters = nil
+}
+
+// runUnpaused runs the commands a pause held, in arrival order, each as
+// its client's next command (a blocking one may block then). Under the
+// lock, between commands.
+func (e *Engine) runUnpaused() {
+	p := &e.pause
+	if p.running {
+		return
+	}
+	p.running = true
+	defer func() { p.running = false }()
+	for len(p.ready) > 0 {
+		wt := p.ready[0]
+		p.ready = p.ready[1:]
+		cl := wt.client
+		if cl.waiter == wt {
+			cl.waiter = nil
+		}
+		if nw := e.Call(cl, wt.args, wt.w); nw != nil {
+			wt.next = nw
+		} else {
+			cl.handoff(wt.w)
 		}
 		wt.served = true
 		close(wt.done)
 	}
-	clear(p.waiters)
-	p.waiters = p.waiters[:0]
+	p.ready = nil
+}
+
+// pausedNow reports whether a pause is in force, without ending an
+// expired one (for checks inside a command).
+func (e *Engine) pausedNow(now int64) bool {
+	return e.pause.typ != pauseOff && e.pause.end >= now
 }
 
 // removePostponed forgets a waiting command (its client left).
 func (e *Engine) removePostponed(wt *Waiter) {
 	p := &e.pause
-	for i, x := range p.waiters {
-		if x == wt {
-			p.waiters = append(p.waiters[:i], p.waiters[i+1:]...)
-			break
-		}
-	}
+	p.waiters = slices.DeleteFunc(p.waiters, func(x *Waiter) bool { return x == wt })
+	p.ready = slices.DeleteFunc(p.ready, func(x *Waiter) bool { return x == wt })
 }
 
 func clientPauseCommand(c *Ctx) {

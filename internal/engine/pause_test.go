@@ -95,3 +95,34 @@ func TestClientPauseKeepsExpiredKeys(t *testing.T) {
 	tw.do(1, "GET", "e")
 	tw.do(1, "DBSIZE")
 }
+
+// Held commands run in the order they arrived once the pause ends.
+func TestClientPauseOrder(t *testing.T) {
+	r, o := startPair(t)
+	ctl := newTwin(t, r.Addr, o.Addr)
+	ctl.do(1, "CLIENT", "PAUSE", "100000", "WRITE")
+	blocked := func(c *redistest.Conn) int {
+		n := 0
+		for _, line := range strings.Split(c.Do("CLIENT", "LIST").Str, "\n") {
+			if strings.Contains(clientInfoField(line, "flags"), "b") {
+				n++
+			}
+		}
+		return n
+	}
+	var held []*twin
+	for i, part := range []string{"a", "b", "c", "d"} {
+		w := newTwin(t, r.Addr, o.Addr)
+		w.send("APPEND", "ord", part)
+		for _, c := range []*redistest.Conn{ctl.r, ctl.o} {
+			for j := 0; j < 1000 && blocked(c) < i+1; j++ {
+			}
+		}
+		held = append(held, w)
+	}
+	ctl.do(1, "CLIENT", "UNPAUSE")
+	for _, w := range held {
+		w.read("held APPEND", 1)
+	}
+	ctl.do(1, "GET", "ord")
+}
