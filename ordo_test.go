@@ -271,3 +271,31 @@ func TestOptions(t *testing.T) {
 		}
 	}
 }
+
+// CLIENT TRACKING on an embedded connection: accepted, and its own writes
+// never slip an invalidation push into a reply (an embedded session has
+// no push channel).
+func TestEmbeddedTrackingKeepsRepliesClean(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, &ordo.Options{InMemory: true})
+	c := db.Conn()
+	defer c.Close()
+	for _, args := range [][]any{{"HELLO", "3"}, {"CLIENT", "TRACKING", "on"}} {
+		if err := c.Do(ctx, args...).Err(); err != nil {
+			t.Fatal(args, err)
+		}
+	}
+	c.Do(ctx, "GET", "k")
+	if s, err := c.Do(ctx, "SET", "k", "v").Text(); err != nil || s != "OK" {
+		t.Fatalf("SET: %q %v", s, err)
+	}
+	if s, err := c.Do(ctx, "GET", "k").Text(); err != nil || s != "v" {
+		t.Fatalf("GET: %q %v", s, err)
+	}
+	if err := c.Do(ctx, "FLUSHALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Do(ctx, "DBSIZE").Int64(); err != nil || n != 0 {
+		t.Fatalf("DBSIZE: %d %v", n, err)
+	}
+}

@@ -481,9 +481,12 @@ func (a *AOF) writeOut(f *os.File, buf []byte, fsync bool) error {
 		a.incrSize.Add(int64(n))
 	}
 	if fsync {
+		t0 := time.Now()
 		if err := fdatasync(f); err != nil {
 			return err
 		}
+		// LATENCY's event for appendfsync always (Redis's flushAppendOnlyFile).
+		a.e.LatencySample("aof-fsync-always", time.Since(t0).Milliseconds())
 	}
 	return nil
 }

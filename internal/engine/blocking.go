@@ -42,6 +42,10 @@ type Waiter struct {
 	out    *resp.Writer
 	done   chan struct{}
 	served bool
+	// postponed: the command waits for CLIENT PAUSE to end and runs
+	// then (pause.go); next is the wait it began when it blocked.
+	postponed bool
+	next      *Waiter
 }
 
 type blockKey struct {
@@ -100,6 +104,13 @@ func (e *Engine) Wait(ctx context.Context, wt *Waiter) error {
 			return ErrClosed
 		}
 	}
+	if wt.next != nil {
+		// A command held by CLIENT PAUSE ran when the pause ended, and
+		// blocked (pause.go): its reply comes from that wait.
+		if err := e.Wait(ctx, wt.next); err != nil {
+			return err
+		}
+	}
 	// Served or timed out: wt.w is no longer written by anyone.
 	wt.out.Buf = append(wt.out.Buf, wt.w.Buf...)
 	return nil
@@ -129,6 +140,9 @@ func (e *Engine) enqueue(c *Ctx, wt *Waiter) {
 }
 
 func (e *Engine) removeWaiter(wt *Waiter) {
+	if wt.postponed {
+		e.removePostponed(wt)
+	}
 	for _, k := range wt.Keys {
 		bk := blockKey{wt.db, string(k)}
 		list := e.blocked[bk]
@@ -298,7 +312,7 @@ func parseBlockTimeout(b []byte) (int64, string) {
 // It reports whether cl was blocked. The lock must be held.
 func (e *Engine) Unblock(cl *Client, withError bool) bool {
 	wt := cl.waiter
-	if wt == nil {
+	if wt == nil || wt.postponed { // CLIENT UNBLOCK does not end a pause
 		return false
 	}
 	e.removeWaiter(wt)

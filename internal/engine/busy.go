@@ -125,6 +125,11 @@ func (e *Engine) Lock() { e.mu.Lock() }
 // Unlock releases the engine lock and wakes the first connection queued
 // in LockOrBusy.
 func (e *Engine) Unlock() {
+	if e.trk.bcastKeys {
+		// BCAST invalidations go out once per batch, as Redis sends
+		// them once per event-loop turn (tracking.go).
+		e.broadcastInvalidations()
+	}
 	e.mu.Unlock()
 	// Paired with LockOrBusy's enqueue-then-TryLock: either this load
 	// sees the waiter queued, or the waiter's TryLock sees the lock free.

@@ -60,8 +60,12 @@ func registerClient(t *Table) {
 		}
 	})
 	t.register("client|unblock", clientUnblockCommand)
-	t.register("client|pause", func(c *Ctx) { c.W.Error(ErrPauseUnsupported) })
-	t.register("client|unpause", func(c *Ctx) { c.W.OK() })
+	registerTracking(t)
+	t.register("client|pause", clientPauseCommand)
+	t.register("client|unpause", func(c *Ctx) {
+		c.E.unpause()
+		c.W.OK()
+	})
 	t.register("client|help", func(c *Ctx) {
 		helpReply(c, "CLIENT",
 			"CACHING (YES|NO)",
@@ -204,6 +208,15 @@ func clientFlags(cl *Client) string {
 	if cl.waiter != nil {
 		b = append(b, 'b')
 	}
+	if cl.tracking() {
+		b = append(b, 't')
+	}
+	if cl.trkFlag(trkBrokenRedir) {
+		b = append(b, 'R')
+	}
+	if cl.trkFlag(trkBcast) {
+		b = append(b, 'B')
+	}
 	if cl.dirtyCAS {
 		b = append(b, 'd')
 	}
@@ -240,15 +253,19 @@ func (e *Engine) clientInfoLine(cl *Client) string {
 	if s := cl.subs; s != nil {
 		nsub, npsub, nssub = s.channels.len(), s.patterns.len(), s.shard.len()
 	}
+	redir := int64(-1)
+	if cl.tracking() {
+		redir = cl.trk.redirect
+	}
 	var omem int
 	if cl.out != nil {
 		omem = cl.out.Pending()
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=-1 resp=%d lib-name=%s lib-ver=%s",
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s",
 		cl.ID, cl.Addr, cl.LAddr, cl.FD, cl.Name,
 		int64(now.Sub(cl.Created)/time.Second),
 		(now.UnixMilli()-cl.LastActive.Load())/1000,
-		clientFlags(cl), cl.DB, nsub, npsub, nssub, multi, omem, omem, events, cmd, e.userOf(cl).name, cl.Proto, cl.LibName, cl.LibVer)
+		clientFlags(cl), cl.DB, nsub, npsub, nssub, multi, omem, omem, events, cmd, e.userOf(cl).name, redir, cl.Proto, cl.LibName, cl.LibVer)
 }
 
 func clientListCommand(c *Ctx) {

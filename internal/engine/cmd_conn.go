@@ -77,6 +77,7 @@ func registerConn(t *Table) {
 		cl := c.Client
 		c.E.discard(cl)
 		c.E.unsubscribeAll(cl)
+		c.E.disableTracking(cl)
 		cl.DB = 0
 		cl.Proto = 2
 		c.W.Proto = 2

@@ -163,7 +163,9 @@ func pfmergeCommand(c *Ctx) {
 		}
 	}
 	key := c.Args[1]
+	c.noStats = true                    // the write's own lookup: not counted (Redis's lookupKeyWrite)
 	_, b, found, _ := lookupHLL(c, key) // checked above
+	c.noStats = false
 	if found {
 		b = cloneHLL(b)
 	} else {

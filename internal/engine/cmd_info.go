@@ -121,7 +121,7 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("client_recent_max_input_buffer", 0)
 		kv("client_recent_max_output_buffer", 0)
 		kv("blocked_clients", blocked)
-		kv("tracking_clients", 0)
+		kv("tracking_clients", len(e.trk.clients))
 		kv("clients_in_timeout_table", 0)
 	}
 	if section("Memory") {
@@ -203,13 +203,24 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 			kv("current_fork_perc", "0.00")
 			kv("current_save_keys_processed", 0)
 			kv("current_save_keys_total", 0)
+			bg := &e.rdbBg
 			kv("rdb_changes_since_last_save", e.dirty)
-			kv("rdb_bgsave_in_progress", 0)
-			kv("rdb_last_save_time", e.StartTime.Unix())
-			kv("rdb_last_bgsave_status", "ok")
-			kv("rdb_last_bgsave_time_sec", -1)
-			kv("rdb_current_bgsave_time_sec", -1)
-			kv("rdb_saves", 0)
+			lastSave, status, cur, inProgress := e.StartTime.Unix(), "ok", int64(-1), 0
+			if t := bg.lastSave.Load(); t != 0 {
+				lastSave = t
+			}
+			if bg.failed.Load() {
+				status = "err"
+			}
+			if bg.running.Load() {
+				inProgress, cur = 1, time.Now().Unix()-bg.started.Load()
+			}
+			kv("rdb_bgsave_in_progress", inProgress)
+			kv("rdb_last_save_time", lastSave)
+			kv("rdb_last_bgsave_status", status)
+			kv("rdb_last_bgsave_time_sec", bg.lastSecs.Load())
+			kv("rdb_current_bgsave_time_sec", cur)
+			kv("rdb_saves", bg.saves.Load())
 			kv("rdb_last_cow_size", 0)
 			kv("rdb_last_load_keys_expired", 0)
 			kv("rdb_last_load_keys_loaded", 0)
@@ -272,9 +283,9 @@ func (e *Engine) InfoString(want map[string]bool, c *Ctx) string {
 		kv("active_defrag_key_misses", 0)
 		kv("total_active_defrag_time", 0)
 		kv("current_active_defrag_time", 0)
-		kv("tracking_total_keys", 0)
-		kv("tracking_total_items", 0)
-		kv("tracking_total_prefixes", 0)
+		kv("tracking_total_keys", len(e.trk.table))
+		kv("tracking_total_items", e.trk.items)
+		kv("tracking_total_prefixes", len(e.trk.prefixes))
 		kv("unexpected_error_replies", 0)
 		kv("total_error_replies", s.TotalErrorReplies.Load())
 		kv("ordo_command_panics", s.CommandPanics.Load())

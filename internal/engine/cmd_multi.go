@@ -1,5 +1,7 @@
 package engine
 
+import "time"
+
 // MULTI/EXEC/DISCARD/WATCH/UNWATCH, as in Redis: a command refused while
 // queueing (unknown, wrong arity, OOM) makes EXEC fail with EXECABORT; a
 // command that fails when run inside EXEC does not stop the others.
@@ -94,9 +96,11 @@ func execCommand(c *Ctx) {
 			c.W.Error(msg)
 			continue
 		}
+		start, t0 := len(c.W.Buf), time.Now()
 		if c.E.invoke(&sub) {
 			c.E.finish(&sub)
 		}
+		c.E.recordNested(&sub, start, t0)
 	}
 	if wrote {
 		c.E.Propagate(cl.DB, [][]byte{[]byte("EXEC")})

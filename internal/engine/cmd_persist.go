@@ -7,9 +7,9 @@ import "errors"
 // e.Persistence; INFO's persistence section and DEBUG RELOAD go through
 // the same interface. Ordo's own snapshot is not an RDB file:
 // it is an AOF rewrite, so BGSAVE and BGREWRITEAOF start the same
-// background job (reported as a bgsave or as an AOF rewrite). SAVE also
-// writes dir/dbfilename in Redis's RDB format (rdbfile.go), which
-// redis-server loads; BGSAVE does not.
+// background job (reported as a bgsave or as an AOF rewrite). SAVE and
+// BGSAVE also write dir/dbfilename in Redis's RDB format (rdbfile.go,
+// bgsave.go), which redis-server loads.
 
 // Persister is what the persistence commands need. Every method is called
 // with the engine lock held.
@@ -66,14 +66,24 @@ func registerPersistence(t *Table) {
 			schedule = true
 		}
 		p := persister(c.E)
-		if p == nil {
-			c.W.Simple("Background saving started")
+		if c.E.rdbBg.running.Load() {
+			c.W.Error(ErrBgsaveInProgress)
 			return
 		}
-		s, err := p.BackgroundSave(schedule)
-		if err != nil {
-			c.W.Error(errorReply(err, ErrSaveFailed))
-			return
+		s := "Background saving started"
+		if p != nil {
+			var err error
+			if s, err = p.BackgroundSave(schedule); err != nil {
+				c.W.Error(errorReply(err, ErrSaveFailed))
+				return
+			}
+		}
+		if s == "Background saving started" {
+			// And dir/dbfilename in Redis's format (bgsave.go).
+			if err := c.E.startRDBBackground(); err != nil {
+				c.W.Error(errorReply(err, ErrSaveFailed))
+				return
+			}
 		}
 		c.W.Simple(s)
 	})
@@ -93,6 +103,10 @@ func registerPersistence(t *Table) {
 	t.register("lastsave", func(c *Ctx) {
 		if p := persister(c.E); p != nil {
 			c.W.Int(p.LastSave())
+			return
+		}
+		if t := c.E.rdbBg.lastSave.Load(); t != 0 {
+			c.W.Int(t)
 			return
 		}
 		c.W.Int(c.E.StartTime.Unix())

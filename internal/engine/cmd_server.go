@@ -53,15 +53,7 @@ func registerServer(t *Table) {
 	})
 
 	t.registerContainer("latency")
-	t.register("latency|doctor", func(c *Ctx) {
-		c.W.Verbatim("txt", "Dave, no latency spike was observed during the lifetime of this Redis instance, not in the slightest bit. I honestly think you ought to sleep better tonight.\n")
-	})
-	t.register("latency|latest", func(c *Ctx) { c.W.Array(0) })
-	t.register("latency|history", func(c *Ctx) { c.W.Array(0) })
-	t.register("latency|reset", func(c *Ctx) { c.W.Int(0) })
-	t.register("latency|graph", func(c *Ctx) {
-		c.W.Error("ERR No samples available for event '" + string(c.Args[2]) + "'")
-	})
+	registerLatency(t) // latency.go
 	t.register("latency|histogram", func(c *Ctx) { c.W.Map(0) })
 	t.register("latency|help", func(c *Ctx) {
 		helpReply(c, "LATENCY",
@@ -92,22 +84,21 @@ func registerServer(t *Table) {
 
 // Error replies of the server commands, as Redis 7.0 writes them.
 const (
-	ErrNoConfigFile     = "ERR The server is running without a config file"
-	ErrNoSuchClient     = "ERR No such client"
-	ErrClientID         = "ERR client-id should be greater than 0"
-	ErrInvalidClientID  = "ERR Invalid client ID"
-	ErrClientName       = "ERR Client names cannot contain spaces, newlines or special characters."
-	ErrInvalidCommand   = "ERR Invalid command specified"
-	ErrInvalidCmdArgs   = "ERR Invalid number of arguments specified for command"
-	ErrNoKeyArgs        = "ERR The command has no key arguments"
-	ErrLFUNotSelected   = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
-	ErrLRUNotSelected   = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
-	ErrDebugNotAllowed  = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
-	ErrShutdownFailed   = "ERR Errors trying to SHUTDOWN. Check logs."
-	ErrNoShutdown       = "ERR No shutdown in progress."
-	ErrWaitTimeout      = "ERR timeout is not an integer or out of range"
-	ErrSlowlogCount     = "ERR count should be greater than or equal to -1"
-	ErrPauseUnsupported = "ERR CLIENT PAUSE is not supported by Ordo"
+	ErrNoConfigFile    = "ERR The server is running without a config file"
+	ErrNoSuchClient    = "ERR No such client"
+	ErrClientID        = "ERR client-id should be greater than 0"
+	ErrInvalidClientID = "ERR Invalid client ID"
+	ErrClientName      = "ERR Client names cannot contain spaces, newlines or special characters."
+	ErrInvalidCommand  = "ERR Invalid command specified"
+	ErrInvalidCmdArgs  = "ERR Invalid number of arguments specified for command"
+	ErrNoKeyArgs       = "ERR The command has no key arguments"
+	ErrLFUNotSelected  = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	ErrLRUNotSelected  = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	ErrDebugNotAllowed = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
+	ErrShutdownFailed  = "ERR Errors trying to SHUTDOWN. Check logs."
+	ErrNoShutdown      = "ERR No shutdown in progress."
+	ErrWaitTimeout     = "ERR timeout is not an integer or out of range"
+	ErrSlowlogCount    = "ERR count should be greater than or equal to -1"
 )
 
 // helpReply writes a HELP reply as Redis's addReplyHelp does.

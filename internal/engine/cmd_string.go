@@ -204,8 +204,13 @@ func setGeneric(c *Ctx, flags int, key, val, expire []byte, intReplies bool) {
 			return
 		}
 	}
-	if flags&setGet != 0 && !replyGet(c, key) {
-		return
+	if flags&setGet != 0 {
+		c.readStats = true // SET GET reads as GET does (keyspace_hits/misses)
+		ok := replyGet(c, key)
+		c.readStats = false
+		if !ok {
+			return
+		}
 	}
 	found := c.Exists(key)
 	if (flags&setNX != 0 && found) || (flags&setXX != 0 && !found) {

@@ -38,6 +38,19 @@ type slowEntry struct {
 var slowSkip = map[string]bool{"exec": true, "auth": true, "hello": true, "migrate": true,
 	"acl|setuser": true, "config|set": true}
 
+// recordNested updates the statistics after a command run inside EXEC or
+// a script, which Redis's call() counts as any other (commandstats,
+// total_commands_processed, SLOWLOG, LATENCY); not while replaying the
+// AOF. start is where its reply began in c.W.
+func (e *Engine) recordNested(c *Ctx, start int, t0 time.Time) {
+	if c.Client == nil || c.Client.Kind == "aof" || c.Cmd == nil {
+		return
+	}
+	e.Stats.Commands.Add(1)
+	isErr := len(c.W.Buf) > start && c.W.Buf[start] == '-'
+	e.recordCall(c.Client, c.Cmd, c.Args, true, isErr, time.Since(t0))
+}
+
 // recordCall updates the statistics after Call; ran tells whether the
 // command executed, isErr whether its reply was an error.
 func (e *Engine) recordCall(cl *Client, cmd *Command, args [][]byte, ran, isErr bool, d time.Duration) {
@@ -48,6 +61,11 @@ func (e *Engine) recordCall(cl *Client, cmd *Command, args [][]byte, ran, isErr 
 		return
 	}
 	us := d.Microseconds()
+	if cmd.Has(FlagFast) {
+		e.LatencySample("fast-command", us/1000)
+	} else {
+		e.LatencySample("command", us/1000)
+	}
 	cmd.stats.calls++
 	cmd.stats.usec += us
 	if isErr {

@@ -154,8 +154,17 @@ func (c *Ctx) LookupNoTouch(key []byte) (Value, bool) { return c.lookupNotify(ke
 // is not NONOTIFY: a miss is a miss either way).
 func (c *Ctx) lookupNotify(key []byte, touch bool) (Value, bool) {
 	v, ok := c.DB.lookup(c, view(key), touch)
-	if !ok && c.E.nkFlags&nkKeyMiss != 0 {
-		c.keyMiss(key)
+	if c.readLookup(key) {
+		// INFO keyspace_hits/misses count read lookups (Redis's
+		// lookupKeyRead), and a miss is the keymiss notification.
+		if ok {
+			c.E.Stats.KeyspaceHits.Add(1)
+		} else {
+			c.E.Stats.KeyspaceMisses.Add(1)
+			if c.E.nkFlags&nkKeyMiss != 0 {
+				c.keyMiss(key)
+			}
+		}
 	}
 	return v, ok
 }
@@ -172,6 +181,9 @@ func (db *DB) lookup(c *Ctx, key string, touch bool) (Value, bool) {
 			// master's DEL arrives (Redis 7.0's expireIfNeeded).
 			if c.E.replica.Load() {
 				return v, c.Client != nil && c.Client.Kind == KindMaster
+			}
+			if c.E.pausedNow(c.Now) {
+				return Value{}, false // missing, but not deleted during CLIENT PAUSE
 			}
 			db.expireKey(c.E, key)
 			return Value{}, false

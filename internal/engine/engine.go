@@ -35,6 +35,8 @@
 //     their publication order; appending never blocks, and an Outbox past
 //     the pubsub output limit disconnects its client (outbox.go).
 //     Keyspace notifications are a KeyObserver that publishes (notify.go).
+//     Client-side caching (CLIENT TRACKING) is a KeyObserver too, delivering
+//     invalidations through the same Outbox (tracking.go).
 //   - The engine never sees a socket and never imports the layers above
 //     it (server, embedded DB, persistence, scripting): they reach it
 //     through typed hooks (Persister, SyncHook, Propagate, KeyObserver).
@@ -136,6 +138,15 @@ type Engine struct {
 	scriptRun ScriptRun
 
 	evict evictState // maxmemory-policy's pool (evict.go)
+
+	trk       trackingState // client-side caching (tracking.go)
+	current   *Client       // the client whose top-level command runs (Redis's current_client)
+	executing int           // handlers running (nested in EXEC and scripts)
+	runSeq    uint64        // handlers started, to tell one command's events from the next's
+
+	pause   pauseState    // CLIENT PAUSE (pause.go)
+	latency latencyState  // LATENCY's event series (latency.go)
+	rdbBg   rdbBackground // BGSAVE's dump.rdb (bgsave.go)
 }
 
 // Stats are the counters INFO reports.
@@ -188,6 +199,8 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 		e.setKeyspaceEvents(v)
 		return nil
 	})
+	e.watchLatencyThreshold(cfg)
+	e.rdbBg.lastSecs.Store(-1)
 	for _, f := range extra {
 		f(e.cmds)
 	}
@@ -269,10 +282,11 @@ type Client struct {
 
 	waiter *Waiter
 
-	subs     *clientSubs  // Pub/Sub subscriptions (cmd_pubsub.go)
-	out      *Outbox      // output queue once subscribed (outbox.go)
-	curW     *resp.Writer // the top-level reply writer while the client runs a command
-	replLink bool         // became a replica's link (SYNC/PSYNC; cmd_repl.go)
+	subs     *clientSubs     // Pub/Sub subscriptions (cmd_pubsub.go)
+	out      *Outbox         // output queue once subscribed (outbox.go)
+	curW     *resp.Writer    // the top-level reply writer while the client runs a command
+	replLink bool            // became a replica's link (SYNC/PSYNC; cmd_repl.go)
+	trk      *clientTracking // CLIENT TRACKING state, nil until first enabled (tracking.go)
 
 	ctx Ctx // reused by every command of this client (see call)
 }
@@ -321,6 +335,7 @@ func (e *Engine) RemoveClient(cl *Client) {
 	e.Lock()
 	e.unwatchAll(cl)
 	e.unsubscribeAll(cl)
+	e.disableTracking(cl)
 	if cl.waiter != nil {
 		e.removeWaiter(cl.waiter)
 	}
@@ -380,7 +395,10 @@ type Ctx struct {
 	lastEv KeyEvent   // the last key event reported (notify.go)
 	evName string     // the event name set by SetEvent (notify.go)
 	quiet  bool       // key events suppressed (notify.go)
-	dirty  int64
+	// readStats and noStats force a lookup to count, or not, in
+	// keyspace_hits/misses (readLookup, notify.go).
+	readStats, noStats bool
+	dirty              int64
 	// resolved is the command Call looked up, ran or not (cmdstats.go).
 	resolved *Command
 }
@@ -418,6 +436,8 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	start := len(w.Buf)
 	prevW := cl.curW
 	cl.curW = w
+	prevCur := e.current
+	e.current = cl
 	t0 := time.Now()
 	wt := e.call(cl, args, w, t0)
 	// A container resolved for an unknown subcommand is Redis's failed
@@ -427,13 +447,31 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	}
 	cl.curW = prevW
 	e.afterCall(cl, w, start) // error statistics, CLIENT REPLY (cmd_server.go)
+	if cl.trk != nil {
+		// CLIENT CACHING applies to the next command (or transaction) only.
+		if r := cl.ctx.resolved; cl.trk.flags&trkCaching != 0 && !cl.multi && (r == nil || !strings.HasPrefix(r.Name, "client|")) {
+			cl.trk.flags &^= trkCaching
+		}
+	}
+	if len(e.trk.pending) > 0 {
+		// The client's own changes are announced after its reply.
+		cl.curW = w
+		e.flushPendingInvalidations(cl)
+		cl.curW = prevW
+	}
+	e.current = prevCur
+	if len(e.pause.ready) > 0 && prevCur == nil {
+		e.runUnpaused() // commands CLIENT UNPAUSE released (pause.go)
+	}
 	return wt
 }
 
 // call runs one command for cl. now is when it arrived: its Ctx.Now and
 // the start of its commandstats time (one clock read per command).
 func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) *Waiter {
-	e.Stats.Commands.Add(1)
+	if len(e.trk.clients) > 0 {
+		e.limitTrackingTable()
+	}
 	// The client's own Ctx is reused: a handler never keeps its *Ctx after
 	// returning (blocking copies what it needs; EXEC and scripts run their
 	// commands in separate contexts), and a fresh Ctx per command would be
@@ -483,6 +521,9 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 			return nil
 		}
 	}
+	if e.pause.typ != pauseOff && e.pauseCovers(cl, cmd, c.Now) {
+		return e.postpone(c) // runs when the pause ends (pause.go)
+	}
 	if cl.multi && !isMultiControl(cmd.Name) {
 		if cmd.Sub != nil && len(args) >= 2 {
 			// An unknown subcommand: Redis's lookup fails, so the command
@@ -525,6 +566,9 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 	c.Cmd = cmd
 	c.DB = e.dbs[cl.DB]
 	cl.LastCmd = cmd.Name
+	// total_commands_processed counts commands run (Redis's call()), not
+	// those refused or queued.
+	e.Stats.Commands.Add(1)
 	e.run(c)
 	return c.block
 }
@@ -549,12 +593,18 @@ func (e *Engine) run(c *Ctx) {
 // an error reply, and nothing is propagated or blocked on.
 func (e *Engine) invoke(c *Ctx) (ok bool) {
 	start := len(c.W.Buf)
+	e.executing++
+	e.runSeq++
 	defer func() {
+		e.executing--
 		if !ok {
 			e.contain(c, start, recover())
 		}
 	}()
 	c.Cmd.Handler(c)
+	if c.Client != nil && c.Client.trk != nil && c.Cmd.Has(FlagReadonly) {
+		e.trackRead(c) // client-side caching (tracking.go)
+	}
 	return true
 }
 
@@ -686,7 +736,9 @@ func (e *Engine) Exec(c *Ctx, args [][]byte, w *resp.Writer) {
 		w.Error(ErrReadonlyReplica)
 		return
 	}
+	start, t0 := len(w.Buf), time.Now()
 	e.run(&sub)
+	e.recordNested(&sub, start, t0)
 	if !c.InScript {
 		c.dirty += sub.dirty
 	}
@@ -712,7 +764,12 @@ func (e *Engine) activeExpireLoop() {
 			continue
 		}
 		e.Lock()
-		deadline := time.Now().Add(2 * time.Millisecond)
+		if e.paused(NowMs()) { // CLIENT PAUSE keeps the dataset still
+			e.Unlock()
+			continue
+		}
+		t0 := time.Now()
+		deadline := t0.Add(2 * time.Millisecond)
 		for _, db := range e.dbs {
 			for db.expires.Len() > 0 {
 				expired, sampled := db.activeExpireCycle(e, 20)
@@ -721,6 +778,7 @@ func (e *Engine) activeExpireLoop() {
 				}
 			}
 		}
+		e.latencyEnd("expire-cycle", t0)
 		e.Unlock()
 	}
 }

@@ -43,6 +43,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/ordo-db/ordo/internal/ds/dict"
 )
@@ -73,10 +74,14 @@ func (e *Engine) maxMemoryExceeded(c *Ctx) bool {
 	if e.replica.Load() && e.Config.Bool("replica-ignore-maxmemory") {
 		return false // a replica follows its master's evictions (Redis's performEvictions)
 	}
+	if e.pausedNow(c.Now) {
+		return false // no eviction during CLIENT PAUSE (Redis's isSafeToPerformEvictions)
+	}
 	policy := e.Config.Get("maxmemory-policy")
 	if policy == "noeviction" {
 		return true
 	}
+	defer e.latencyEnd("eviction-cycle", time.Now())
 	allkeys := strings.HasPrefix(policy, "allkeys-")
 	random := strings.HasSuffix(policy, "-random")
 	for e.UsedMemory() > limit {

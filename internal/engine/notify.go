@@ -200,19 +200,37 @@ func (n keyspaceNotifier) KeyChanged(ev KeyEvent) {
 // command's lookup of a missing key, as Redis's lookupKeyRead does. It is
 // a notification only: observers are not told, nothing changed.
 func (c *Ctx) keyMiss(key []byte) {
-	if c.Cmd == nil || c.quiet {
-		return
-	}
 	switch c.Cmd.Name {
-	case "getdel", "getex": // writes that look up as reads
 	case "object|encoding", "object|freq", "object|idletime", "object|refcount":
 		return // LOOKUP_NONOTIFY
-	default:
-		if !c.Cmd.Has(FlagReadonly) {
-			return
-		}
 	}
 	keyspaceNotifier{c.E}.KeyChanged(KeyEvent{DB: c.DB.ID, Key: view(key), Event: "keymiss"})
+}
+
+// readLookup reports whether the current command's lookup of key is
+// Redis's lookupKeyRead (counted in keyspace_hits/misses, a miss notified
+// as keymiss): those of read-only commands, and of the writes that read
+// so (GETDEL, GETEX, GETSET, SET GET, PFMERGE, the sources of the store
+// commands).
+func (c *Ctx) readLookup(key []byte) bool {
+	if c.Cmd == nil || c.quiet || c.noStats {
+		return false
+	}
+	if c.readStats || c.Cmd.Has(FlagReadonly) {
+		return true
+	}
+	switch c.Cmd.Name {
+	case "getdel", "getex", "getset", "pfmerge":
+		return true
+	case "sunionstore", "sinterstore", "sdiffstore", "zunionstore", "zinterstore", "zdiffstore",
+		"zrangestore", "geosearchstore":
+		return string(key) != string(c.Args[1])
+	case "bitop":
+		return len(c.Args) > 2 && string(key) != string(c.Args[2])
+	case "copy", "sort", "georadius", "georadiusbymember":
+		return string(key) == string(c.Args[1])
+	}
+	return false
 }
 
 // setKeyspaceEvents applies a (normalised) notify-keyspace-events value.

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+)
+
+// BGSAVE's dump.rdb. Redis forks and its child writes the file from a
+// copy-on-write image of the dataset; Ordo has no fork, so the RDB image
+// is made under the engine lock, in memory (as SAVE would, without the
+// disk I/O), and a goroutine writes it to dir/dbfilename through a
+// temporary file, synced and renamed. The lock is held for the encoding
+// only, and the image costs about the file's size in memory until it is
+// written. Without a persistence layer (an engine with no AOF), the
+// engine keeps Redis's rdb_* statistics and LASTSAVE itself.
+
+type rdbBackground struct {
+	running  atomic.Bool
+	failed   atomic.Bool  // the last background save failed
+	lastSave atomic.Int64 // unix seconds of the last successful save; 0: none
+	lastSecs atomic.Int64 // duration of the last background save, -1: none
+	started  atomic.Int64 // unix seconds when the running one started
+	saves    atomic.Int64
+	done     chan struct{} // closed when the running save ends
+}
+
+// errRDBBusy is BGSAVE's refusal while its dump.rdb is being written.
+var errRDBBusy = errors.New(ErrBgsaveInProgress)
+
+// startRDBBackground encodes the dataset and writes it to dump.rdb in the
+// background. Under the lock.
+func (e *Engine) startRDBBackground() error {
+	bg := &e.rdbBg
+	if bg.running.Load() {
+		return errRDBBusy
+	}
+	var buf bytes.Buffer
+	if _, err := e.WriteRDB(&buf); err != nil {
+		return err
+	}
+	dirty := e.dirty
+	path := filepath.Join(e.Config.Get("dir"), e.Config.Get("dbfilename"))
+	start := time.Now()
+	bg.running.Store(true)
+	bg.started.Store(start.Unix())
+	done := make(chan struct{})
+	bg.done = done
+	e.Logf("Background saving started")
+	go func() {
+		defer close(done)
+		err := writeFileSynced(path, buf.Bytes())
+		e.Lock()
+		bg.lastSecs.Store(int64(time.Since(start) / time.Second))
+		bg.failed.Store(err != nil)
+		if err == nil {
+			bg.lastSave.Store(time.Now().Unix())
+			bg.saves.Add(1)
+			if e.Persistence == nil {
+				e.dirty = max(e.dirty-dirty, 0)
+			}
+			e.Logf("Background saving terminated with success")
+		} else {
+			e.Logf("Background saving error: %v", err)
+		}
+		bg.running.Store(false)
+		e.Unlock()
+	}()
+	return nil
+}
+
+// WaitRDBBackground waits for a running BGSAVE's dump.rdb to be written
+// (for SHUTDOWN and tests). Without the lock.
+func (e *Engine) WaitRDBBackground() {
+	e.Lock()
+	done := e.rdbBg.done
+	e.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// writeFileSynced writes b to path through a temporary file in the same
+// directory, fsynced and renamed, as Redis's rdbSave.
+func writeFileSynced(path string, b []byte) error {
+	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d-%d.rdb", os.Getpid(), time.Now().UnixNano()))
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
