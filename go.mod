@@ -12,5 +12,6 @@ require (
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/tidwall/btree v1.8.1 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 )
