@@ -139,6 +139,17 @@ func registerStreams(t *Table) {
 	}
 }
 
+// streamNow is Redis's mstime() for stream bookkeeping (delivery and
+// seen times, generated IDs): the command's clock, except while the AOF
+// replays, whose clock is held at the epoch (aof/load.go sets Now to 1 so
+// that nothing expires) while Redis's delivery times stay real.
+func streamNow(c *Ctx) int64 {
+	if c.Now == 1 {
+		return NowMs()
+	}
+	return c.Now
+}
+
 // ---- IDs ----
 
 // string2ull is Redis's string2ull: a canonical long long that is not
@@ -430,7 +441,7 @@ func xaddCommand(c *Ctx) {
 	var id stream.ID
 	switch {
 	case !a.idGiven:
-		ms := uint64(max(c.Now, 0))
+		ms := uint64(max(streamNow(c), 0))
 		if ms > s.LastID.Ms {
 			id = stream.ID{Ms: ms}
 		} else {
@@ -735,7 +746,7 @@ func (c *Ctx) noPropagate() {
 
 // createConsumer is streamCreateConsumer with notification and dirty.
 func createConsumer(c *Ctx, g *stream.Group, name, key []byte) *stream.Consumer {
-	cons := g.CreateConsumer(name, c.Now)
+	cons := g.CreateConsumer(name, streamNow(c))
 	if cons != nil {
 		c.Dirty(1)
 		c.Notify(key, "xgroup-createconsumer")
@@ -746,7 +757,7 @@ func createConsumer(c *Ctx, g *stream.Group, name, key []byte) *stream.Consumer 
 func lookupConsumer(c *Ctx, g *stream.Group, name []byte, refresh bool) *stream.Consumer {
 	cons := g.Consumer(name)
 	if cons != nil && refresh {
-		cons.SeenTime = c.Now
+		cons.SeenTime = streamNow(c)
 	}
 	return cons
 }
@@ -774,13 +785,13 @@ func replyRange(c *Ctx, w *resp.Writer, s *Stream, start, end stream.ID, count i
 		if g != nil && !noack {
 			nack := g.Pending(id)
 			if nack == nil {
-				nack = &stream.NACK{ID: id, DeliveryTime: c.Now, DeliveryCount: 1, Consumer: cons}
+				nack = &stream.NACK{ID: id, DeliveryTime: streamNow(c), DeliveryCount: 1, Consumer: cons}
 				g.PEL.Set(nack)
 				cons.PEL.Set(nack)
 			} else {
 				nack.Consumer.PEL.Delete(nack)
 				nack.Consumer = cons
-				nack.DeliveryTime = c.Now
+				nack.DeliveryTime = streamNow(c)
 				nack.DeliveryCount = 1
 				cons.PEL.Set(nack)
 			}
@@ -811,7 +822,7 @@ func replyHistory(c *Ctx, w *resp.Writer, s *Stream, start stream.ID, count int6
 			idBulk(&sub, nack.ID)
 			sub.NullArray()
 		} else {
-			nack.DeliveryTime = c.Now
+			nack.DeliveryTime = streamNow(c)
 			nack.DeliveryCount++
 		}
 		n++
@@ -1430,7 +1441,7 @@ func xpendingCommand(c *Ctx) {
 	}
 	sub := resp.Writer{Proto: c.W.Proto}
 	n := 0
-	now := c.Now
+	now := streamNow(c)
 	pel.Ascend(&stream.NACK{ID: start}, func(nack *stream.NACK) bool {
 		if count == 0 || nack.ID.Cmp(end) > 0 {
 			return false
@@ -1483,7 +1494,7 @@ func xclaimCommand(c *Ctx) {
 		ids = append(ids, id)
 	}
 	lastIDArg := j - 1
-	now := c.Now
+	now := streamNow(c)
 	var lastID stream.ID
 	retry, dtime := int64(-1), int64(-1)
 	force, justid := false, false
@@ -1658,7 +1669,7 @@ func xautoclaimCommand(c *Ctx) {
 	}
 	c.noPropagate()
 	attempts := count * 10
-	now := c.Now
+	now := streamNow(c)
 	var cons *stream.Consumer
 	var deleted []stream.ID
 	sub := resp.Writer{Proto: c.W.Proto}
@@ -1781,7 +1792,7 @@ func xinfoCommand(c *Ctx) {
 			w.BulkString("pending")
 			w.Int(int64(cons.PEL.Len()))
 			w.BulkString("idle")
-			w.Int(max(c.Now-cons.SeenTime, 0))
+			w.Int(max(streamNow(c)-cons.SeenTime, 0))
 			return true
 		})
 	case "groups":

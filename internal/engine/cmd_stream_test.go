@@ -3,9 +3,11 @@ package engine_test
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ordo-db/ordo/internal/redistest"
+	"github.com/ordo-db/ordo/internal/resp"
 )
 
 func TestStreamAddRange(t *testing.T) {
@@ -380,4 +382,85 @@ func TestStreamBlocking(t *testing.T) {
 		s.read("a")
 		s.do("a", "XREAD", "BLOCK", "10", "STREAMS", "s", "$")
 	})
+}
+
+// TestStreamPropagation checks what stream commands log: XADD with the
+// generated ID and an exact trim, XREADGROUP/XCLAIM/XAUTOCLAIM as
+// XCLAIM ... FORCE JUSTID LASTID, NOACK as XGROUP SETID; and that the log,
+// replayed into a real redis-server, rebuilds the same streams.
+func TestStreamPropagation(t *testing.T) {
+	redistest.RequireRedis(t)
+	o := redistest.StartOrdo(t)
+	log := captureProp(o)
+	c := redistest.Dial(t, o.Addr)
+	for i := 0; i < 250; i++ {
+		c.Do("XADD", "s", "*", "f", strconv.Itoa(i))
+	}
+	setup := log()
+	c.Do("XADD", "s", "MAXLEN", "~", "120", "5000000000000-1", "a", "b")
+	c.Do("XADD", "s", "5000000000000-*", "a", "b")
+	c.Do("XTRIM", "s", "MAXLEN", "~", "10")
+	c.Do("XTRIM", "s", "MAXLEN", "~", "1000") // nothing trimmed: not logged
+	c.Do("XGROUP", "CREATE", "s", "g", "0")
+	c.Do("XREADGROUP", "GROUP", "g", "c1", "COUNT", "2", "STREAMS", "s", ">")
+	c.Do("XREADGROUP", "GROUP", "g", "c2", "NOACK", "COUNT", "1", "STREAMS", "s", ">")
+	c.Do("XREADGROUP", "GROUP", "g", "c1", "STREAMS", "s", "0") // history: nothing logged
+	c.Do("XCLAIM", "s", "g", "c3", "0", "0-0")                   // nothing claimed
+	got := log()
+	if len(got) < 7 {
+		t.Fatalf("propagated: %q", got)
+	}
+	want := []string{"XADD s MAXLEN = 151 5000000000000-1 a b", "XADD s 5000000000000-2 a b",
+		"XTRIM s MAXLEN = 52"}
+	for i, w := range want {
+		if got[i] != w {
+			t.Errorf("propagated #%d: %q, want %q", i, got[i], w)
+		}
+	}
+	if want := "XGROUP CREATE s g 0"; got[3] != want {
+		t.Errorf("propagated #3: %q, want %q", got[3], want)
+	}
+	for _, i := range []int{4, 5} {
+		if f := strings.Fields(got[i]); len(f) != 14 || f[0] != "XCLAIM" || f[3] != "c1" || f[6] != "TIME" ||
+			f[8] != "RETRYCOUNT" || f[9] != "1" || f[10] != "FORCE" || f[11] != "JUSTID" || f[12] != "LASTID" {
+			t.Errorf("propagated #%d: %q", i, got[i])
+		}
+	}
+	if f := strings.Fields(got[6]); len(f) != 5 || strings.Join(f[:4], " ") != "XGROUP CREATECONSUMER s g" {
+		t.Errorf("propagated #6: %q", got[6])
+	}
+	if f := strings.Fields(got[7]); len(f) != 7 || strings.Join(f[:4], " ") != "XGROUP SETID s g" || f[6] != "203" {
+		t.Errorf("propagated #7: %q", got[7])
+	}
+	// Replay the whole log (from scratch) into redis-server.
+	c.Do("XAUTOCLAIM", "s", "g", "c4", "0", "0")
+	c.Do("XDEL", "s", "5000000000000-1")
+	c.Do("XCLAIM", "s", "g", "c5", "0", "5000000000000-1")
+	got = append(got, log()...)
+	r := redistest.StartRedis(t)
+	rc := redistest.Dial(t, r.Addr)
+	for _, l := range setup {
+		rc.Do(strings.Fields(l)...)
+	}
+	for _, l := range got {
+		if v := rc.Do(strings.Fields(l)...); v.Kind == '-' {
+			t.Errorf("redis refused %q: %s", l, v.Str)
+		}
+	}
+	for _, cmd := range [][]string{{"XRANGE", "s", "-", "+"}, {"XINFO", "GROUPS", "s"}, {"XPENDING", "s", "g"},
+		{"XPENDING", "s", "g", "IDLE", "0", "-", "+", "100"}} {
+		want, have := c.Do(cmd...), rc.Do(cmd...)
+		if len(cmd) > 3 { // leave out the idle times
+			for _, v := range []*resp.Value{&want, &have} {
+				for i := range v.Elems {
+					if len(v.Elems[i].Elems) == 4 {
+						v.Elems[i].Elems[2] = resp.Value{}
+					}
+				}
+			}
+		}
+		if want.String() != have.String() {
+			t.Errorf("%q:\n ordo:  %s\n redis: %s", cmd, want.String(), have.String())
+		}
+	}
 }
