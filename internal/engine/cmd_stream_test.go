@@ -405,7 +405,7 @@ func TestStreamPropagation(t *testing.T) {
 	c.Do("XREADGROUP", "GROUP", "g", "c1", "COUNT", "2", "STREAMS", "s", ">")
 	c.Do("XREADGROUP", "GROUP", "g", "c2", "NOACK", "COUNT", "1", "STREAMS", "s", ">")
 	c.Do("XREADGROUP", "GROUP", "g", "c1", "STREAMS", "s", "0") // history: nothing logged
-	c.Do("XCLAIM", "s", "g", "c3", "0", "0-0")                   // nothing claimed
+	c.Do("XCLAIM", "s", "g", "c3", "0", "0-0")                  // nothing claimed
 	got := log()
 	if len(got) < 7 {
 		t.Fatalf("propagated: %q", got)
