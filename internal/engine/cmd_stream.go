@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/ds/stream"
+	"github.com/ordo-db/ordo/internal/rdb"
 	"github.com/ordo-db/ordo/internal/resp"
 )
 
@@ -1571,7 +1572,7 @@ func xclaimCommand(c *Ctx) {
 			continue
 		}
 		if force && nack == nil {
-			nack = &stream.NACK{ID: id}
+			nack = &stream.NACK{ID: id, DeliveryTime: now, DeliveryCount: 1} // streamCreateNACK
 			g.PEL.Set(nack)
 		}
 		if nack == nil {
@@ -2011,4 +2012,78 @@ func raxCount(keys [][16]byte, depth int) int {
 		i = j
 	}
 	return n
+}
+
+// ---- RDB ----
+
+func toRDBID(id stream.ID) rdb.StreamID   { return rdb.StreamID{Ms: id.Ms, Seq: id.Seq} }
+func fromRDBID(id rdb.StreamID) stream.ID { return stream.ID{Ms: id.Ms, Seq: id.Seq} }
+
+// streamToRDB serializes a stream: its nodes as they are.
+func streamToRDB(s *Stream) *rdb.Value {
+	rs := &rdb.Stream{Length: s.Length, LastID: toRDBID(s.LastID), FirstID: toRDBID(s.FirstID),
+		MaxDeletedID: toRDBID(s.MaxDeletedID), EntriesAdded: s.EntriesAdded}
+	s.EachNode(func(m stream.ID, lp []byte) {
+		rs.Nodes = append(rs.Nodes, rdb.StreamNode{Master: toRDBID(m), LP: append([]byte(nil), lp...)})
+	})
+	for _, g := range s.Groups() {
+		rg := rdb.StreamGroup{Name: []byte(g.Name), LastID: toRDBID(g.LastID), EntriesRead: g.EntriesRead}
+		g.PEL.Scan(func(n *stream.NACK) bool {
+			rg.PEL = append(rg.PEL, rdb.StreamNACK{ID: toRDBID(n.ID), DeliveryTime: n.DeliveryTime, DeliveryCount: uint64(n.DeliveryCount)})
+			return true
+		})
+		g.Consumers(func(c *stream.Consumer) bool {
+			rc := rdb.StreamConsumer{Name: []byte(c.Name), SeenTime: c.SeenTime}
+			c.PEL.Scan(func(n *stream.NACK) bool {
+				rc.PEL = append(rc.PEL, toRDBID(n.ID))
+				return true
+			})
+			rg.Consumers = append(rg.Consumers, rc)
+			return true
+		})
+		rs.Groups = append(rs.Groups, rg)
+	}
+	return &rdb.Value{Kind: rdb.KindStream, Stream: rs}
+}
+
+// streamFromRDB builds a stream from a decoded (validated) one; a
+// version-1 stream gets the metadata Redis derives for it.
+func streamFromRDB(rs *rdb.Stream) *Stream {
+	s := NewStream()
+	for _, n := range rs.Nodes {
+		s.AddNode(fromRDBID(n.Master), n.LP)
+	}
+	s.Length = rs.Length
+	s.LastID = fromRDBID(rs.LastID)
+	if rs.V1 {
+		s.EntriesAdded = s.Length
+		s.FirstID, _ = s.FirstValid()
+	} else {
+		s.FirstID = fromRDBID(rs.FirstID)
+		s.MaxDeletedID = fromRDBID(rs.MaxDeletedID)
+		s.EntriesAdded = rs.EntriesAdded
+	}
+	for _, rg := range rs.Groups {
+		last := fromRDBID(rg.LastID)
+		er := rg.EntriesRead
+		if rs.V1 {
+			er = estimateDistance(s, last)
+		}
+		g := s.CreateGroup(rg.Name, last, er)
+		nacks := make(map[rdb.StreamID]*stream.NACK, len(rg.PEL))
+		for _, n := range rg.PEL {
+			nk := &stream.NACK{ID: fromRDBID(n.ID), DeliveryTime: n.DeliveryTime, DeliveryCount: int64(n.DeliveryCount)}
+			nacks[n.ID] = nk
+			g.PEL.Set(nk)
+		}
+		for _, rc := range rg.Consumers {
+			c := g.CreateConsumer(rc.Name, rc.SeenTime)
+			for _, id := range rc.PEL {
+				nk := nacks[id]
+				nk.Consumer = c
+				c.PEL.Set(nk)
+			}
+		}
+	}
+	return s
 }

@@ -562,19 +562,28 @@ func (s *Stream) AddNode(master ID, lp []byte) (int64, bool) {
 	if len(s.nodes) > 0 && !s.nodes[len(s.nodes)-1].master.Less(master) {
 		return 0, false
 	}
-	if !validNode(lp) {
-		return 0, false
-	}
-	cnt, _, _, _, _ := nodeHeader(lp)
-	if cnt == 0 {
+	cnt, _, ok := ValidateNode(lp)
+	if !ok || cnt == 0 {
 		return 0, false
 	}
 	s.nodes = append(s.nodes, node{master: master, lp: slices.Clone(lp)})
 	return cnt, true
 }
 
-// validNode checks a node's entry structure (streamValidateListpackIntegrity).
-func validNode(lp []byte) (ok bool) {
+// ValidateNode checks that lp is a listpack holding a stream node
+// (Redis's streamValidateListpackIntegrity, deep) and returns its live
+// and deleted entry counts.
+func ValidateNode(lp []byte) (live, dead int64, ok bool) {
+	if _, ok := lpValidate(lp); !ok {
+		return 0, 0, false
+	}
+	if validNode(lp, &live, &dead) {
+		return live, dead, true
+	}
+	return 0, 0, false
+}
+
+func validNode(lp []byte, liveOut, deadOut *int64) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
@@ -638,6 +647,7 @@ func validNode(lp []byte) (ok bool) {
 			live++
 		}
 	}
+	*liveOut, *deadOut = live, dead
 	return live == cnt && dead == del
 }
 
