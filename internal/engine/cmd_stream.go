@@ -1175,7 +1175,7 @@ func xgroupCommand(c *Ctx) {
 		}
 		if s == nil {
 			s = NewStream()
-			c.Add(key, ObjectValue(s))
+			c.quietly(func() { c.Add(key, ObjectValue(s)) }) // dbAdd: only "new" is notified
 		}
 		if s.CreateGroup(gname, id, entriesRead) != nil {
 			c.W.OK()
@@ -2086,4 +2086,29 @@ func streamFromRDB(rs *rdb.Stream) *Stream {
 		}
 	}
 	return s
+}
+
+// signalDeletedStreams marks ready the keys of db that hold a stream
+// some client blocks on and that will no longer hold one once db is
+// emptied (replaced nil) or swapped with replaced: blocked XREADGROUP
+// clients then get UNBLOCKED, as Redis's scanDatabaseForDeletedStreams.
+func (e *Engine) signalDeletedStreams(db, replaced *DB) {
+	for bk := range e.blocked {
+		if bk.db != db.ID || e.readySet[bk] {
+			continue
+		}
+		v, ok := db.keys.Get(bk.key)
+		if _, was := v.o.(*Stream); !ok || !was {
+			continue
+		}
+		if replaced != nil {
+			if w, ok := replaced.keys.Get(bk.key); ok {
+				if _, is := w.o.(*Stream); is {
+					continue
+				}
+			}
+		}
+		e.readySet[bk] = true
+		e.readyKeys = append(e.readyKeys, bk)
+	}
 }

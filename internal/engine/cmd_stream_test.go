@@ -464,3 +464,114 @@ func TestStreamPropagation(t *testing.T) {
 		}
 	}
 }
+
+// Keyspace notifications of the stream commands: Redis's event names
+// (xadd, xtrim, xdel, xgroup-*, xsetid) in Redis's order.
+func TestStreamNotificationsDiff(t *testing.T) {
+	redistest.RequireRedis(t)
+	script := [][]string{
+		{"XADD", "s", "1-0", "f", "v"},
+		{"XADD", "s", "MAXLEN", "1", "2-0", "f", "v"},
+		{"XADD", "s", "MAXLEN", "5", "3-0", "f", "v"},
+		{"XADD", "s", "1-0", "f", "v"},
+		{"XADD", "n", "NOMKSTREAM", "*", "f", "v"},
+		{"XDEL", "s", "2-0"},
+		{"XDEL", "s", "2-0"},
+		{"XTRIM", "s", "MAXLEN", "0"},
+		{"XTRIM", "s", "MAXLEN", "0"},
+		{"XGROUP", "CREATE", "g", "grp", "$", "MKSTREAM"},
+		{"XGROUP", "CREATE", "g", "grp", "$"},
+		{"XGROUP", "CREATECONSUMER", "g", "grp", "c"},
+		{"XGROUP", "CREATECONSUMER", "g", "grp", "c"},
+		{"XGROUP", "SETID", "g", "grp", "0"},
+		{"XADD", "g", "5-0", "f", "v"},
+		{"XREADGROUP", "GROUP", "grp", "c2", "STREAMS", "g", ">"},
+		{"XCLAIM", "g", "grp", "c3", "0", "5-0"},
+		{"XAUTOCLAIM", "g", "grp", "c4", "0", "0"},
+		{"XACK", "g", "grp", "5-0"},
+		{"XGROUP", "DELCONSUMER", "g", "grp", "c"},
+		{"XGROUP", "DESTROY", "g", "grp"},
+		{"XGROUP", "DESTROY", "g", "grp"},
+		{"XSETID", "g", "10-0"},
+		{"COPY", "g", "g2"},
+		{"RENAME", "g2", "g3"},
+		{"EXPIRE", "g3", "100"},
+		{"MOVE", "g3", "1"},
+		{"DEL", "g"},
+	}
+	keyspaceDiff(t, "KEA", script)
+	keyspaceDiff(t, "KEn", script)
+	keyspaceDiff(t, "KEt", script)
+}
+
+// The keyspace commands on streams: TYPE, OBJECT, COPY, RENAME, MOVE,
+// SCAN TYPE, expiry, WRONGTYPE from other families.
+func TestStreamKeyspace(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("XADD", "s", "1-0", "a", "1")
+	d.Do("XGROUP", "CREATE", "s", "g", "0")
+	d.Do("XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">")
+	d.Do("TYPE", "s")
+	d.Do("OBJECT", "ENCODING", "s")
+	d.Do("COPY", "s", "c")
+	d.Do("XADD", "c", "2-0", "b", "2") // the copy is independent
+	d.Do("XRANGE", "s", "-", "+")
+	d.Do("XRANGE", "c", "-", "+")
+	d.Do("XINFO", "GROUPS", "c")
+	d.Do("XACK", "c", "g", "1-0")
+	d.Do("XPENDING", "s", "g")
+	d.Do("XPENDING", "c", "g")
+	d.Do("RENAME", "c", "r")
+	d.Do("XLEN", "r")
+	d.Do("MOVE", "r", "2")
+	d.Do("SELECT", "2")
+	d.Do("XLEN", "r")
+	d.Do("SELECT", "0")
+	d.Do("SET", "str", "x")
+	d.Do("HSET", "h", "f", "v")
+	d.DoSorted("SCAN", "0", "TYPE", "stream")
+	d.Do("GET", "s")
+	d.Do("LPUSH", "s", "x")
+	d.Do("HGET", "s", "f")
+	d.Do("SADD", "s", "m")
+	d.Do("XADD", "h", "*", "a", "b")
+	d.Do("XGROUP", "CREATE", "h", "g", "$")
+	d.Do("XREADGROUP", "GROUP", "g", "c", "STREAMS", "h", ">")
+	d.Do("XINFO", "STREAM", "h")
+	d.Do("XACK", "h", "g", "1-0")
+	d.Do("XPENDING", "h", "g")
+	d.Do("XCLAIM", "h", "g", "c", "0", "1-0")
+	d.Do("XAUTOCLAIM", "h", "g", "c", "0", "0")
+	d.Do("XDEL", "h", "1-0")
+	d.Do("XTRIM", "h", "MAXLEN", "0")
+	d.Do("XSETID", "h", "1-0")
+	d.Do("PEXPIRE", "s", "1")
+	d.Do("DEBUG", "SLEEP", "0.01")
+	d.Do("XLEN", "s")
+	d.Do("EXISTS", "s")
+	d.Do("XADD", "e", "1-0", "a", "b")
+	d.Do("XDEL", "e", "1-0")
+	d.Do("EXISTS", "e") // an emptied stream stays
+	d.Do("XLEN", "e")
+	d.Do("XINFO", "STREAM", "e")
+	d.DoShape("MEMORY", "USAGE", "e")
+}
+
+// A blocked XREADGROUP whose stream goes away with FLUSHALL, FLUSHDB or
+// SWAPDB gets Redis's UNBLOCKED error; XREAD keeps waiting.
+func TestStreamBlockingFlush(t *testing.T) {
+	diffBlocking(t, func(s *scen) {
+		for _, flush := range [][]string{{"FLUSHALL"}, {"FLUSHDB"}, {"SWAPDB", "0", "1"}} {
+			s.do("p", "XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+			s.block("a", 1, "XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">")
+			s.block("b", 2, "XREAD", "BLOCK", "0", "STREAMS", "s", "$")
+			s.do("p", flush...)
+			s.read("a")
+			s.noReply("b")
+			s.do("p", "FLUSHALL")
+			s.do("p", "XADD", "s", "1-0", "f", "v")
+			s.read("b")
+			s.do("p", "FLUSHALL")
+		}
+	})
+}
