@@ -240,7 +240,7 @@ func fromRDB(e *Engine, rv *rdb.Value) Value {
 		}
 		return ObjectValue(z)
 	case rdb.KindStream:
-		return ObjectValue(streamFromRDB(rv.Stream))
+		return ObjectValue(streamFromRDB(e, rv.Stream))
 	}
 	return Value{}
 }

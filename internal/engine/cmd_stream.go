@@ -49,6 +49,14 @@ type Stream struct {
 // NewStream returns an empty stream value.
 func NewStream() *Stream { return &Stream{Stream: stream.New()} }
 
+// newStream is NewStream counting its off-heap nodes in the engine's
+// memory account.
+func (e *Engine) newStream() *Stream {
+	s := NewStream()
+	s.SetAcct(e.acct)
+	return s
+}
+
 // TypeName implements Typed.
 func (s *Stream) TypeName() string { return "stream" }
 
@@ -59,7 +67,11 @@ func (s *Stream) Encoding() string { return "stream" }
 func (s *Stream) Len() int { return int(s.Length) }
 
 // Copy implements Typed.
-func (s *Stream) Copy() Typed { return &Stream{Stream: s.Stream.Copy()} }
+func (s *Stream) Copy() Typed {
+	cp := &Stream{Stream: s.Stream.Copy()}
+	cp.SetAcct(s.Acct())
+	return cp
+}
 
 // MemoryUsage implements Typed.
 func (s *Stream) MemoryUsage() int64 {
@@ -431,7 +443,7 @@ func xaddCommand(c *Ctx) {
 			c.W.Null()
 			return
 		}
-		s = NewStream()
+		s = c.E.newStream()
 		created = true
 	}
 	if s.LastID == stream.Max {
@@ -1174,7 +1186,7 @@ func xgroupCommand(c *Ctx) {
 			return
 		}
 		if s == nil {
-			s = NewStream()
+			s = c.E.newStream()
 			c.quietly(func() { c.Add(key, ObjectValue(s)) }) // dbAdd: only "new" is notified
 		}
 		if s.CreateGroup(gname, id, entriesRead) != nil {
@@ -2048,8 +2060,8 @@ func streamToRDB(s *Stream) *rdb.Value {
 
 // streamFromRDB builds a stream from a decoded (validated) one; a
 // version-1 stream gets the metadata Redis derives for it.
-func streamFromRDB(rs *rdb.Stream) *Stream {
-	s := NewStream()
+func streamFromRDB(e *Engine, rs *rdb.Stream) *Stream {
+	s := e.newStream()
 	for _, n := range rs.Nodes {
 		s.AddNode(fromRDBID(n.Master), n.LP)
 	}

@@ -14,8 +14,8 @@ const (
 	lpEOF        = 0xFF
 )
 
-func lpNew() []byte {
-	lp := make([]byte, lpHeaderSize+1, 64)
+func lpNew(capacity int) []byte {
+	lp := make([]byte, lpHeaderSize+1, max(capacity, lpHeaderSize+1))
 	binary.LittleEndian.PutUint32(lp, lpHeaderSize+1)
 	lp[lpHeaderSize] = lpEOF
 	return lp

@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ordo-db/ordo/internal/ds/mem"
 	"github.com/tidwall/btree"
 )
 
@@ -110,6 +111,7 @@ const (
 type node struct {
 	master ID
 	lp     []byte
+	ck     *chunk // the chunk holding lp, nil when on the heap (slab.go)
 }
 
 // Stream is one stream value.
@@ -121,6 +123,9 @@ type Stream struct {
 	MaxDeletedID ID
 	EntriesAdded uint64
 	groups       []*Group // sorted by name
+
+	slab *slab
+	acct *mem.Acct
 
 	ap      appender
 	scratch []byte
@@ -169,13 +174,15 @@ func (s *Stream) Append(id ID, fv [][]byte, maxBytes, maxEntries int64) {
 			full = cnt+del >= maxEntries
 		}
 		if full {
-			nd.lp = slices.Clip(slices.Clone(nd.lp)) // shrink to fit
+			s.seal(nd)
 			nd = nil
+		} else {
+			s.toHeap(nd)
 		}
 	}
 	flags := int64(0)
 	if nd == nil {
-		lp := lpNew()
+		lp := lpNew(s.nextCap())
 		lp = s.ap.int(lp, 1)
 		lp = s.ap.int(lp, 0)
 		lp = s.ap.int(lp, int64(numFields))
@@ -188,7 +195,7 @@ func (s *Stream) Append(id ID, fv [][]byte, maxBytes, maxEntries int64) {
 		flags = flagSameFields
 	} else {
 		cnt, _ := lpInt(nd.lp, lpHeaderSize)
-		nd.lp = lpReplaceInt(nd.lp, lpHeaderSize, cnt+1)
+		s.replaceInt(nd, lpHeaderSize, cnt+1)
 		_, off := lpInt(nd.lp, lpHeaderSize)
 		_, off = lpInt(nd.lp, off)
 		mf, off := lpInt(nd.lp, off)
@@ -240,6 +247,16 @@ func (s *Stream) elemEquals(lp []byte, off int, want []byte) (bool, int) {
 		e = s.scratch
 	}
 	return bytes.Equal(e, want), next
+}
+
+// nextCap is the capacity of a new node's listpack: the size of the
+// last full one (entries tend to look alike), so that a node rarely
+// reallocates while it fills and needs no trimming when full.
+func (s *Stream) nextCap() int {
+	if n := len(s.nodes); n > 0 {
+		return len(s.nodes[n-1].lp) + len(s.nodes[n-1].lp)/8
+	}
+	return 64
 }
 
 // nodeFor returns the index of the last node whose master ID is <= id
@@ -426,13 +443,14 @@ func (s *Stream) Delete(id ID) bool {
 			}
 			s.Length--
 			if cnt == 1 {
+				s.release(nd)
 				s.nodes = slices.Delete(s.nodes, i, i+1)
 				return true
 			}
 			nd.lp[off] = byte(flags | flagDeleted) // a 7-bit int: one byte
-			nd.lp = lpReplaceInt(nd.lp, lpHeaderSize, cnt-1)
+			s.replaceInt(nd, lpHeaderSize, cnt-1)
 			_, o := lpInt(nd.lp, lpHeaderSize)
-			nd.lp = lpReplaceInt(nd.lp, o, del+1)
+			s.replaceInt(nd, o, del+1)
 			return true
 		}
 		if id.Less(eid) {
@@ -504,6 +522,7 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 			remove = last.Less(a.MinID)
 		}
 		if remove {
+			s.release(nd)
 			s.nodes = slices.Delete(s.nodes, 0, 1)
 			s.Length -= uint64(entries)
 			deleted += entries
@@ -532,9 +551,9 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 			off = next
 		}
 		deleted += fromNode
-		nd.lp = lpReplaceInt(nd.lp, lpHeaderSize, entries-fromNode)
+		s.replaceInt(nd, lpHeaderSize, entries-fromNode)
 		_, o := lpInt(nd.lp, lpHeaderSize)
-		nd.lp = lpReplaceInt(nd.lp, o, marked+fromNode)
+		s.replaceInt(nd, o, marked+fromNode)
 		break
 	}
 	if s.Length == 0 {
@@ -567,6 +586,9 @@ func (s *Stream) AddNode(master ID, lp []byte) (int64, bool) {
 		return 0, false
 	}
 	s.nodes = append(s.nodes, node{master: master, lp: slices.Clone(lp)})
+	if n := len(s.nodes); n > 1 {
+		s.seal(&s.nodes[n-2]) // every node but the last is full
+	}
 	return cnt, true
 }
 
@@ -771,7 +793,7 @@ func (s *Stream) Copy() *Stream {
 		EntriesAdded: s.EntriesAdded}
 	out.nodes = make([]node, len(s.nodes))
 	for i, nd := range s.nodes {
-		out.nodes[i] = node{nd.master, slices.Clone(nd.lp)}
+		out.nodes[i] = node{master: nd.master, lp: slices.Clone(nd.lp)}
 	}
 	for _, g := range s.groups {
 		ng := out.CreateGroup([]byte(g.Name), g.LastID, g.EntriesRead)
