@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -574,4 +575,61 @@ func TestStreamBlockingFlush(t *testing.T) {
 			s.do("p", "FLUSHALL")
 		}
 	})
+}
+
+// Random stream commands against redis-server, with small nodes so that
+// approximate trimming and node splits are exercised: every reply equal.
+func TestStreamRandomDiff(t *testing.T) {
+	d := redistest.NewDiff(t)
+	defer d.Both("CONFIG", "SET", "stream-node-max-entries", "100")
+	defer d.Both("CONFIG", "SET", "stream-node-max-bytes", "4096")
+	r := rand.New(rand.NewPCG(5, 6))
+	for round, cfg := range [][2]string{{"5", "4096"}, {"100", "120"}, {"0", "300"}, {"3", "0"}} {
+		d.Both("FLUSHALL")
+		d.Both("CONFIG", "SET", "stream-node-max-entries", cfg[0])
+		d.Both("CONFIG", "SET", "stream-node-max-bytes", cfg[1])
+		ms := 1
+		for i := 0; i < 400; i++ {
+			key := []string{"s", "t"}[r.IntN(2)]
+			val := strings.Repeat("v", r.IntN(40))
+			if r.IntN(3) == 0 {
+				val = strconv.Itoa(r.IntN(100000) - 50000)
+			}
+			switch k := r.IntN(14); {
+			case k < 6:
+				ms += r.IntN(2)
+				args := []string{"XADD", key}
+				switch r.IntN(5) {
+				case 0:
+					args = append(args, "MAXLEN", "~", strconv.Itoa(r.IntN(60)))
+				case 1:
+					args = append(args, "MINID", "~", strconv.Itoa(ms-r.IntN(20)))
+				case 2:
+					args = append(args, "MAXLEN", strconv.Itoa(r.IntN(60)))
+				}
+				args = append(args, strconv.Itoa(ms)+"-*", "f", val)
+				if r.IntN(3) == 0 {
+					args = append(args, "g"+strconv.Itoa(r.IntN(3)), val)
+				}
+				d.Do(args...)
+			case k < 8:
+				d.Do("XDEL", key, fmt.Sprintf("%d-%d", r.IntN(ms+1), r.IntN(3)))
+			case k < 9:
+				d.Do("XTRIM", key, "MAXLEN", "~", strconv.Itoa(r.IntN(80)), "LIMIT", strconv.Itoa(r.IntN(30)))
+			case k < 10:
+				d.Do("XTRIM", key, "MINID", strconv.Itoa(r.IntN(ms+1)))
+			case k < 12:
+				d.Do("XRANGE", key, strconv.Itoa(r.IntN(ms+1)), "+", "COUNT", strconv.Itoa(r.IntN(10)))
+			case k < 13:
+				d.Do("XREVRANGE", key, "+", "("+strconv.Itoa(r.IntN(ms+1)), "COUNT", strconv.Itoa(r.IntN(10)))
+			default:
+				d.Do("XINFO", "STREAM", key)
+			}
+			if t.Failed() {
+				t.Fatalf("round %d, op %d", round, i)
+			}
+		}
+		d.Do("XRANGE", "s", "-", "+")
+		d.Do("XRANGE", "t", "-", "+")
+	}
 }
