@@ -15,15 +15,6 @@ type model struct {
 	fvs [][][]byte
 }
 
-func (m *model) find(id ID) int {
-	for i, x := range m.ids {
-		if x == id {
-			return i
-		}
-	}
-	return -1
-}
-
 func (m *model) del(i int) {
 	m.ids = append(m.ids[:i:i], m.ids[i+1:]...)
 	m.fvs = append(m.fvs[:i:i], m.fvs[i+1:]...)
