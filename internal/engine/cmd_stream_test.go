@@ -633,3 +633,14 @@ func TestStreamRandomDiff(t *testing.T) {
 		d.Do("XRANGE", "t", "-", "+")
 	}
 }
+
+func TestStreamDigest(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("XADD", "s", "1-1", "a", "1", "b", "x")
+	d.Do("XADD", "s", "2-2", "c", "")
+	d.Do("XGROUP", "CREATE", "s", "g", "0")
+	d.Do("DEBUG", "DIGEST-VALUE", "s")
+	d.Do("DEBUG", "DIGEST")
+	d.Do("XDEL", "s", "1-1", "2-2")
+	d.Do("DEBUG", "DIGEST-VALUE", "s")
+}
