@@ -286,3 +286,21 @@ func lpValidate(lp []byte) (int, bool) {
 	}
 	return n, true
 }
+
+// lpPrev returns the offset of the element before the one at off (off
+// may be the EOF byte's offset), reading the previous element's backlen
+// backwards as lpDecodeBacklen does.
+func lpPrev(lp []byte, off int) int {
+	p := off - 1
+	var v, shift int
+	for {
+		b := lp[p]
+		v |= int(b&127) << shift
+		if b&128 == 0 {
+			break
+		}
+		shift += 7
+		p--
+	}
+	return off - backlenSize(v) - v
+}

@@ -33,6 +33,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/ds/mem"
 	"github.com/tidwall/btree"
@@ -124,8 +125,9 @@ type Stream struct {
 	EntriesAdded uint64
 	groups       []*Group // sorted by name
 
-	slab *slab
-	acct *mem.Acct
+	slab   *slab
+	acct   *mem.Acct
+	nbytes int64 // sum of cap(lp) over the nodes (Bytes is O(1))
 
 	ap      appender
 	scratch []byte
@@ -140,12 +142,14 @@ func New() *Stream { return &Stream{} }
 func (s *Stream) Nodes() int { return len(s.nodes) }
 
 // Bytes is the number of bytes the entries occupy (allocated).
-func (s *Stream) Bytes() int64 {
-	var n int64
-	for _, nd := range s.nodes {
-		n += int64(cap(nd.lp)) + 40
+func (s *Stream) Bytes() int64 { return s.nbytes + int64(len(s.nodes))*int64(unsafe.Sizeof(node{})) }
+
+// capAt is the capacity of node i's listpack (0 past the end).
+func (s *Stream) capAt(i int) int64 {
+	if i < 0 || i >= len(s.nodes) {
+		return 0
 	}
-	return n
+	return int64(cap(s.nodes[i].lp))
 }
 
 // MaxListpackSize is STREAM_LISTPACK_MAX_SIZE.
@@ -155,6 +159,9 @@ const MaxListpackSize = 1 << 30
 // alternates fields and values. maxBytes and maxEntries are the
 // stream-node-max-* settings.
 func (s *Stream) Append(id ID, fv [][]byte, maxBytes, maxEntries int64) {
+	tail := len(s.nodes) - 1
+	before := s.capAt(tail)
+	defer func() { s.nbytes += s.capAt(tail) + s.capAt(tail+1) - before }()
 	numFields := len(fv) / 2
 	totel := 0
 	for _, b := range fv {
@@ -434,6 +441,7 @@ func (s *Stream) Delete(id ID) bool {
 	}
 	i := s.nodeFor(id)
 	nd := &s.nodes[i]
+	before := int64(cap(nd.lp))
 	cnt, del, mf, mo, off := nodeHeader(nd.lp)
 	for off < len(nd.lp)-1 {
 		flags, eid, next := s.entryAt(nd, mf, mo, off, false)
@@ -445,12 +453,14 @@ func (s *Stream) Delete(id ID) bool {
 			if cnt == 1 {
 				s.release(nd)
 				s.nodes = slices.Delete(s.nodes, i, i+1)
+				s.nbytes -= before
 				return true
 			}
 			nd.lp[off] = byte(flags | flagDeleted) // a 7-bit int: one byte
 			s.replaceInt(nd, lpHeaderSize, cnt-1)
 			_, o := lpInt(nd.lp, lpHeaderSize)
 			s.replaceInt(nd, o, del+1)
+			s.nbytes += int64(cap(nd.lp)) - before
 			return true
 		}
 		if id.Less(eid) {
@@ -463,6 +473,23 @@ func (s *Stream) Delete(id ID) bool {
 
 // LastValid returns the ID of the last live entry (streamLastValidID).
 func (s *Stream) LastValid() (ID, bool) {
+	if s.Length == 0 {
+		return ID{}, false
+	}
+	// Usually the last entry of the last node: found from the end, as
+	// Redis's reverse iterator does, by its lp-count.
+	nd := &s.nodes[len(s.nodes)-1]
+	countOff := lpPrev(nd.lp, len(nd.lp)-1)
+	n, _ := lpInt(nd.lp, countOff)
+	off := countOff
+	for i := int64(0); i < n; i++ {
+		off = lpPrev(nd.lp, off)
+	}
+	if flags, _ := lpInt(nd.lp, off); flags&flagDeleted == 0 {
+		_, _, mf, mo, _ := nodeHeader(nd.lp)
+		_, id, _ := s.entryAt(nd, mf, mo, off, false)
+		return id, true
+	}
 	var out ID
 	found := false
 	s.Range(ID{}, Max, true, func(id ID, _ [][]byte) bool { out, found = id, true; return false })
@@ -523,6 +550,7 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 		}
 		if remove {
 			s.release(nd)
+			s.nbytes -= int64(cap(nd.lp))
 			s.nodes = slices.Delete(s.nodes, 0, 1)
 			s.Length -= uint64(entries)
 			deleted += entries
@@ -551,9 +579,11 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 			off = next
 		}
 		deleted += fromNode
+		before := int64(cap(nd.lp))
 		s.replaceInt(nd, lpHeaderSize, entries-fromNode)
 		_, o := lpInt(nd.lp, lpHeaderSize)
 		s.replaceInt(nd, o, marked+fromNode)
+		s.nbytes += int64(cap(nd.lp)) - before
 		break
 	}
 	if s.Length == 0 {
@@ -586,8 +616,12 @@ func (s *Stream) AddNode(master ID, lp []byte) (int64, bool) {
 		return 0, false
 	}
 	s.nodes = append(s.nodes, node{master: master, lp: slices.Clone(lp)})
-	if n := len(s.nodes); n > 1 {
+	n := len(s.nodes)
+	s.nbytes += s.capAt(n - 1)
+	if n > 1 {
+		before := s.capAt(n - 2)
 		s.seal(&s.nodes[n-2]) // every node but the last is full
+		s.nbytes += s.capAt(n-2) - before
 	}
 	return cnt, true
 }
@@ -794,6 +828,7 @@ func (s *Stream) Copy() *Stream {
 	out.nodes = make([]node, len(s.nodes))
 	for i, nd := range s.nodes {
 		out.nodes[i] = node{master: nd.master, lp: slices.Clone(nd.lp)}
+		out.nbytes += int64(cap(out.nodes[i].lp))
 	}
 	for _, g := range s.groups {
 		ng := out.CreateGroup([]byte(g.Name), g.LastID, g.EntriesRead)

@@ -53,6 +53,9 @@ func check(t *testing.T, s *Stream, m *model, step string) {
 		}
 	}
 	if len(m.ids) > 0 {
+		if last, _ := s.LastValid(); last != m.ids[len(m.ids)-1] {
+			t.Fatalf("%s: LastValid %v, model %v", step, last, m.ids[len(m.ids)-1])
+		}
 		if first, _ := s.FirstValid(); first != m.ids[0] {
 			t.Fatalf("%s: FirstValid %v, model %v", step, first, m.ids[0])
 		}
@@ -62,6 +65,7 @@ func check(t *testing.T, s *Stream, m *model, step string) {
 			t.Fatalf("%s: invalid node %v", step, nd.master)
 		}
 	}
+	bytesOK(t, s, step)
 }
 
 // Fuzz: random appends (shared and other fields, integer-looking and
@@ -219,5 +223,17 @@ func BenchmarkAppend(b *testing.B) {
 	fv := [][]byte{[]byte("name"), []byte("alice"), []byte("age"), []byte("31"), []byte("city"), []byte("paris")}
 	for i := 0; i < b.N; i++ {
 		s.Append(ID{uint64(i + 1), 0}, fv, 4096, 100)
+	}
+}
+
+// bytesOK checks the running count behind Bytes.
+func bytesOK(t *testing.T, s *Stream, step string) {
+	t.Helper()
+	var n int64
+	for _, nd := range s.nodes {
+		n += int64(cap(nd.lp))
+	}
+	if n != s.nbytes {
+		t.Fatalf("%s: nbytes %d, nodes hold %d", step, s.nbytes, n)
 	}
 }
