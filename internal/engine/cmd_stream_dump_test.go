@@ -1,10 +1,13 @@
 package engine_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ordo-db/ordo/internal/ds/stream"
 	"github.com/ordo-db/ordo/internal/redistest"
 	"github.com/ordo-db/ordo/internal/resp"
 )
@@ -98,4 +101,57 @@ func TestStreamDumpRestore(t *testing.T) {
 		d.Do("RESTORE", "bad", "0", string(bad))
 		d.Do("EXISTS", "bad")
 	}
+}
+
+// A stream in the older RDB_TYPE_STREAM_LISTPACKS (15, Redis 5 and 6)
+// restores as redis-server 7.0 restores it: entries added taken as the
+// length, the first ID found, the groups' entries-read estimated.
+func TestStreamRestoreV1(t *testing.T) {
+	d := redistest.NewDiff(t)
+	s := stream.New()
+	for i := 1; i <= 5; i++ {
+		s.Append(stream.ID{Ms: uint64(i), Seq: 0}, [][]byte{[]byte("f"), []byte(strconv.Itoa(i))}, 4096, 3)
+	}
+	s.Delete(stream.ID{Ms: 1})
+	ln := func(b []byte, n uint64) []byte { return append(b, byte(n)) } // lengths below 64
+	body := []byte{15}
+	body = ln(body, uint64(s.Nodes()))
+	s.EachNode(func(m stream.ID, lp []byte) {
+		key := binary.BigEndian.AppendUint64(nil, m.Ms)
+		key = binary.BigEndian.AppendUint64(key, m.Seq)
+		body = append(body, rdbStr(key)...)
+		body = append(body, rdbStr(lp)...)
+	})
+	body = ln(body, s.Length)
+	body = ln(ln(body, 5), 0) // last ID 5-0
+	body = ln(body, 2)        // two groups
+	body = append(body, rdbStr([]byte("at3"))...)
+	body = ln(ln(body, 3), 0)
+	body = ln(body, 1) // PEL: 3-0, delivered at 1700000000000, twice
+	body = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(body, 3), 0)
+	body = binary.LittleEndian.AppendUint64(body, 1700000000000)
+	body = ln(body, 2)
+	body = ln(body, 1) // one consumer owning it
+	body = append(body, rdbStr([]byte("c"))...)
+	body = binary.LittleEndian.AppendUint64(body, 1700000000000)
+	body = ln(body, 1)
+	body = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(body, 3), 0)
+	body = append(body, rdbStr([]byte("start"))...)
+	body = ln(ln(body, 0), 0)
+	body = ln(ln(body, 0), 0)
+	p := payload(body, 9)
+	d.Do("RESTORE", "v1", "0", p)
+	d.Do("XRANGE", "v1", "-", "+")
+	d.Do("XINFO", "STREAM", "v1")
+	d.Do("XINFO", "GROUPS", "v1")
+	d.Do("XPENDING", "v1", "at3")
+	if a, b := streamView(d.Redis, "v1"), streamView(d.Ordo, "v1"); a != b {
+		t.Errorf("XINFO STREAM FULL:\n redis %s\n  ordo %s", a, b)
+	}
+	// Inconsistent: the consumer owns an ID not in the group's PEL.
+	bad := append([]byte(nil), body...)
+	i := bytes.LastIndex(bad, []byte("\x01c"))
+	bad[i+2+8+1+15] ^= 1
+	d.Do("RESTORE", "bad", "0", payload(bad, 9))
+	d.Do("EXISTS", "bad")
 }
