@@ -86,7 +86,7 @@ func TestStreamDumpRestore(t *testing.T) {
 		}
 		d.Do("XRANGE", key+":o", "-", "+")
 		d.Do("XREVRANGE", key+":r", "+", "-", "COUNT", "7")
-		d.Do("XADD", key+":r", "*", "new", "entry")
+		d.Do("XADD", key+":r", "99999999-*", "new", "entry")
 		d.Do("XLEN", key+":r")
 		d.Do("XINFO", "GROUPS", key+":r")
 	}

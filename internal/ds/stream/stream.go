@@ -683,20 +683,30 @@ func validNode(lp []byte, liveOut, deadOut *int64) (ok bool) {
 		if !ok {
 			return false
 		}
-		next()
-		next()
-		nf := mf
+		if _, ok := next(); !ok { // ms delta
+			return false
+		}
+		if _, ok := next(); !ok { // seq delta
+			return false
+		}
+		nf, extra := mf, int64(3)
 		if flags&flagSameFields == 0 {
 			v, ok := next()
-			if !ok || v < 0 {
+			if !ok || v < 0 || v > int64(end) {
 				return false
 			}
-			nf = v * 2
+			for i := int64(0); i < v; i++ {
+				skip() // field names
+			}
+			nf, extra = v, 3+v+1
 		}
 		for i := int64(0); i < nf; i++ {
-			skip()
+			skip() // values
 		}
-		next()
+		// lp-count, which reverse iteration relies on.
+		if n, ok := next(); !ok || n != nf+extra {
+			return false
+		}
 		if flags&flagDeleted != 0 {
 			dead++
 		} else {
