@@ -12,10 +12,16 @@
 // values (when the fields are the master's) or the fields and values.
 // Nodes sit in a slice sorted by their first ID (Redis uses a radix tree
 // keyed by the 128-bit big-endian ID; a sorted slice gives the same
-// order with one 40-byte header per node). So a stream costs what it
+// order with one 48-byte header per node). So a stream costs what it
 // costs in Redis, about the bytes of its values, with one heap object per
 // ~100 entries; and a node is written to an RDB file or DUMP payload as
 // it is.
+//
+// Full nodes then move off the Go heap (slab.go). Measured with a
+// million XADD of three small fields into one stream (redis-benchmark -n
+// 1000000 -P 100 XADD s '*' name alice age 31 city paris, then VmRSS of
+// each server): ordo-server 44.7 MB, redis-server 7.0.15 37.9 MB (idle:
+// 14.9 MB and 11.9 MB); MEMORY USAGE 25.0 MB and 29.9 MB.
 //
 // Deleting marks an entry deleted in place (and drops a node whose
 // entries are all deleted), as Redis does; trimming drops whole nodes
