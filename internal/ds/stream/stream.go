@@ -20,8 +20,8 @@
 // Full nodes then move off the Go heap (slab.go). Measured with a
 // million XADD of three small fields into one stream (redis-benchmark -n
 // 1000000 -P 100 XADD s '*' name alice age 31 city paris, then VmRSS of
-// each server): ordo-server 44.7 MB, redis-server 7.0.15 37.9 MB (idle:
-// 14.9 MB and 11.9 MB); MEMORY USAGE 25.0 MB and 29.9 MB.
+// each server): ordo-server 43.9 MB, redis-server 7.0.15 37.8 MB (idle:
+// 14.9 MB and 11.9 MB); MEMORY USAGE 24.9 MB and 29.9 MB.
 //
 // Deleting marks an entry deleted in place (and drops a node whose
 // entries are all deleted), as Redis does; trimming drops whole nodes
