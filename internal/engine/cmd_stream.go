@@ -974,7 +974,7 @@ func xreadCommand(c *Ctx, xreadgroup bool) {
 	served := 0
 	for k := 0; k < nstreams; k++ {
 		key := c.Args[streamsArg+k]
-		v, found := c.DB.keys.Get(view(key))
+		v, found := c.Lookup(key) // again, as Redis (a second keymiss)
 		if !found {
 			continue
 		}

@@ -649,3 +649,27 @@ func TestStreamDigest(t *testing.T) {
 	d.Do("XDEL", "s", "1-1", "2-2")
 	d.Do("DEBUG", "DIGEST-VALUE", "s")
 }
+
+// Key-miss notifications of the stream reads.
+func TestStreamKeyMissDiff(t *testing.T) {
+	redistest.RequireRedis(t)
+	keyspaceDiff(t, "KEm", [][]string{
+		{"XRANGE", "nosuch", "-", "+"},
+		{"XREVRANGE", "nosuch", "+", "-"},
+		{"XLEN", "nosuch"},
+		{"XREAD", "STREAMS", "nosuch", "0"},
+		{"XREAD", "STREAMS", "nosuch", "nosuch2", "0", "$"},
+		{"XINFO", "STREAM", "nosuch"},
+		{"XPENDING", "nosuch", "g"},
+		{"XACK", "nosuch", "g", "1-1"},
+		{"XADD", "s", "1-1", "f", "v"},
+		{"XREAD", "STREAMS", "s", "nosuch", "0", "0"},
+		{"XDEL", "nosuch", "1-1"},
+		{"XTRIM", "nosuch", "MAXLEN", "0"},
+		{"XCLAIM", "nosuch", "g", "c", "0", "1-1"},
+		{"XAUTOCLAIM", "nosuch", "g", "c", "0", "0"},
+		{"XSETID", "nosuch", "1-1"},
+		{"XGROUP", "CREATE", "nosuch", "g", "$"},
+		{"XREADGROUP", "GROUP", "g", "c", "STREAMS", "nosuch", ">"},
+	})
+}

@@ -204,7 +204,7 @@ func (c *Ctx) keyMiss(key []byte) {
 		return
 	}
 	switch c.Cmd.Name {
-	case "getdel", "getex": // writes that look up as reads
+	case "getdel", "getex", "xack", "xclaim", "xautoclaim", "xreadgroup": // writes that look up as reads
 	case "object|encoding", "object|freq", "object|idletime", "object|refcount":
 		return // LOOKUP_NONOTIFY
 	default:
