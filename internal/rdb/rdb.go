@@ -9,7 +9,7 @@
 //
 // Decoding never panics on corrupt input: every error is an *Error that
 // carries the byte position where decoding failed. Streams are decoded
-// with their nodes validated (stream.ValidateNode) and their groups'
+// with their nodes validated as Redis's deep check does and their groups'
 // pending entries checked against their consumers; module values are
 // recognised but not decoded (ErrUnsupported).
 package rdb

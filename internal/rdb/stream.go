@@ -3,9 +3,8 @@ package rdb
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"slices"
-
-	"github.com/ordo-db/ordo/internal/ds/stream"
 )
 
 // Streams as Redis 7.0's rdbSaveObject and rdbLoadObject write and read
@@ -95,7 +94,7 @@ func (d *decoder) stream(v *Value, v2 bool) error {
 		if err != nil {
 			return err
 		}
-		cnt, _, ok := stream.ValidateNode(lp)
+		cnt, ok := validateStreamNode(lp)
 		if !ok {
 			return d.errAt(at, nil, "stream listpack integrity check failed")
 		}
@@ -241,4 +240,115 @@ func (d *decoder) stream(v *Value, v2 bool) error {
 		s.Groups = append(s.Groups, g)
 	}
 	return nil
+}
+
+var errNotStreamNode = errors.New("not a stream node")
+
+// validateStreamNode checks that lp is a listpack laid out as a stream
+// node (Redis's streamValidateListpackIntegrity, deep: the master entry,
+// then entries whose lp-count matches their length, live and deleted
+// counts matching the header) and returns its live entry count.
+func validateStreamNode(lp []byte) (int64, bool) {
+	// A state machine over the elements, in the listpack's order.
+	const (
+		stCount = iota
+		stDeleted
+		stMasterFields
+		stMasterField
+		stZero
+		stFlags
+		stMs
+		stSeq
+		stNumFields
+		stField
+		stValue
+		stLpCount
+	)
+	var (
+		st                       = stCount
+		cnt, del, mf, live, dead int64
+		flags, nf, left, seen    int64
+	)
+	integer := func(e []byte) (int64, error) {
+		v, ok := canonicalInt(e)
+		if !ok {
+			return 0, errNotStreamNode
+		}
+		return v, nil
+	}
+	_, err := readListpack(lp, func(e []byte) error {
+		var err error
+		var v int64
+		seen++
+		switch st {
+		case stCount, stDeleted, stMasterFields, stZero, stFlags, stMs, stSeq, stNumFields, stLpCount:
+			if v, err = integer(e); err != nil {
+				return err
+			}
+		}
+		switch st {
+		case stCount:
+			cnt, st = v, stDeleted
+		case stDeleted:
+			del, st = v, stMasterFields
+		case stMasterFields:
+			if v < 0 || v > int64(len(lp)) {
+				return errNotStreamNode
+			}
+			mf, left, st = v, v, stMasterField
+			if left == 0 {
+				st = stZero
+			}
+		case stMasterField:
+			if left--; left == 0 {
+				st = stZero
+			}
+		case stZero:
+			if v != 0 {
+				return errNotStreamNode
+			}
+			st = stFlags
+		case stFlags:
+			flags, seen, st = v, 1, stMs
+		case stMs:
+			st = stSeq
+		case stSeq:
+			if flags&2 != 0 { // same fields as the master entry
+				nf, left, st = mf, mf, stValue
+				if left == 0 {
+					st = stLpCount
+				}
+			} else {
+				st = stNumFields
+			}
+		case stNumFields:
+			if v < 0 || v > int64(len(lp)) {
+				return errNotStreamNode
+			}
+			nf, left, st = v, 2*v, stField
+			if left == 0 {
+				st = stLpCount
+			}
+		case stField, stValue:
+			if left--; left == 0 {
+				st = stLpCount
+			}
+		case stLpCount:
+			if v != seen-1 {
+				return errNotStreamNode
+			}
+			_ = nf
+			if flags&1 != 0 {
+				dead++
+			} else {
+				live++
+			}
+			st = stFlags
+		}
+		return nil
+	})
+	if err != nil || st != stFlags || live != cnt || dead != del {
+		return 0, false
+	}
+	return live, true
 }
