@@ -841,9 +841,13 @@ func (g *Group) Ack(id ID) bool {
 func (s *Stream) Copy() *Stream {
 	out := &Stream{Length: s.Length, LastID: s.LastID, FirstID: s.FirstID, MaxDeletedID: s.MaxDeletedID,
 		EntriesAdded: s.EntriesAdded}
+	out.acct = s.acct
 	out.nodes = make([]node, len(s.nodes))
 	for i, nd := range s.nodes {
 		out.nodes[i] = node{master: nd.master, lp: slices.Clone(nd.lp)}
+		if i < len(s.nodes)-1 {
+			out.seal(&out.nodes[i]) // full nodes go off the heap, as in s
+		}
 		out.nbytes += int64(cap(out.nodes[i].lp))
 	}
 	for _, g := range s.groups {
