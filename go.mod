@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/tidwall/btree v1.8.1
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
@@ -12,6 +13,5 @@ require (
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/tidwall/btree v1.8.1 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 )
