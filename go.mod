@@ -7,6 +7,7 @@ require (
 	github.com/kljensen/snowball v0.10.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/redis/rueidis v1.0.79
+	github.com/tidwall/btree v1.8.1
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0

@@ -331,6 +331,8 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		{name: "BITCOUNT", cmd: []string{"bitcount", "bm:__rand_int__", "0", "-1"}},
 		{name: "PFADD", cmd: []string{"pfadd", "hll", "ele:__rand_int__"}},
 		{name: "PFCOUNT", cmd: []string{"pfcount", "hll"}},
+		{name: "XADD MAXLEN ~", cmd: []string{"xadd", "bench:s", "MAXLEN", "~", "100000", "*", "name", "alice", "n", "__rand_int__"}},
+		{name: "XRANGE COUNT 10", cmd: []string{"xrange", "bench:s", "-", "+", "COUNT", "10"}},
 		{name: "EVALSHA lock release", cmd: []string{"evalsha", "SHA", "1", "lock:__rand_int__", "token"}},
 		{name: "PUBLISH 1 subscriber", cmd: []string{"publish", "bench:ch", "message:__rand_int__"}, subs: 1},
 		{name: "PUBLISH 50 subscribers", cmd: []string{"publish", "bench:ch", "message:__rand_int__"}, subs: 50},

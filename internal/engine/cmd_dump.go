@@ -8,7 +8,8 @@ package engine
 //
 // ReJSON-RL values are refused by DUMP: RedisJSON serializes them with
 // its own module encoding, which Ordo does not write. Payloads holding
-// streams or module values are refused by RESTORE ("Bad data format").
+// module values are refused by RESTORE ("Bad data format"). Streams
+// travel as Redis's RDB_TYPE_STREAM_LISTPACKS_2 (version 1 is read too).
 // IDLETIME and FREQ set the key's access clock or LFU counter (lru.go),
 // as Redis's objectSetLRUOrLFU.
 
@@ -176,6 +177,8 @@ func toRDB(v Value) (*rdb.Value, bool) {
 			rv.Elems[i] = append([]byte(nil), o.BytesAt(i)...)
 		}
 		return rv, true
+	case *Stream:
+		return streamToRDB(o), true
 	}
 	return nil, false
 }
@@ -236,6 +239,8 @@ func fromRDB(e *Engine, rv *rdb.Value) Value {
 			z.insert(lim, m, rv.Scores[i])
 		}
 		return ObjectValue(z)
+	case rdb.KindStream:
+		return ObjectValue(streamFromRDB(e, rv.Stream))
 	}
 	return Value{}
 }

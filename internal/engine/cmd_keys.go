@@ -651,6 +651,7 @@ func flushdbCommand(c *Ctx) {
 	if !flushArgs(c) {
 		return
 	}
+	c.E.signalDeletedStreams(c.DB, nil)
 	n := flushOne(c.DB)
 	if len(c.E.observers) > 0 {
 		c.E.notify(KeyEvent{DB: c.DB.ID, Event: "flushdb"})
@@ -665,6 +666,7 @@ func flushallCommand(c *Ctx) {
 	}
 	n := 0
 	for _, db := range c.E.dbs {
+		c.E.signalDeletedStreams(db, nil)
 		n += flushOne(db)
 		if len(c.E.observers) > 0 {
 			c.E.notify(KeyEvent{DB: db.ID, Event: "flushdb"})
@@ -690,6 +692,8 @@ func swapdbCommand(c *Ctx) {
 	if id1 != id2 {
 		e := c.E
 		a, b := e.dbs[id1], e.dbs[id2]
+		e.signalDeletedStreams(a, b)
+		e.signalDeletedStreams(b, a)
 		a.touchWatchedExisting(b, c.Now)
 		b.touchWatchedExisting(a, c.Now)
 		a.keys, b.keys = b.keys, a.keys

@@ -397,6 +397,7 @@ var families = []func(*Table){
 	registerTransactions, registerPersistence, registerConfig, registerCommand,
 	registerClient, registerInfo, registerDebug, registerServer, registerDump, registerMigrate,
 	registerACL, registerPubSub, registerReplication,
+	registerStreams,
 }
 
 func newTable() *Table {

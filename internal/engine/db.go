@@ -238,6 +238,9 @@ func (c *Ctx) setAs(key []byte, v Value, keepTTL bool, event string) {
 	db := c.DB
 	if old, ok := db.keys.Get(k); ok {
 		db.used -= countedBytes(k, old)
+		if _, is := old.o.(*Stream); is {
+			c.Ready(key) // blocked XREADGROUP clients get UNBLOCKED (Redis's dbOverwrite)
+		}
 	} else if len(c.E.observers) > 0 {
 		c.notifyOnce(KeyEvent{DB: db.ID, Key: k, Event: "new"})
 	}
@@ -282,6 +285,9 @@ func (c *Ctx) Delete(key []byte) bool {
 		return false
 	}
 	k := view(key)
+	if _, is := old.o.(*Stream); is {
+		c.Ready(key) // blocked XREADGROUP clients get UNBLOCKED (Redis's dbGenericDelete)
+	}
 	c.DB.used -= countedBytes(k, old)
 	c.DB.keys.Delete(k)
 	if c.DB.expires.Len() > 0 {

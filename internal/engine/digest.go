@@ -12,6 +12,8 @@ import (
 	"encoding/hex"
 	"math"
 	"strconv"
+
+	"github.com/ordo-db/ordo/internal/ds/stream"
 )
 
 type digest [20]byte
@@ -67,6 +69,8 @@ func (db *DB) xorValueDigest(key string, v Value, d *digest) {
 		typ = objZSet
 	case *Hash:
 		typ = objHash
+	case *Stream:
+		typ = 6 // OBJ_STREAM
 	default:
 		typ = 5 // a module type in Redis (Ordo's JSON)
 	}
@@ -99,6 +103,14 @@ func (db *DB) xorValueDigest(key string, v Value, d *digest) {
 			e.mixString(f)
 			e.mixString(val)
 			d.xor(e[:])
+			return true
+		})
+	case *Stream:
+		x.Range(stream.ID{}, stream.Max, false, func(id stream.ID, fv [][]byte) bool {
+			d.mixString(strconv.FormatUint(id.Ms, 10) + "." + strconv.FormatUint(id.Seq, 10))
+			for _, b := range fv {
+				d.mix(b)
+			}
 			return true
 		})
 	default:

@@ -220,7 +220,7 @@ func (c *Ctx) readLookup(key []byte) bool {
 		return true
 	}
 	switch c.Cmd.Name {
-	case "getdel", "getex", "getset", "pfmerge":
+	case "getdel", "getex", "getset", "pfmerge", "xack", "xclaim", "xautoclaim", "xreadgroup":
 		return true
 	case "sunionstore", "sinterstore", "sdiffstore", "zunionstore", "zinterstore", "zdiffstore",
 		"zrangestore", "geosearchstore":

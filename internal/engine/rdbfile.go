@@ -103,8 +103,8 @@ func (e *Engine) SaveRDBFile() (RDBStats, error) {
 // databases, with the encodings Redis would choose under the current
 // configuration. A key that already exists (in the dataset or earlier in
 // the file) is an error, as Redis's "RDB has duplicated key". As Redis loading a file,
-// it skips keys already expired and empty collections. Streams and module
-// values make it fail; so does a database number out of range. On error
+// it skips keys already expired and empty collections. Module values
+// make it fail; so does a database number out of range. On error
 // the keys loaded so far stay: callers wanting all or nothing load into
 // an empty dataset and flush it on error. The caller holds the lock.
 func (e *Engine) LoadRDB(r io.Reader) (RDBStats, error) {

@@ -22,6 +22,7 @@ func fillForRDB(d *redistest.Diff) {
 	for _, c := range dumpCases() {
 		c.setup(d)
 	}
+	setupStreams(d)
 	d.Do("SET", "ttl:future", "v", "PXAT", "99999999999000")
 	d.Do("HSET", "ttl:hash", "f", "v")
 	d.Do("PEXPIREAT", "ttl:hash", "99999999999123")

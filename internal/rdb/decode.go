@@ -319,7 +319,11 @@ func (d *decoder) value(t byte) (*Value, error) {
 		v.Kind = KindList
 		err = d.quicklist(v, t == TypeListQuicklist2)
 	case TypeStreamListpacks, TypeStreamListpack2:
-		return nil, d.errAt(at, ErrUnsupported, "stream values are not supported")
+		v.Kind = KindStream
+		if err := d.stream(v, t == TypeStreamListpack2); err != nil {
+			return nil, err
+		}
+		return v, nil // an empty stream is a value (it may hold groups)
 	case TypeModulePreGA, TypeModule2:
 		id, err := d.plainLen()
 		if err != nil {

@@ -179,6 +179,9 @@ func appendEntry(b []byte, key []byte, v *Value, compress bool) []byte {
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Scores[i]))
 		}
 		return b
+	case KindStream:
+		b = typ(b, TypeStreamListpack2)
+		return appendStream(b, v.Stream, compress)
 	}
 	return b
 }

@@ -8,8 +8,10 @@
 // compact encoding: intset or listpack).
 //
 // Decoding never panics on corrupt input: every error is an *Error that
-// carries the byte position where decoding failed. Streams and module
-// values are recognised but not decoded (ErrUnsupported).
+// carries the byte position where decoding failed. Streams are decoded
+// with their nodes validated as Redis's deep check does and their groups'
+// pending entries checked against their consumers; module values are
+// recognised but not decoded (ErrUnsupported).
 package rdb
 
 import (
@@ -68,6 +70,7 @@ const (
 	KindSet
 	KindZSet
 	KindHash
+	KindStream
 )
 
 func (k Kind) String() string {
@@ -82,6 +85,8 @@ func (k Kind) String() string {
 		return "zset"
 	case KindHash:
 		return "hash"
+	case KindStream:
+		return "stream"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -108,6 +113,57 @@ type Value struct {
 	Str     []byte
 	Elems   [][]byte
 	Scores  []float64
+	Stream  *Stream // KindStream
+}
+
+// StreamID is a stream entry ID.
+type StreamID struct{ Ms, Seq uint64 }
+
+// Stream is a stream as RDB_TYPE_STREAM_LISTPACKS_2 stores it: its nodes
+// (each a listpack in Redis's stream node layout, validated when
+// decoded), metadata and consumer groups. V1 marks one read from the
+// older RDB_TYPE_STREAM_LISTPACKS, which lacks FirstID, MaxDeletedID,
+// EntriesAdded and the groups' EntriesRead: the loader derives them as
+// Redis does.
+type Stream struct {
+	Nodes        []StreamNode
+	Length       uint64
+	LastID       StreamID
+	FirstID      StreamID
+	MaxDeletedID StreamID
+	EntriesAdded uint64
+	Groups       []StreamGroup
+	V1           bool
+}
+
+// StreamNode is one listpack of entries, keyed by its master ID.
+type StreamNode struct {
+	Master StreamID
+	LP     []byte
+}
+
+// StreamGroup is a consumer group; every pending entry belongs to one
+// of its consumers.
+type StreamGroup struct {
+	Name        []byte
+	LastID      StreamID
+	EntriesRead int64 // -1: unknown
+	PEL         []StreamNACK
+	Consumers   []StreamConsumer
+}
+
+// StreamNACK is a pending entry of a group.
+type StreamNACK struct {
+	ID            StreamID
+	DeliveryTime  int64
+	DeliveryCount uint64
+}
+
+// StreamConsumer is a consumer with the IDs of its pending entries.
+type StreamConsumer struct {
+	Name     []byte
+	SeenTime int64
+	PEL      []StreamID
 }
 
 // Len is the number of elements (fields for a hash; 1 for a string).
@@ -117,6 +173,8 @@ func (v *Value) Len() int {
 		return 1
 	case KindHash:
 		return len(v.Elems) / 2
+	case KindStream:
+		return int(v.Stream.Length)
 	}
 	return len(v.Elems)
 }
@@ -135,7 +193,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 var (
 	// ErrUnsupported marks well-formed data Ordo cannot represent
-	// (streams, module values, pre-GA function code).
+	// (module values, pre-GA function code).
 	ErrUnsupported = errors.New("rdb: unsupported value")
 	// ErrEmptyKey marks an empty collection (Redis 7.0 refuses such a
 	// RESTORE payload and skips such keys when loading a file).

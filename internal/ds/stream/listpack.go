@@ -1,0 +1,306 @@
+package stream
+
+import (
+	"encoding/binary"
+	"strconv"
+)
+
+// Listpack primitives: Redis's listpack format (listpack.c), byte for
+// byte, so that a node can be written to an RDB file or DUMP payload as
+// it is and a node read from one needs no conversion.
+
+const (
+	lpHeaderSize = 6
+	lpEOF        = 0xFF
+)
+
+func lpNew(capacity int) []byte {
+	lp := make([]byte, lpHeaderSize+1, max(capacity, lpHeaderSize+1))
+	binary.LittleEndian.PutUint32(lp, lpHeaderSize+1)
+	lp[lpHeaderSize] = lpEOF
+	return lp
+}
+
+func lpSetHeader(lp []byte, countDelta int) {
+	binary.LittleEndian.PutUint32(lp, uint32(len(lp)))
+	n := int(binary.LittleEndian.Uint16(lp[4:]))
+	if n != 65535 {
+		n += countDelta
+		if n >= 65535 {
+			n = 65535
+		}
+		binary.LittleEndian.PutUint16(lp[4:], uint16(n))
+	}
+}
+
+func backlenSize(l int) int {
+	switch {
+	case l <= 127:
+		return 1
+	case l < 16383:
+		return 2
+	case l < 2097151:
+		return 3
+	case l < 268435455:
+		return 4
+	}
+	return 5
+}
+
+func appendBacklen(b []byte, l int) []byte {
+	switch backlenSize(l) {
+	case 1:
+		return append(b, byte(l))
+	case 2:
+		return append(b, byte(l>>7), byte(l&127)|128)
+	case 3:
+		return append(b, byte(l>>14), byte((l>>7)&127)|128, byte(l&127)|128)
+	case 4:
+		return append(b, byte(l>>21), byte((l>>14)&127)|128, byte((l>>7)&127)|128, byte(l&127)|128)
+	}
+	return append(b, byte(l>>28), byte((l>>21)&127)|128, byte((l>>14)&127)|128, byte((l>>7)&127)|128, byte(l&127)|128)
+}
+
+// encInt appends the encoding of v (without backlen).
+func encInt(b []byte, v int64) []byte {
+	switch {
+	case v >= 0 && v <= 127:
+		return append(b, byte(v))
+	case v >= -4096 && v <= 4095:
+		u := uint64(v)
+		if v < 0 {
+			u = uint64((1 << 13) + v)
+		}
+		return append(b, byte(u>>8)|0xC0, byte(u))
+	case v >= -32768 && v <= 32767:
+		return append(b, 0xF1, byte(v), byte(v>>8))
+	case v >= -8388608 && v <= 8388607:
+		return append(b, 0xF2, byte(v), byte(v>>8), byte(v>>16))
+	case v >= -2147483648 && v <= 2147483647:
+		return append(b, 0xF3, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+	b = append(b, 0xF4)
+	return binary.LittleEndian.AppendUint64(b, uint64(v))
+}
+
+// stringToInt is listpack's lpStringToInt64: canonical decimal integers
+// only (no sign but '-', no leading zero, no "-0").
+func stringToInt(s []byte) (int64, bool) {
+	if len(s) == 0 || len(s) > 20 {
+		return 0, false
+	}
+	if len(s) == 1 && s[0] == '0' {
+		return 0, true
+	}
+	neg := s[0] == '-'
+	p := s
+	if neg {
+		p = s[1:]
+		if len(p) == 0 {
+			return 0, false
+		}
+	}
+	if p[0] < '1' || p[0] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range p {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if v > (1<<64-1)/10 {
+			return 0, false
+		}
+		v *= 10
+		if v > 1<<64-1-uint64(c-'0') {
+			return 0, false
+		}
+		v += uint64(c - '0')
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > 1<<63-1 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// encString appends the encoding of s (without backlen), as an integer
+// when s is one (lpAppend does so).
+func encString(b []byte, s []byte) []byte {
+	if v, ok := stringToInt(s); ok {
+		return encInt(b, v)
+	}
+	switch l := len(s); {
+	case l < 64:
+		b = append(b, 0x80|byte(l))
+	case l < 4096:
+		b = append(b, 0xE0|byte(l>>8), byte(l))
+	default:
+		b = append(b, 0xF0)
+		b = binary.LittleEndian.AppendUint32(b, uint32(l))
+	}
+	return append(b, s...)
+}
+
+// lpAppendRaw appends an encoded element (enc+data) to lp.
+func lpAppendEncoded(lp []byte, enc []byte) []byte {
+	lp = lp[:len(lp)-1] // drop EOF
+	lp = append(lp, enc...)
+	lp = appendBacklen(lp, len(enc))
+	lp = append(lp, lpEOF)
+	lpSetHeader(lp, 1)
+	return lp
+}
+
+// appender builds encoded elements in a scratch buffer.
+type appender struct{ scratch []byte }
+
+func (a *appender) int(lp []byte, v int64) []byte {
+	a.scratch = encInt(a.scratch[:0], v)
+	return lpAppendEncoded(lp, a.scratch)
+}
+
+func (a *appender) str(lp []byte, s []byte) []byte {
+	a.scratch = encString(a.scratch[:0], s)
+	return lpAppendEncoded(lp, a.scratch)
+}
+
+// lpElem decodes the element at off: either an integer (isInt) or a
+// string view into lp. It returns the offset of the next element.
+// The listpack is trusted (built here or validated on load).
+func lpElem(lp []byte, off int) (s []byte, n int64, isInt bool, next int) {
+	b := lp[off]
+	var size int
+	switch {
+	case b&0x80 == 0:
+		n, isInt, size = int64(b&0x7f), true, 1
+	case b&0xC0 == 0x80:
+		l := int(b & 0x3f)
+		s, size = lp[off+1:off+1+l], 1+l
+	case b&0xE0 == 0xC0:
+		u := int64(b&0x1f)<<8 | int64(lp[off+1])
+		if u >= 1<<12 {
+			u -= 1 << 13
+		}
+		n, isInt, size = u, true, 2
+	case b&0xF0 == 0xE0:
+		l := int(b&0x0f)<<8 | int(lp[off+1])
+		s, size = lp[off+2:off+2+l], 2+l
+	case b == 0xF1:
+		n, isInt, size = int64(int16(binary.LittleEndian.Uint16(lp[off+1:]))), true, 3
+	case b == 0xF2:
+		u := uint32(lp[off+1]) | uint32(lp[off+2])<<8 | uint32(lp[off+3])<<16
+		n, isInt, size = int64(int32(u<<8)>>8), true, 4
+	case b == 0xF3:
+		n, isInt, size = int64(int32(binary.LittleEndian.Uint32(lp[off+1:]))), true, 5
+	case b == 0xF4:
+		n, isInt, size = int64(binary.LittleEndian.Uint64(lp[off+1:])), true, 9
+	case b == 0xF0:
+		l := int(binary.LittleEndian.Uint32(lp[off+1:]))
+		s, size = lp[off+5:off+5+l], 5+l
+	default:
+		panic("stream: corrupt listpack")
+	}
+	return s, n, isInt, off + size + backlenSize(size)
+}
+
+// lpInt reads the integer element at off.
+func lpInt(lp []byte, off int) (int64, int) {
+	s, n, isInt, next := lpElem(lp, off)
+	if !isInt {
+		n, _ = strconv.ParseInt(string(s), 10, 64)
+	}
+	return n, next
+}
+
+// lpReplaceInt replaces the integer element at off with v.
+func lpReplaceInt(lp []byte, off int, v int64) []byte {
+	_, _, _, next := lpElem(lp, off)
+	var buf [16]byte
+	enc := encInt(buf[:0], v)
+	enc = appendBacklen(enc, len(enc))
+	if len(enc) == next-off {
+		copy(lp[off:], enc)
+		return lp
+	}
+	out := make([]byte, 0, len(lp)+len(enc)-(next-off))
+	out = append(out, lp[:off]...)
+	out = append(out, enc...)
+	out = append(out, lp[next:]...)
+	lpSetHeader(out, 0)
+	return out
+}
+
+// lpValidate checks that lp is a well-formed listpack of n elements at
+// most and returns its element count.
+func lpValidate(lp []byte) (int, bool) {
+	if len(lp) < lpHeaderSize+1 || int(binary.LittleEndian.Uint32(lp)) != len(lp) || lp[len(lp)-1] != lpEOF {
+		return 0, false
+	}
+	off, n := lpHeaderSize, 0
+	for off < len(lp)-1 {
+		b := lp[off]
+		var size int
+		switch {
+		case b&0x80 == 0:
+			size = 1
+		case b&0xC0 == 0x80:
+			size = 1 + int(b&0x3f)
+		case b&0xE0 == 0xC0:
+			size = 2
+		case b&0xF0 == 0xE0:
+			if off+1 >= len(lp) {
+				return 0, false
+			}
+			size = 2 + (int(b&0x0f)<<8 | int(lp[off+1]))
+		case b == 0xF1:
+			size = 3
+		case b == 0xF2:
+			size = 4
+		case b == 0xF3:
+			size = 5
+		case b == 0xF4:
+			size = 9
+		case b == 0xF0:
+			if off+5 > len(lp) {
+				return 0, false
+			}
+			size = 5 + int(binary.LittleEndian.Uint32(lp[off+1:]))
+		default:
+			return 0, false
+		}
+		if size < 0 || off+size+backlenSize(size) > len(lp)-1 {
+			return 0, false
+		}
+		off += size + backlenSize(size)
+		n++
+	}
+	cnt := int(binary.LittleEndian.Uint16(lp[4:]))
+	if cnt != 65535 && cnt != n {
+		return 0, false
+	}
+	return n, true
+}
+
+// lpPrev returns the offset of the element before the one at off (off
+// may be the EOF byte's offset), reading the previous element's backlen
+// backwards as lpDecodeBacklen does.
+func lpPrev(lp []byte, off int) int {
+	p := off - 1
+	var v, shift int
+	for {
+		b := lp[p]
+		v |= int(b&127) << shift
+		if b&128 == 0 {
+			break
+		}
+		shift += 7
+		p--
+	}
+	return off - backlenSize(v) - v
+}
