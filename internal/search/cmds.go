@@ -559,8 +559,8 @@ func writeFields(c *engine.Ctx, ix *index, key string, o *searchOpts) {
 // the reply by position (numDocs at 9, gc_stats at 45, cursor_stats at
 // 47); later RediSearch keys follow. Ordo does not account memory per index
 // structure, so the *_sz_mb and *_size_mb figures, and the averages made
-// from them, are 0 (INFO memory's used_memory includes the indexes); the
-// gc_stats are 0 as there is no garbage collector: an entry leaves its
+// from them, are 0 (the process's RSS after MEMORY PURGE shows what the
+// indexes take; bench/ measures it per field and document); the gc_stats are 0 as there is no garbage collector: an entry leaves its
 // index in the same step as the write that removes it.
 func ftInfo(c *engine.Ctx, s *state) {
 	ix := s.lookupIndex(string(c.Args[1]))
