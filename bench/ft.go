@@ -115,7 +115,7 @@ func indexRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 	hsetName := fmt.Sprintf("%d HSET of 3 fields: FT index over them vs none (ordo-server)", o.N)
 	searchName := fmt.Sprintf("FT.SEARCH @price:[a a+%d] LIMIT 0 10 vs ZRANGE BYSCORE + 10 HGETALL on redis-server (%d docs)", ftWidth, docs)
 	searchOwnName := fmt.Sprintf("FT.SEARCH @price:[a a+%d] LIMIT 0 10 vs ZRANGE BYSCORE + 10 HGETALL on ordo-server (%d docs)", ftWidth, docs)
-	memName := fmt.Sprintf("index memory per field per document (%d docs, TEXT+NUMERIC+TAG)", docs)
+	memName := fmt.Sprintf("memory per field per document (%d docs, TEXT+NUMERIC+TAG)", docs)
 	var out []Result
 	if sel.MatchString("index " + hsetName) {
 		out = append(out, ftHSETRow(o, tmp, hsetName))
@@ -354,13 +354,18 @@ func ftSearchRows(o Options, tmp string, docs int, name, ownName string) []Resul
 // ftMemRow: the RSS a server grows by (each after MEMORY PURGE) when an
 // index over docs loaded documents is built: FT.CREATE on ordo-server,
 // the hand-made sorted set (price) and sets (color, each name word) on
-// redis-server; per indexed field and document.
+// redis-server (and, for the notes, on ordo-server); per indexed field
+// and document.
 func ftMemRow(o Options, tmp string, docs int, name string) Result {
-	var rv, ov []float64
+	var rv, ov, oh []float64
 	var errs []string
 	fields := float64(3 * docs)
 	for i := 0; i < o.Repeat; i++ {
-		for _, start := range []func(Options, string, ...string) (*server, error){startRedis, startOrdo} {
+		for _, cfg := range []string{"redis", "ordo", "ordo-hand"} {
+			start := startOrdo
+			if cfg == "redis" {
+				start = startRedis
+			}
 			s, err := start(o, tmp)
 			if err != nil {
 				errs = append(errs, err.Error())
@@ -376,7 +381,7 @@ func ftMemRow(o Options, tmp string, docs int, name string) Result {
 					return float64(s.rss())
 				}
 				before := settle()
-				if s.name == "redis" {
+				if cfg != "ordo" {
 					if _, err := parallelLoad(s, docs, 2, func(i int, dst []byte) []byte { return handIndex(i, dst, true) }); err != nil {
 						return 0, err
 					}
@@ -393,17 +398,19 @@ func ftMemRow(o Options, tmp string, docs int, name string) Result {
 			s.stop()
 			if err != nil {
 				errs = append(errs, s.name+": "+err.Error())
-			} else if s.name == "redis" {
+			} else if cfg == "redis" {
 				rv = append(rv, delta)
-			} else {
+			} else if cfg == "ordo" {
 				ov = append(ov, delta)
+			} else {
+				oh = append(oh, delta)
 			}
 		}
 	}
 	res := Result{Group: "index", Name: name, Unit: "bytes", Redis: median(rv) / fields, Ordo: median(ov) / fields,
 		Base: "redis-server's hand-made index (a sorted set for price, a set per color and per name word)",
-		Extra: fmt.Sprintf("RSS growth after MEMORY PURGE: %.1f / %.1f MiB for %d documents.",
-			median(rv)/(1<<20), median(ov)/(1<<20), docs)}
+		Extra: fmt.Sprintf("RSS growth after MEMORY PURGE: %.1f / %.1f MiB for %d documents; the same hand-made index on ordo-server: %.1f MiB, %.1f bytes per field per document.",
+			median(rv)/(1<<20), median(ov)/(1<<20), docs, median(oh)/(1<<20), median(oh)/fields)}
 	if len(errs) > 0 {
 		res.Err = strings.Join(dedupe(errs), "; ")
 	}
