@@ -243,7 +243,7 @@ func ftQuery(c net.Conn, br *bufio.Reader, a int, buf []byte) ([]byte, error) {
 		return buf, err
 	}
 	v, err := resp.ReadReply(br)
-	if err == nil && (v.Kind != resp.KindArray || len(v.Elems) != 21) {
+	if err == nil && (v.Kind != resp.KindArray || len(v.Elems) == 0 || int64(len(v.Elems)) != 1+2*min(v.Elems[0].Int, 10)) {
 		err = fmt.Errorf("FT.SEARCH: unexpected reply %.200s", v.String())
 	}
 	return buf, err
@@ -260,8 +260,11 @@ func handQuery(c net.Conn, br *bufio.Reader, a int, buf []byte) ([]byte, error) 
 	if err != nil {
 		return buf, err
 	}
-	if v.Kind != resp.KindArray || len(v.Elems) != 10 {
+	if v.Kind != resp.KindArray || len(v.Elems) > 10 {
 		return buf, fmt.Errorf("ZRANGE: unexpected reply %.200s", v.String())
+	}
+	if len(v.Elems) == 0 {
+		return buf, nil
 	}
 	buf = buf[:0]
 	for _, k := range v.Elems {
