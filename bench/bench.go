@@ -53,7 +53,7 @@ type Options struct {
 
 // Result is one row: the median figure of each server and their ratio.
 type Result struct {
-	Group       string // "throughput", "memory", "load", "restart", "cache", "soak"
+	Group       string // "throughput", "memory", "load", "restart", "cache", "soak", "index"
 	Name        string
 	Unit        string
 	Redis, Ordo float64
@@ -61,6 +61,12 @@ type Result struct {
 	HigherBetter bool
 	Extra        string // p50/p99 latencies, bytes per element ...
 	Err          string
+	// Base, when set, says what the Redis column holds instead of
+	// redis-server (e.g. ordo-server without an index).
+	Base string
+	// Goal, when set, is the ratio the row must reach (at least, or at
+	// most if !HigherBetter) to be marked ✔, instead of 1.
+	Goal float64
 }
 
 // Ratio is Ordo's figure over Redis's.
@@ -73,10 +79,14 @@ func (r Result) Ratio() float64 {
 
 // OrdoBetter reports whether the row favours Ordo.
 func (r Result) OrdoBetter() bool {
-	if r.HigherBetter {
-		return r.Ratio() >= 1
+	goal := r.Goal
+	if goal == 0 {
+		goal = 1
 	}
-	return r.Ratio() <= 1
+	if r.HigherBetter {
+		return r.Ratio() >= goal
+	}
+	return r.Ratio() <= goal
 }
 
 type server struct {
@@ -148,6 +158,7 @@ func Run(o Options) ([]Result, error) {
 	results = append(results, restartRows(o, sel, tmp)...)
 	results = append(results, cacheRows(o, sel, tmp)...)
 	results = append(results, soakRows(o, sel, tmp)...)
+	results = append(results, indexRows(o, sel, tmp)...)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return results, err
 	}
@@ -786,7 +797,7 @@ func writeReport(o Options, rs []Result, took time.Duration) error {
 	fmt.Fprintf(&b, "- Go: %s\n", runtime.Version())
 	fmt.Fprintf(&b, "- Settings: redis-benchmark -c %d -n %d -r %d; %d elements for memory/load/restart rows; each figure is the median of %d runs, the servers alternating (Redis, Ordo, Redis, Ordo ...). Both servers run without persistence except in the restart row. The load generator runs on the same machine: ordo-server gets GOMAXPROCS=%d (all cores but one, as Redis's single main thread leaves the rest to the client; `-ordo-procs` changes it).\n\n",
 		o.Clients, o.N, o.Keyspace, o.Elements, o.Repeat, o.OrdoProcs)
-	fmt.Fprintf(&b, "Ratio = Ordo / Redis. For throughput higher is better; for memory and time lower is better. ✔ marks rows where Ordo is ahead or equal.\n\n")
+	fmt.Fprintf(&b, "Ratio = Ordo / Redis. For throughput higher is better; for memory and time lower is better. ✔ marks rows where Ordo is ahead or equal (or, where a row states a goal, meets it).\n\n")
 	fmt.Fprintf(&b, "![ratios](ratios.svg)\n\n")
 	group := ""
 	for _, r := range rs {
@@ -799,6 +810,12 @@ func writeReport(o Options, rs []Result, took time.Duration) error {
 			mark = "✔"
 		}
 		notes := r.Extra
+		if r.Base != "" {
+			notes = strings.TrimSpace("Redis column: " + r.Base + ". " + notes)
+		}
+		if r.Goal != 0 {
+			notes = strings.TrimSpace(notes + fmt.Sprintf(" Goal: ratio %s %.2f.", map[bool]string{true: "≥", false: "≤"}[r.HigherBetter], r.Goal))
+		}
 		if r.Err != "" {
 			notes = strings.TrimSpace(notes + " **error:** " + r.Err)
 			mark = "!"

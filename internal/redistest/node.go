@@ -16,8 +16,10 @@ func NodeDir(t testing.TB) string {
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(filepath.Dir(file), "..", "..", "test", "node")
 	_, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "ioredis"))
+	for _, pkg := range []string{"ioredis", "redis"} {
+		if err == nil {
+			_, err = os.Stat(filepath.Join(dir, "node_modules", pkg))
+		}
 	}
 	if err != nil {
 		if os.Getenv("CI") != "" {
