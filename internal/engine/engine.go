@@ -273,6 +273,7 @@ type Client struct {
 	out      *Outbox      // output queue once subscribed (outbox.go)
 	curW     *resp.Writer // the top-level reply writer while the client runs a command
 	replLink bool         // became a replica's link (SYNC/PSYNC; cmd_repl.go)
+	woff     int64        // replication offset after its last propagated write (WAIT; cmd_repl.go)
 
 	ctx Ctx // reused by every command of this client (see call)
 }
@@ -419,7 +420,11 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	prevW := cl.curW
 	cl.curW = w
 	t0 := time.Now()
+	off0 := e.replOffset()
 	wt := e.call(cl, args, w, t0)
+	if off := e.replOffset(); off != off0 {
+		cl.woff = off // WAIT waits for this client's last write (cmd_repl.go)
+	}
 	// A container resolved for an unknown subcommand is Redis's failed
 	// lookup: no statistics.
 	if c := &cl.ctx; c.resolved != nil && (c.resolved.Sub == nil || len(args) < 2) {
@@ -482,6 +487,9 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 			w.Error(ErrMasterDown)
 			return nil
 		}
+	} else if e.noReplicasRefused(cl, cmd) { // min-replicas-to-write (cmd_repl.go)
+		e.reject(c, cmd, ErrNoReplicas)
+		return nil
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {
 		if cmd.Sub != nil && len(args) >= 2 {
@@ -684,6 +692,10 @@ func (e *Engine) Exec(c *Ctx, args [][]byte, w *resp.Writer) {
 	}
 	if c.InScript && e.replica.Load() && e.readonlyRefused(c.Client, cmd) {
 		w.Error(ErrReadonlyReplica)
+		return
+	}
+	if c.InScript && e.noReplicasRefused(c.Client, cmd) {
+		w.Error(ErrNoReplicas)
 		return
 	}
 	e.run(&sub)

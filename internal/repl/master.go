@@ -134,6 +134,11 @@ func (r *Replica) pinger(stop <-chan struct{}) {
 		select {
 		case <-stop:
 			return
+		case <-r.ackReq:
+			r.e.Lock()
+			r.feed(-1, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")})
+			r.e.Unlock()
+			continue
 		case <-t.C:
 		}
 		period := time.Duration(r.e.Config.Int("repl-ping-replica-period")) * time.Second
@@ -408,9 +413,14 @@ func (r *Replica) Acked(offset int64) int {
 }
 
 // RequestAck implements engine.Replication: REPLCONF GETACK * in the
-// stream (it counts in the offset, as Redis's). The engine lock is held.
+// stream (it counts in the offset, as Redis's). As Redis's beforeSleep,
+// it is sent after the command (WAIT) returns, so that it is not the
+// calling client's write. The engine lock is held.
 func (r *Replica) RequestAck() {
-	r.feed(-1, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")})
+	select {
+	case r.ackReq <- struct{}{}:
+	default:
+	}
 }
 
 // SyncStats implements engine.Replication.
@@ -418,4 +428,20 @@ func (r *Replica) SyncStats() (full, partialOK, partialErr int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.syncFull, r.syncPartialOK, r.syncPartialErr
+}
+
+// GoodReplicas implements engine.Replication (min-replicas-to-write):
+// online replicas whose last REPLCONF ACK is at most maxLag seconds old,
+// as Redis's refreshGoodSlavesCount (whole seconds).
+func (r *Replica) GoodReplicas(maxLag int64) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now().Unix()
+	n := 0
+	for _, l := range r.links {
+		if l.online && !l.ackTime.IsZero() && now-l.ackTime.Unix() <= maxLag {
+			n++
+		}
+	}
+	return n
 }

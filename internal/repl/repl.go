@@ -91,6 +91,7 @@ type Replica struct {
 	links          map[int64]*link // replicas past SYNC/PSYNC, by client ID
 	pre            map[int64]*link // clients that sent REPLCONF, by client ID
 	stopPing       chan struct{}
+	ackReq         chan struct{} // WAIT asks for REPLCONF GETACK (pinger)
 	closedCh       chan struct{}
 	syncFull       int64
 	syncPartialOK  int64
@@ -106,7 +107,7 @@ type Replica struct {
 // e.Replication.
 func New(e *engine.Engine, opts Options) *Replica {
 	r := &Replica{e: e, opts: opts, state: stateNone, replid: newID(), replid2: strings.Repeat("0", 40), secondOffset: -1,
-		seldb: -1, closedCh: make(chan struct{})}
+		seldb: -1, closedCh: make(chan struct{}), ackReq: make(chan struct{}, 1)}
 	e.Replication = r
 	return r
 }
