@@ -247,6 +247,9 @@ func registerReplication(t *Table) {
 type Dataset struct {
 	dbs   []*DB
 	Stats RDBStats
+	// Aux holds the file's aux fields (a master's repl-stream-db: the
+	// database its stream goes on in).
+	Aux map[string]string
 }
 
 // LoadDataset reads a whole RDB file from r into a new dataset; it does
@@ -255,12 +258,16 @@ type Dataset struct {
 // are kept, to be deleted by the master's DELs, as Redis's replicas do.
 // As ReadFile, it consumes exactly the file from an io.ByteReader.
 func (e *Engine) LoadDataset(r io.Reader, keepExpired bool) (*Dataset, error) {
-	ds := &Dataset{dbs: make([]*DB, len(e.dbs))}
+	ds := &Dataset{dbs: make([]*DB, len(e.dbs)), Aux: map[string]string{}}
 	for i := range ds.dbs {
 		ds.dbs[i] = newDB(i, e.acct)
 	}
 	now := NowMs()
 	_, err := rdb.ReadFile(r, rdb.Handler{
+		Aux: func(k, v []byte) error {
+			ds.Aux[string(k)] = string(v)
+			return nil
+		},
 		Function: func([]byte) error {
 			ds.Stats.Functions++
 			return nil

@@ -37,12 +37,19 @@ type FunctionStore interface {
 
 // WriteRDB writes every database as an RDB file that redis-server 7.0
 // loads, with the same encodings. The caller holds the engine lock.
-func (e *Engine) WriteRDB(w io.Writer) (RDBStats, error) {
+func (e *Engine) WriteRDB(w io.Writer) (RDBStats, error) { return e.WriteRDBAux(w) }
+
+// WriteRDBAux is WriteRDB with extra aux fields (key, value pairs), such
+// as a replication full sync's repl-stream-db, repl-id and repl-offset.
+func (e *Engine) WriteRDBAux(w io.Writer, aux ...string) (RDBStats, error) {
 	var st RDBStats
 	wr := rdb.NewWriter(w, e.Config.Bool("rdbcompression"))
 	wr.Aux("redis-ver", RedisVersion)
 	wr.Aux("redis-bits", strconv.Itoa(strconv.IntSize))
 	wr.Aux("ctime", strconv.FormatInt(time.Now().Unix(), 10))
+	for i := 0; i+1 < len(aux); i += 2 {
+		wr.Aux(aux[i], aux[i+1])
+	}
 	wr.Aux("aof-base", "0")
 	if f := e.cmds.functions; f != nil {
 		for _, code := range f(e).FunctionCodes() {

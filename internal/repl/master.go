@@ -62,10 +62,15 @@ type link struct {
 	ip         string // REPLCONF ip-address, if sent
 	port       int
 	capaPsync2 bool
-	online     bool   // past the full sync's RDB
-	rdb        []byte // full sync's file, until sent
-	sent       int64  // last offset written to the replica
-	ack        int64  // last offset acknowledged
+	capaEOF    bool      // can read a diskless transfer ($EOF:<mark>)
+	psync      bool      // asked with PSYNC (not SYNC): +FULLRESYNC is due
+	online     bool      // past the full sync's RDB
+	kicked     bool      // to be closed: our role or history changed
+	waitAck    bool      // after a diskless transfer: stream from the first ACK
+	rdb        []byte    // full sync's file, until sent
+	disklessAt time.Time // diskless full sync deferred until then (repl-diskless-sync-delay)
+	sent       int64     // last offset written to the replica
+	ack        int64     // last offset acknowledged
 	ackTime    time.Time
 	notify     chan struct{}
 	closed     bool
@@ -104,11 +109,42 @@ func (r *Replica) feed(db int, args [][]byte) {
 	r.backlog.add(off+1, b)
 	r.backlog.histlen = min(r.backlog.histlen+int64(len(b)), int64(len(r.backlog.buf)))
 	r.offset.Store(off + int64(len(b)))
+	r.notifyLinksLocked()
+}
+
+// notifyLinksLocked wakes every replica link; r.mu is held.
+func (r *Replica) notifyLinksLocked() {
 	for _, l := range r.links {
 		select {
 		case l.notify <- struct{}{}:
 		default:
 		}
+	}
+}
+
+// kickLinksLocked closes every replica link (they reconnect and resync);
+// r.mu is held.
+func (r *Replica) kickLinksLocked() {
+	for _, l := range r.links {
+		l.kicked = true
+	}
+	r.notifyLinksLocked()
+}
+
+// ensureBacklogLocked creates the backlog if there is none: empty, it
+// starts after the current offset. r.mu is held.
+func (r *Replica) ensureBacklogLocked() {
+	if r.backlog == nil {
+		r.backlog = &backlog{buf: make([]byte, max(r.e.Config.Int("repl-backlog-size"), 16*1024))}
+	}
+}
+
+// ensurePinger starts the goroutine that pings replicas and sends
+// GETACKs for WAIT; r.mu is held.
+func (r *Replica) ensurePinger() {
+	if r.stopPing == nil && !r.closed {
+		r.stopPing = make(chan struct{})
+		go r.pinger(r.stopPing)
 	}
 }
 
@@ -207,6 +243,9 @@ func (r *Replica) ReplConf(c *engine.Ctx) {
 			if strings.EqualFold(val, "psync2") {
 				l.capaPsync2 = true
 			}
+			if strings.EqualFold(val, "eof") {
+				l.capaEOF = true
+			}
 		case "ack", "getack", "rdb-only", "rdb-filter-only":
 			// ACKs arrive on replica links (ServeReplica), not here.
 		default:
@@ -217,12 +256,11 @@ func (r *Replica) ReplConf(c *engine.Ctx) {
 	c.W.OK()
 }
 
-// Sync implements engine.Replication (SYNC, PSYNC).
+// Sync implements engine.Replication (SYNC, PSYNC). A replica whose
+// link is up serves its own replicas (chained replication) with its
+// master's replication ID and offsets, from the backlog it fills with
+// the master's stream.
 func (r *Replica) Sync(c *engine.Ctx) {
-	if c.E.IsReplica() {
-		c.W.Error("ERR Ordo does not serve replicas while it is a replica itself")
-		return
-	}
 	psync := strings.EqualFold(string(c.Args[0]), "psync")
 	if psync && len(c.Args) != 3 {
 		c.W.Error("ERR wrong number of arguments for 'psync' command")
@@ -230,6 +268,10 @@ func (r *Replica) Sync(c *engine.Ctx) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.host != "" && (!r.linkUp || r.backlog == nil) {
+		c.W.Error("NOMASTERLINK Can't SYNC while not connected with my master")
+		return
+	}
 	l := r.linkFor(c.Client)
 	delete(r.pre, c.Client.ID)
 	if r.links == nil {
@@ -261,29 +303,59 @@ func (r *Replica) Sync(c *engine.Ctx) {
 	if r.backlog == nil {
 		// A backlog created from scratch starts a new history (Redis's
 		// syncCommand).
-		r.backlog = &backlog{buf: make([]byte, max(r.e.Config.Int("repl-backlog-size"), 16*1024))}
+		r.ensureBacklogLocked()
 		r.feeding.Store(true)
 		r.replid, r.replid2, r.secondOffset = newID(), strings.Repeat("0", 40), -1
-		if r.stopPing == nil {
-			r.stopPing = make(chan struct{})
-			go r.pinger(r.stopPing)
-		}
 	}
-	var buf bytes.Buffer
-	if _, err := c.E.WriteRDB(&buf); err != nil {
+	if r.host == "" {
+		r.ensurePinger()
+	}
+	if delay := r.e.Config.Int("repl-diskless-sync-delay"); r.e.Config.Bool("repl-diskless-sync") && l.capaEOF && delay > 0 {
+		// As Redis, the transfer starts after the delay (other replicas
+		// may come meanwhile); the replica gets newlines until then, and
+		// +FULLRESYNC with the offset the file is taken at.
+		l.disklessAt = time.Now().Add(time.Duration(delay) * time.Second)
+		l.psync = psync
+		r.links[l.id] = l
+		r.syncFull++
+		c.Client.SetReplicaLink()
+		return
+	}
+	if err := r.prepareFullSync(l, psync, c.W); err != nil {
 		c.W.Error("ERR writing the RDB for the replica: " + err.Error())
 		return
 	}
-	r.seldb = -1 // the stream starts with a SELECT
-	l.rdb = buf.Bytes()
-	l.sent = off
 	r.links[l.id] = l
 	r.syncFull++
-	if psync {
-		c.W.Simple(fmt.Sprintf("FULLRESYNC %s %d", r.replid, off))
-	}
 	c.Client.SetReplicaLink()
+}
+
+// prepareFullSync writes the RDB of the dataset for l, and the
+// +FULLRESYNC reply (PSYNC) to w. The engine lock and r.mu are held.
+func (r *Replica) prepareFullSync(l *link, psync bool, w interface{ Simple(string) }) error {
+	off := r.offset.Load()
+	var buf bytes.Buffer
+	// As Redis's rdbSaveInfoAuxFields: the database our stream goes on
+	// in (a replica's: its master link's), so that a replica applies the
+	// stream forwarded byte for byte in the right one.
+	streamDB := 0
+	if r.host != "" {
+		streamDB = r.dbSel
+	}
+	if _, err := r.e.WriteRDBAux(&buf, "repl-stream-db", strconv.Itoa(streamDB), "repl-id", r.replid,
+		"repl-offset", strconv.FormatInt(off, 10)); err != nil {
+		return err
+	}
+	if r.host == "" {
+		r.seldb = -1 // our stream goes on with a SELECT
+	}
+	l.rdb = buf.Bytes()
+	l.sent = off
+	if psync {
+		w.Simple(fmt.Sprintf("FULLRESYNC %s %d", r.replid, off))
+	}
 	r.logf("Replica %s asks for synchronization; full resync with %d bytes of RDB at offset %d", l.addr, len(l.rdb), off)
+	return nil
 }
 
 var errLagging = errors.New("the replica fell behind the replication backlog")
@@ -322,6 +394,10 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 				r.e.Lock()
 				r.mu.Lock()
 				l.ack, l.ackTime = max(l.ack, n), time.Now()
+				select {
+				case l.notify <- struct{}{}: // waitAck
+				default:
+				}
 				r.mu.Unlock()
 				r.e.WakeAckWaiters()
 				r.e.Unlock()
@@ -329,18 +405,77 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 		}
 	}()
 	r.mu.Lock()
+	at := l.disklessAt
+	r.mu.Unlock()
+	diskless := !at.IsZero()
+	if diskless {
+		// repl-diskless-sync-delay: newlines keep the link alive.
+		for time.Now().Before(at) {
+			select {
+			case <-gone:
+				return
+			case <-r.closedCh:
+				return
+			case <-time.After(min(time.Second, time.Until(at))):
+			}
+			conn.SetWriteDeadline(time.Now().Add(time.Duration(r.e.Config.Int("repl-timeout")) * time.Second))
+			if _, err := conn.Write([]byte("\n")); err != nil {
+				return
+			}
+		}
+		var reply []byte
+		w := &resp.Writer{Proto: 2}
+		r.e.Lock()
+		r.mu.Lock()
+		err := errors.New("this server's role changed")
+		if !l.kicked {
+			err = r.prepareFullSync(l, l.psync, w)
+		}
+		r.mu.Unlock()
+		r.e.Unlock()
+		if err != nil {
+			r.logf("Closing the link of replica %s: %v", l.addr, err)
+			return
+		}
+		reply = w.Buf
+		conn.SetWriteDeadline(time.Time{})
+		if _, err := conn.Write(reply); err != nil {
+			return
+		}
+	}
+	r.mu.Lock()
 	file := l.rdb
 	l.rdb = nil
 	r.mu.Unlock()
 	if file != nil {
 		conn.SetWriteDeadline(time.Time{})
-		if _, err := conn.Write([]byte("$" + strconv.Itoa(len(file)) + "\r\n")); err != nil {
-			return
-		}
-		if _, err := conn.Write(file); err != nil {
-			return
+		if diskless = diskless || (r.e.Config.Bool("repl-diskless-sync") && l.capaEOF); diskless {
+			// The diskless form: "$EOF:<40 random bytes>", the file, the
+			// same 40 bytes.
+			mark := []byte(newID())
+			if _, err := conn.Write(append(append([]byte("$EOF:"), mark...), '\r', '\n')); err != nil {
+				return
+			}
+			if _, err := conn.Write(append(file, mark...)); err != nil {
+				return
+			}
+		} else {
+			if _, err := conn.Write([]byte("$" + strconv.Itoa(len(file)) + "\r\n")); err != nil {
+				return
+			}
+			if _, err := conn.Write(file); err != nil {
+				return
+			}
 		}
 		r.logf("Synchronization with replica %s succeeded", l.addr)
+		if diskless {
+			// As Redis, the stream waits for the replica's first ACK: a
+			// replica reading a diskless transfer looks for the end mark
+			// at the end of what it reads, so nothing may follow it yet.
+			r.mu.Lock()
+			l.waitAck = true
+			r.mu.Unlock()
+		}
 	}
 	r.mu.Lock()
 	l.online = true
@@ -351,8 +486,10 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 		off := r.offset.Load()
 		var err error
 		buf = buf[:0]
-		if r.backlog == nil || r.host != "" {
-			err = errors.New("this server is no longer a master")
+		if r.backlog == nil || l.kicked {
+			err = errors.New("this server's role or replication history changed")
+		} else if l.waitAck && l.ackTime.IsZero() {
+			// Not online until the first ACK.
 		} else if l.sent < off {
 			if l.sent+1 < off-r.backlog.histlen+1 {
 				err = errLagging
@@ -379,19 +516,6 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 			return
 		case <-r.closedCh:
 			return
-		}
-	}
-}
-
-// dropLinksLocked closes every replica link (the server becomes a replica
-// itself); r.mu is held.
-func (r *Replica) dropLinksLocked() {
-	r.backlog = nil
-	r.feeding.Store(false)
-	for _, l := range r.links {
-		select {
-		case l.notify <- struct{}{}:
-		default:
 		}
 	}
 }

@@ -66,11 +66,11 @@ func testOrdoMaster(t *testing.T, replicaAddr string, o *redistest.Ordo) {
 }
 
 func TestOrdoMasterRedisReplica(t *testing.T) {
-	o := redistest.StartOrdo(t)
+	o := redistest.StartOrdo(t, "repl-diskless-sync", "no")
 	testOrdoMaster(t, redistest.StartRedis(t).Addr, o)
 }
 
 func TestOrdoMasterOrdoReplica(t *testing.T) {
-	o := redistest.StartOrdo(t)
+	o := redistest.StartOrdo(t, "repl-diskless-sync", "no")
 	testOrdoMaster(t, redistest.StartOrdo(t).Addr, o)
 }

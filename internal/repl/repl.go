@@ -191,6 +191,15 @@ func (r *Replica) ReplicaOf(host string, port int) string {
 			r.replid2 = r.replid
 			r.secondOffset = r.offset.Load() + 1
 			r.replid = newID()
+			// Our replicas reconnect and learn the new ID with a partial
+			// resync (Redis's replicationUnsetMaster); our own writes
+			// start with a SELECT.
+			r.kickLinksLocked()
+			r.seldb = -1
+			r.feeding.Store(r.backlog != nil)
+			if r.backlog != nil {
+				r.ensurePinger()
+			}
 			r.logf("MASTER MODE enabled (user request)")
 			r.host, r.port, r.state, r.linkUp = "", 0, stateNone, false
 			r.e.SetReplica(false)
@@ -206,7 +215,11 @@ func (r *Replica) ReplicaOf(host string, port int) string {
 	gen := r.gen.Add(1)
 	r.stopLocked()
 	wasMaster := r.host == ""
-	r.dropLinksLocked()
+	// Our replicas resync with us once we are in step with the new
+	// master (Redis's replicationSetMaster); the backlog stays, to go on
+	// from our history if the new master continues it.
+	r.kickLinksLocked()
+	r.feeding.Store(false)
 	r.host, r.port, r.state, r.linkUp = host, port, stateConnect, false
 	r.downSince = time.Time{}
 	if wasMaster {
@@ -408,11 +421,14 @@ func (r *Replica) handshake(conn net.Conn, br *bufio.Reader) (full bool, id stri
 		r.mu.Lock()
 		if len(f) == 2 && len(f[1]) == 40 && f[1] != r.replid {
 			// The master's ID changed (a failover): the old one is our
-			// secondary ID, valid up to the current offset.
+			// secondary ID, valid up to the current offset. Our own
+			// replicas learn the new ID by reconnecting.
 			r.replid2 = r.replid
 			r.secondOffset = r.offset.Load() + 1
 			r.replid = f[1]
+			r.kickLinksLocked()
 		}
+		r.ensureBacklogLocked()
 		r.mu.Unlock()
 		r.logf("Successful partial resynchronization with master.")
 		return false, "", 0, nil

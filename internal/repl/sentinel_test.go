@@ -115,9 +115,11 @@ func waitRole(t *testing.T, addr, master string) {
 // acknowledged is recorded, and those also confirmed by WAIT on every
 // replica as durable.
 type writer struct {
-	acked, durable []int
-	errs           atomic.Int64
-	replicas       atomic.Int64 // how many replicas WAIT waits for
+	durable  []int // acknowledged, then confirmed by WAIT
+	acked    []int // acknowledged, not confirmed
+	pending  []int // acknowledged, WAIT to come
+	errs     atomic.Int64
+	replicas atomic.Int64 // how many replicas WAIT waits for
 }
 
 func (w *writer) run(ctx context.Context, sentinels []string, stop <-chan struct{}) {
@@ -128,6 +130,9 @@ func (w *writer) run(ctx context.Context, sentinels []string, stop <-chan struct
 		ReadTimeout:   2 * time.Second,
 		WriteTimeout:  2 * time.Second,
 		MaxRetries:    -1,
+		// WAIT counts the replicas that have this connection's writes:
+		// one connection for both.
+		PoolSize: 1,
 	})
 	defer c.Close()
 	for n := 1; ; n++ {
@@ -137,17 +142,23 @@ func (w *writer) run(ctx context.Context, sentinels []string, stop <-chan struct
 		default:
 		}
 		if err := c.RPush(ctx, "log", n).Err(); err != nil {
+			// The next WAIT may run on another connection, to another
+			// server: it cannot confirm the writes before the error.
+			w.acked = append(w.acked, w.pending...)
+			w.pending = w.pending[:0]
 			w.errs.Add(1)
 			time.Sleep(20 * time.Millisecond)
 			continue
 		}
-		w.acked = append(w.acked, n)
+		w.pending = append(w.pending, n)
 		if n%10 == 0 {
 			want := w.replicas.Load()
 			if got, err := c.Do(ctx, "WAIT", want, 200).Int64(); err == nil && got >= want {
-				w.durable = append(w.durable, w.acked...)
-				w.acked = w.acked[:0]
+				w.durable = append(w.durable, w.pending...)
+			} else {
+				w.acked = append(w.acked, w.pending...)
 			}
+			w.pending = w.pending[:0]
 		}
 	}
 }
@@ -172,17 +183,23 @@ func checkLog(t *testing.T, master *redistest.Conn, w *writer) {
 	}
 	for _, n := range w.durable {
 		if have[n] == 0 {
-			t.Fatalf("write %d was confirmed by WAIT on every replica but is lost", n)
+			var near []string
+			for _, e := range v.Elems {
+				if m, _ := strconv.Atoi(e.Str); m > n-20 && m < n+20 {
+					near = append(near, e.Str)
+				}
+			}
+			t.Fatalf("write %d was confirmed by WAIT on every replica but is lost (near: %v; durable %v)", n, near, w.durable[max(0, len(w.durable)-60):])
 		}
 	}
 	lost := 0
-	for _, n := range w.acked {
+	for _, n := range append(w.acked, w.pending...) {
 		if have[n] == 0 {
 			lost++
 		}
 	}
 	t.Logf("writes: %d confirmed by WAIT, %d more acknowledged (%d of them lost with the old master), %d failed during the failover",
-		len(w.durable), len(w.acked), lost, w.errs.Load())
+		len(w.durable), len(w.acked)+len(w.pending), lost, w.errs.Load())
 	if len(w.durable) == 0 {
 		t.Fatal("no write was confirmed")
 	}
@@ -215,9 +232,6 @@ func failoverUnderLoad(t *testing.T, masterAddr string, stopMaster func(), repli
 		time.Sleep(10 * time.Millisecond)
 	}
 	m.Close()
-	// From now on a write is durable once the replicas that survive
-	// have it.
-	w.replicas.Store(int64(len(replicaAddrs) - 1))
 	stopMaster()
 	newAddr := waitFailover(t, ss, masterAddr)
 	waitRole(t, newAddr, "")
@@ -226,6 +240,9 @@ func failoverUnderLoad(t *testing.T, masterAddr string, stopMaster func(), repli
 			waitRole(t, a, newAddr)
 		}
 	}
+	// From now on a write is durable once the replicas that survive
+	// have it (only the new master can have enough).
+	w.replicas.Store(int64(len(replicaAddrs) - 1))
 	// The writer goes on writing to the new master.
 	nm := redistest.Dial(t, newAddr)
 	base := nm.Do("LLEN", "log").Int
@@ -239,6 +256,13 @@ func failoverUnderLoad(t *testing.T, masterAddr string, stopMaster func(), repli
 	wg.Wait()
 
 	checkLog(t, nm, w)
+	if len(replicaAddrs) > 1 {
+		// The replicas that follow the promoted one continue the old
+		// master's history with it: partial resyncs, no full sync.
+		if full, partial := infoInt(t, nm, "stats", "sync_full"), infoInt(t, nm, "stats", "sync_partial_ok"); full != 0 || partial < int64(len(replicaAddrs)-1) {
+			t.Errorf("the new master served %d full syncs and %d partial ones, want 0 and %d", full, partial, len(replicaAddrs)-1)
+		}
+	}
 	for _, a := range replicaAddrs {
 		if a != newAddr {
 			r := redistest.Dial(t, a)
