@@ -280,7 +280,7 @@ func (e *Engine) LoadDataset(r io.Reader, keepExpired bool) (*Dataset, error) {
 			if en.DB >= len(ds.dbs) {
 				return fmt.Errorf("the RDB file uses database %d, but only %d databases are configured", en.DB, len(ds.dbs))
 			}
-			if !keepExpired && en.ExpireAt != -1 && en.ExpireAt <= now {
+			if !keepExpired && en.ExpireAt != -1 && en.ExpireAt < now {
 				ds.Stats.Skipped++
 				return nil
 			}

@@ -134,7 +134,7 @@ func (e *Engine) LoadRDB(r io.Reader) (RDBStats, error) {
 			if en.DB >= len(e.dbs) {
 				return fmt.Errorf("the RDB file uses database %d, but only %d databases are configured", en.DB, len(e.dbs))
 			}
-			if en.ExpireAt != -1 && en.ExpireAt <= now {
+			if en.ExpireAt != -1 && en.ExpireAt < now { // Redis's rdbLoad: expiretime < now
 				st.Skipped++
 				return nil
 			}
