@@ -69,8 +69,11 @@ type link struct {
 	waitAck    bool      // after a diskless transfer: stream from the first ACK
 	rdb        []byte    // full sync's file, until sent
 	disklessAt time.Time // diskless full sync deferred until then (repl-diskless-sync-delay)
-	sent       int64     // last offset written to the replica
-	ack        int64     // last offset acknowledged
+	sent       int64     // last offset handed to the connection
+	written    int64     // last offset the connection took (sent - written: the output buffer)
+	softSince  time.Time // since when the output buffer is over the soft limit
+	conn       net.Conn
+	ack        int64 // last offset acknowledged
 	ackTime    time.Time
 	notify     chan struct{}
 	closed     bool
@@ -110,6 +113,63 @@ func (r *Replica) feed(db int, args [][]byte) {
 	r.backlog.histlen = min(r.backlog.histlen+int64(len(b)), int64(len(r.backlog.buf)))
 	r.offset.Store(off + int64(len(b)))
 	r.notifyLinksLocked()
+	r.checkOutputLimitsLocked()
+}
+
+// checkOutputLimitsLocked closes the links of replicas whose output
+// buffer (the stream not yet taken by their connection) is over
+// client-output-buffer-limit's replica class: at once over the hard
+// limit, after the given seconds over the soft one, as Redis's
+// checkClientOutputBufferLimits. r.mu is held.
+func (r *Replica) checkOutputLimitsLocked() {
+	if len(r.links) == 0 {
+		return
+	}
+	hard, soft, secs := r.replicaLimits()
+	if hard == 0 && soft == 0 {
+		return
+	}
+	off := r.offset.Load()
+	now := time.Now()
+	for _, l := range r.links {
+		if l.conn == nil || l.kicked {
+			continue
+		}
+		pending := off - l.written
+		over := hard > 0 && pending >= hard
+		if soft > 0 && pending >= soft {
+			if l.softSince.IsZero() {
+				l.softSince = now
+			} else if now.Sub(l.softSince) >= time.Duration(secs)*time.Second {
+				over = true
+			}
+		} else {
+			l.softSince = time.Time{}
+		}
+		if over {
+			r.logf("Client id=%d addr=%s (replica) scheduled to be closed ASAP for overcoming of output buffer limits.", l.id, l.addr)
+			l.kicked = true
+			l.conn.Close()
+		}
+	}
+}
+
+// replicaLimits parses client-output-buffer-limit's replica (slave) class.
+func (r *Replica) replicaLimits() (hard, soft, secs int64) {
+	v := r.e.Config.Get("client-output-buffer-limit")
+	if v == r.limitsSrc {
+		return r.limits[0], r.limits[1], r.limits[2]
+	}
+	f := strings.Fields(v)
+	for i := 0; i+3 < len(f); i += 4 {
+		if strings.EqualFold(f[i], "replica") || strings.EqualFold(f[i], "slave") {
+			hard, _ = engine.ParseMemory(f[i+1])
+			soft, _ = engine.ParseMemory(f[i+2])
+			secs, _ = strconv.ParseInt(f[i+3], 10, 64)
+		}
+	}
+	r.limitsSrc, r.limits = v, [3]int64{hard, soft, secs}
+	return hard, soft, secs
 }
 
 // notifyLinksLocked wakes every replica link; r.mu is held.
@@ -284,7 +344,7 @@ func (r *Replica) Sync(c *engine.Ctx) {
 		first := off - r.backlog.histlen + 1
 		if err == nil && (id == r.replid || (id == r.replid2 && want <= r.secondOffset)) &&
 			want >= first && want <= off+1 {
-			l.online, l.sent = true, want-1
+			l.online, l.sent, l.written = true, want-1, want-1
 			r.links[l.id] = l
 			r.syncPartialOK++
 			if l.capaPsync2 {
@@ -350,7 +410,7 @@ func (r *Replica) prepareFullSync(l *link, psync bool, w interface{ Simple(strin
 		r.seldb = -1 // our stream goes on with a SELECT
 	}
 	l.rdb = buf.Bytes()
-	l.sent = off
+	l.sent, l.written = off, off
 	if psync {
 		w.Simple(fmt.Sprintf("FULLRESYNC %s %d", r.replid, off))
 	}
@@ -406,6 +466,7 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 	}()
 	r.mu.Lock()
 	at := l.disklessAt
+	l.conn = conn
 	r.mu.Unlock()
 	diskless := !at.IsZero()
 	if diskless {
@@ -504,9 +565,19 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 			return
 		}
 		if len(buf) > 0 {
-			conn.SetWriteDeadline(time.Now().Add(time.Duration(r.e.Config.Int("repl-timeout")) * time.Second))
-			if _, err := conn.Write(buf); err != nil {
-				return
+			// In slices, so that the bytes still to write (the replica's
+			// output buffer, which client-output-buffer-limit bounds) are
+			// known as they go.
+			for p := buf; len(p) > 0; {
+				n := min(len(p), 1<<20)
+				conn.SetWriteDeadline(time.Now().Add(time.Duration(r.e.Config.Int("repl-timeout")) * time.Second))
+				if _, err := conn.Write(p[:n]); err != nil {
+					return
+				}
+				p = p[n:]
+				r.mu.Lock()
+				l.written = l.sent - int64(len(p))
+				r.mu.Unlock()
 			}
 			continue
 		}

@@ -92,6 +92,8 @@ type Replica struct {
 	pre            map[int64]*link // clients that sent REPLCONF, by client ID
 	stopPing       chan struct{}
 	ackReq         chan struct{} // WAIT asks for REPLCONF GETACK (pinger)
+	limitsSrc      string        // client-output-buffer-limit, parsed into limits
+	limits         [3]int64      // its replica class: hard, soft, seconds
 	closedCh       chan struct{}
 	syncFull       int64
 	syncPartialOK  int64

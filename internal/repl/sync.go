@@ -346,4 +346,5 @@ func (r *Replica) applied(p []byte) {
 	}
 	r.offset.Store(off + int64(len(p)))
 	r.notifyLinksLocked()
+	r.checkOutputLimitsLocked()
 }

@@ -20,7 +20,11 @@ type fakeReplica struct {
 	br *bufio.Reader
 }
 
-func attachFake(t *testing.T, addr string) *fakeReplica {
+func attachFake(t *testing.T, addr string) *fakeReplica { return attachFakeReading(t, addr, true) }
+
+// attachFakeReading attaches a fake replica that reads the stream
+// (drain) or leaves it unread.
+func attachFakeReading(t *testing.T, addr string, drain bool) *fakeReplica {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -54,7 +58,9 @@ func attachFake(t *testing.T, addr string) *fakeReplica {
 		break
 	}
 	// Drain the stream, so that the master never blocks on this link.
-	go io.Copy(io.Discard, br)
+	if drain {
+		go io.Copy(io.Discard, br)
+	}
 	return &fakeReplica{c: c, br: br}
 }
 
@@ -135,4 +141,30 @@ func TestMinReplicasAndWait(t *testing.T) {
 	d.Do("SET", "k", "v")
 	d.Do("CONFIG", "SET", "min-replicas-to-write", "0")
 	d.Do("SET", "k", "v")
+}
+
+// TestReplicaOutputBufferLimit: a replica that does not read its stream
+// is disconnected once its output buffer passes the replica class's hard
+// limit of client-output-buffer-limit, by redis-server and by Ordo.
+func TestReplicaOutputBufferLimit(t *testing.T) {
+	r := redistest.StartRedis(t, "--repl-diskless-sync", "no", "--client-output-buffer-limit", "replica 1mb 0 0")
+	o := redistest.StartOrdo(t, "repl-diskless-sync", "no", "client-output-buffer-limit", "replica 1mb 0 0")
+	for _, addr := range []string{r.Addr, o.Addr} {
+		m := redistest.Dial(t, addr)
+		attachFakeReading(t, addr, false)
+		if n := info(m, "connected_slaves"); n != "1" {
+			t.Fatalf("%s: connected_slaves %s after the fake replica's sync", addr, n)
+		}
+		value := strings.Repeat("x", 1<<20)
+		for i := 0; i < 64 && info(m, "connected_slaves") != "0"; i++ {
+			m.Do("SET", "big"+strconv.Itoa(i), value)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for info(m, "connected_slaves") != "0" {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the replica that reads nothing is still connected after 64 MB of stream", addr)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }
