@@ -3,9 +3,12 @@ package repl
 // The master side: SYNC/PSYNC from redis-server 7.0 replicas (or Ordo
 // replicas), a backlog of repl-backlog-size bytes fed from the engine's
 // propagation stream (the AOF's), full sync with an RDB written under
-// the engine lock into memory and sent as "$<len>\r\n<file>", then the
-// stream read from the backlog; REPLCONF listening-port/capa/ack, WAIT,
-// INFO replication's slaveN lines and ROLE.
+// the engine lock into memory and sent as "$<len>\r\n<file>" or, diskless
+// (repl-diskless-sync, after repl-diskless-sync-delay), as
+// "$EOF:<mark>\r\n<file><mark>", then the stream read from the backlog;
+// REPLCONF listening-port/capa/ack, WAIT, min-replicas-to-write,
+// client-output-buffer-limit's replica class, INFO replication's slaveN
+// lines and ROLE.
 
 import (
 	"bytes"

@@ -11,6 +11,13 @@
 // of kind engine.KindMaster, counting the replication offset. It answers
 // REPLCONF GETACK and sends REPLCONF ACK every second; a dropped link is
 // resumed with PSYNC <replid> <offset+1>, and a +CONTINUE keeps the data.
+// As Redis 7, a replica keeps a backlog of its master's stream, byte for
+// byte: it serves replicas of its own (chained replication, with the
+// master's replication ID and offsets), and after REPLICAOF NO ONE the
+// other replicas of the old master continue with it by a partial resync
+// (replid2). Redis Sentinel's commands (INFO, SLAVEOF in MULTI, CONFIG
+// REWRITE, CLIENT KILL, the hello channel) need nothing more than this and
+// the engine's ordinary commands.
 //
 // Locking: ReplicaOf runs under the engine lock (it is a command); the
 // link goroutine takes the engine lock to apply a batch and checks there
