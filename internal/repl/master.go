@@ -72,6 +72,8 @@ type link struct {
 	waitAck    bool      // after a diskless transfer: stream from the first ACK
 	rdb        []byte    // full sync's file, until sent
 	disklessAt time.Time // diskless full sync deferred until then (repl-diskless-sync-delay)
+	deferred   bool      // the full sync's snapshot is taken by ServeReplica, in slices
+	snap       *snapshot // that snapshot, while it is taken (feed tracks keys for it)
 	sent       int64     // last offset handed to the connection
 	written    int64     // last offset the connection took (sent - written: the output buffer)
 	softSince  time.Time // since when the output buffer is over the soft limit
@@ -117,6 +119,11 @@ func (r *Replica) feed(db int, args [][]byte) {
 	r.offset.Store(off + int64(len(b)))
 	r.notifyLinksLocked()
 	r.checkOutputLimitsLocked()
+	for _, l := range r.links {
+		if l.snap != nil {
+			l.snap.track(r.e, db, args)
+		}
+	}
 }
 
 // checkOutputLimitsLocked closes the links of replicas whose output
@@ -384,7 +391,12 @@ func (r *Replica) Sync(c *engine.Ctx) {
 		c.Client.SetReplicaLink()
 		return
 	}
-	if err := r.prepareFullSync(l, psync, c.W); err != nil {
+	l.psync = psync
+	if r.host == "" {
+		// The snapshot is taken in slices once the command returns
+		// (snapshot.go); +FULLRESYNC comes with its offset.
+		l.deferred = true
+	} else if err := r.prepareFullSync(l, psync, c.W); err != nil {
 		c.W.Error("ERR writing the RDB for the replica: " + err.Error())
 		return
 	}
@@ -421,7 +433,10 @@ func (r *Replica) prepareFullSync(l *link, psync bool, w interface{ Simple(strin
 	return nil
 }
 
-var errLagging = errors.New("the replica fell behind the replication backlog")
+var (
+	errLagging   = errors.New("the replica fell behind the replication backlog")
+	errStaleLink = errors.New("this server's role or replication history changed")
+)
 
 // ServeReplica serves a replica's connection after SYNC/PSYNC until it
 // ends: the full sync's RDB, then the stream; REPLCONF ACKs are read.
@@ -469,9 +484,21 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 	}()
 	r.mu.Lock()
 	at := l.disklessAt
+	deferred := l.deferred
 	l.conn = conn
 	r.mu.Unlock()
 	diskless := !at.IsZero()
+	if deferred && at.IsZero() {
+		reply, _, err := r.slicedFullSync(l, l.psync)
+		if err != nil {
+			r.logf("Closing the link of replica %s: %v", l.addr, err)
+			return
+		}
+		conn.SetWriteDeadline(time.Time{})
+		if _, err := conn.Write([]byte(reply)); err != nil {
+			return
+		}
+	}
 	if diskless {
 		// repl-diskless-sync-delay: newlines keep the link alive.
 		for time.Now().Before(at) {
@@ -488,20 +515,27 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 			}
 		}
 		var reply []byte
-		w := &resp.Writer{Proto: 2}
-		r.e.Lock()
-		r.mu.Lock()
-		err := errors.New("this server's role changed")
-		if !l.kicked {
-			err = r.prepareFullSync(l, l.psync, w)
+		var err error
+		if deferred {
+			var s string
+			s, _, err = r.slicedFullSync(l, l.psync)
+			reply = []byte(s)
+		} else {
+			w := &resp.Writer{Proto: 2}
+			r.e.Lock()
+			r.mu.Lock()
+			err = errStaleLink
+			if !l.kicked {
+				err = r.prepareFullSync(l, l.psync, w)
+			}
+			r.mu.Unlock()
+			r.e.Unlock()
+			reply = w.Buf
 		}
-		r.mu.Unlock()
-		r.e.Unlock()
 		if err != nil {
 			r.logf("Closing the link of replica %s: %v", l.addr, err)
 			return
 		}
-		reply = w.Buf
 		conn.SetWriteDeadline(time.Time{})
 		if _, err := conn.Write(reply); err != nil {
 			return

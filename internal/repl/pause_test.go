@@ -18,6 +18,7 @@ func TestFullSyncPause(t *testing.T) {
 		t.Skip("a measurement: ORDO_REPL_PAUSE=1 go test ./internal/repl -run TestFullSyncPause -v")
 	}
 	o := redistest.StartOrdo(t, "repl-diskless-sync", "no")
+	o.Server.Logf = t.Logf
 	m := redistest.Dial(t, o.Addr)
 	const keys = 1_000_000
 	for i := 0; i < keys; i += 1000 {
