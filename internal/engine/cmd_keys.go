@@ -421,7 +421,7 @@ func (db *DB) expiredNow(key string, now int64) bool {
 		return false
 	}
 	at, ok := db.expires.Get(key)
-	return ok && at <= now
+	return ok && at < now // as lookup
 }
 
 func keysCommand(c *Ctx) {

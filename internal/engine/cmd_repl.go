@@ -52,6 +52,48 @@ type Replication interface {
 	// SyncStats is INFO stats' sync_full, sync_partial_ok and
 	// sync_partial_err.
 	SyncStats() (full, partialOK, partialErr int64)
+	// GoodReplicas counts the online replicas whose last ACK is at most
+	// maxLag seconds old (min-replicas-to-write).
+	GoodReplicas(maxLag int64) int
+}
+
+// ErrNoReplicas is Redis 7.0's refusal of a write when fewer than
+// min-replicas-to-write replicas are good.
+const ErrNoReplicas = "NOREPLICAS Not enough good replicas to write."
+
+// replOffset is the master replication offset, 0 without replication.
+func (e *Engine) replOffset() int64 {
+	if e.Replication == nil {
+		return 0
+	}
+	return e.Replication.Offset()
+}
+
+// noReplicasRefused reports whether cmd must be refused because this
+// master has fewer good replicas than min-replicas-to-write (Redis's
+// checkGoodReplicasStatus): writes, and EXEC of a transaction with
+// writes, from any client but the master's link.
+func (e *Engine) noReplicasRefused(cl *Client, cmd *Command) bool {
+	if e.replica.Load() || e.Replication == nil || cl.Kind == KindMaster || cl.Kind == "aof" {
+		return false
+	}
+	write := cmd.Has(FlagWrite)
+	if !write && cmd.Name == "exec" && cl.multi {
+		for _, q := range cl.multiQueue {
+			if q.cmd.Has(FlagWrite) {
+				write = true
+				break
+			}
+		}
+	}
+	if !write {
+		return false
+	}
+	n, lag := e.Config.Int("min-replicas-to-write"), e.Config.Int("min-replicas-max-lag")
+	if n == 0 || lag == 0 {
+		return false
+	}
+	return int64(e.Replication.GoodReplicas(lag)) < n
 }
 
 // SetReplicaLink marks the client as a replica's link after SYNC/PSYNC.
@@ -105,7 +147,8 @@ func waitCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	target := r.Offset()
+	// Redis's c->woff: the offset right after the client's last write.
+	target := c.Client.woff
 	n := r.Acked(target)
 	if int64(n) >= want || c.NoBlock || c.Client.multi {
 		c.W.Int(int64(n))
@@ -204,6 +247,9 @@ func registerReplication(t *Table) {
 type Dataset struct {
 	dbs   []*DB
 	Stats RDBStats
+	// Aux holds the file's aux fields (a master's repl-stream-db: the
+	// database its stream goes on in).
+	Aux map[string]string
 }
 
 // LoadDataset reads a whole RDB file from r into a new dataset; it does
@@ -212,12 +258,16 @@ type Dataset struct {
 // are kept, to be deleted by the master's DELs, as Redis's replicas do.
 // As ReadFile, it consumes exactly the file from an io.ByteReader.
 func (e *Engine) LoadDataset(r io.Reader, keepExpired bool) (*Dataset, error) {
-	ds := &Dataset{dbs: make([]*DB, len(e.dbs))}
+	ds := &Dataset{dbs: make([]*DB, len(e.dbs)), Aux: map[string]string{}}
 	for i := range ds.dbs {
 		ds.dbs[i] = newDB(i, e.acct)
 	}
 	now := NowMs()
 	_, err := rdb.ReadFile(r, rdb.Handler{
+		Aux: func(k, v []byte) error {
+			ds.Aux[string(k)] = string(v)
+			return nil
+		},
 		Function: func([]byte) error {
 			ds.Stats.Functions++
 			return nil
@@ -230,7 +280,7 @@ func (e *Engine) LoadDataset(r io.Reader, keepExpired bool) (*Dataset, error) {
 			if en.DB >= len(ds.dbs) {
 				return fmt.Errorf("the RDB file uses database %d, but only %d databases are configured", en.DB, len(ds.dbs))
 			}
-			if !keepExpired && en.ExpireAt != -1 && en.ExpireAt <= now {
+			if !keepExpired && en.ExpireAt != -1 && en.ExpireAt < now {
 				ds.Stats.Skipped++
 				return nil
 			}

@@ -175,7 +175,9 @@ func (db *DB) lookup(c *Ctx, key string, touch bool) (Value, bool) {
 		return v, false
 	}
 	if db.expires.Len() > 0 {
-		if at, has := db.expires.Get(key); has && at <= c.Now {
+		// Expired once its millisecond has passed (Redis's keyIsExpired:
+		// now > when); at the millisecond itself the key is still there.
+		if at, has := db.expires.Get(key); has && at < c.Now {
 			// A replica deletes nothing itself: the key is absent for
 			// its clients and live for its master's stream until the
 			// master's DEL arrives (Redis 7.0's expireIfNeeded).
@@ -421,7 +423,7 @@ func (db *DB) activeExpireCycle(e *Engine, n int) (expired, sampled int) {
 	for sampled < n {
 		db.expireCursor = db.expires.Scan(db.expireCursor, func(k string, at int64) {
 			sampled++
-			if at <= now {
+			if at < now { // as lookup: now > when
 				dead = append(dead, k)
 			}
 		})
@@ -445,7 +447,7 @@ func (db *DB) Each(now int64, fn func(key string, v Value, expireAt int64) bool)
 		at := int64(-1)
 		if db.expires.Len() > 0 {
 			if x, ok := db.expires.Get(k); ok {
-				if x <= now {
+				if x < now {
 					return true
 				}
 				at = x

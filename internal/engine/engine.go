@@ -287,6 +287,7 @@ type Client struct {
 	curW     *resp.Writer    // the top-level reply writer while the client runs a command
 	replLink bool            // became a replica's link (SYNC/PSYNC; cmd_repl.go)
 	trk      *clientTracking // CLIENT TRACKING state, nil until first enabled (tracking.go)
+	woff     int64           // replication offset after its last propagated write (WAIT; cmd_repl.go)
 
 	ctx Ctx // reused by every command of this client (see call)
 }
@@ -439,7 +440,11 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	prevCur := e.current
 	e.current = cl
 	t0 := time.Now()
+	off0 := e.replOffset()
 	wt := e.call(cl, args, w, t0)
+	if off := e.replOffset(); off != off0 {
+		cl.woff = off // WAIT waits for this client's last write (cmd_repl.go)
+	}
 	// A container resolved for an unknown subcommand is Redis's failed
 	// lookup: no statistics.
 	if c := &cl.ctx; c.resolved != nil && (c.resolved.Sub == nil || len(args) < 2) {
@@ -520,6 +525,9 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 			w.Error(ErrMasterDown)
 			return nil
 		}
+	} else if e.noReplicasRefused(cl, cmd) { // min-replicas-to-write (cmd_repl.go)
+		e.reject(c, cmd, ErrNoReplicas)
+		return nil
 	}
 	if e.pause.typ != pauseOff && e.pauseCovers(cl, cmd, c.Now) {
 		return e.postpone(c) // runs when the pause ends (pause.go)
@@ -734,6 +742,10 @@ func (e *Engine) Exec(c *Ctx, args [][]byte, w *resp.Writer) {
 	}
 	if c.InScript && e.replica.Load() && e.readonlyRefused(c.Client, cmd) {
 		w.Error(ErrReadonlyReplica)
+		return
+	}
+	if c.InScript && e.noReplicasRefused(c.Client, cmd) {
+		w.Error(ErrNoReplicas)
 		return
 	}
 	start, t0 := len(w.Buf), time.Now()

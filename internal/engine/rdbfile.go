@@ -37,12 +37,19 @@ type FunctionStore interface {
 
 // WriteRDB writes every database as an RDB file that redis-server 7.0
 // loads, with the same encodings. The caller holds the engine lock.
-func (e *Engine) WriteRDB(w io.Writer) (RDBStats, error) {
+func (e *Engine) WriteRDB(w io.Writer) (RDBStats, error) { return e.WriteRDBAux(w) }
+
+// WriteRDBAux is WriteRDB with extra aux fields (key, value pairs), such
+// as a replication full sync's repl-stream-db, repl-id and repl-offset.
+func (e *Engine) WriteRDBAux(w io.Writer, aux ...string) (RDBStats, error) {
 	var st RDBStats
 	wr := rdb.NewWriter(w, e.Config.Bool("rdbcompression"))
 	wr.Aux("redis-ver", RedisVersion)
 	wr.Aux("redis-bits", strconv.Itoa(strconv.IntSize))
 	wr.Aux("ctime", strconv.FormatInt(time.Now().Unix(), 10))
+	for i := 0; i+1 < len(aux); i += 2 {
+		wr.Aux(aux[i], aux[i+1])
+	}
 	wr.Aux("aof-base", "0")
 	if f := e.cmds.functions; f != nil {
 		for _, code := range f(e).FunctionCodes() {
@@ -127,7 +134,7 @@ func (e *Engine) LoadRDB(r io.Reader) (RDBStats, error) {
 			if en.DB >= len(e.dbs) {
 				return fmt.Errorf("the RDB file uses database %d, but only %d databases are configured", en.DB, len(e.dbs))
 			}
-			if en.ExpireAt != -1 && en.ExpireAt <= now {
+			if en.ExpireAt != -1 && en.ExpireAt < now { // Redis's rdbLoad: expiretime < now
 				st.Skipped++
 				return nil
 			}
@@ -158,4 +165,82 @@ func (db *DB) load(key string, v Value, at int64) bool {
 		db.touchWatched(key)
 	}
 	return true
+}
+
+// RDBPart is one database's entries serialized by AppendRDBKey, for
+// WriteRDBParts.
+type RDBPart struct {
+	Keys, Expires int
+	Entries       [][]byte
+}
+
+// AppendRDBKey appends the entry of key in database db as WriteRDB
+// writes it, without side effects (no lazy expiry, no access time): ok
+// is false when the key is absent, expired at now, or not written to
+// RDB files (JSON). The caller holds the lock. hasTTL tells whether the
+// entry carries an expiry.
+func (e *Engine) AppendRDBKey(dst []byte, db int, key string, now int64) (out []byte, ok, hasTTL bool) {
+	d := e.dbs[db]
+	v, found := d.keys.Get(key)
+	if !found {
+		return dst, false, false
+	}
+	at := int64(-1)
+	if x, has := d.expires.Get(key); has {
+		if x < now {
+			return dst, false, false
+		}
+		at = x
+	}
+	rv, conv := toRDB(v)
+	if !conv {
+		return dst, false, false
+	}
+	return rdb.AppendEntry(dst, []byte(key), rv, at, e.Config.Bool("rdbcompression")), true, at != -1
+}
+
+// KeyNames returns the names of database db's keys (the lock held).
+func (e *Engine) KeyNames(db int) []string {
+	d := e.dbs[db]
+	out := make([]string, 0, d.Len())
+	d.keys.Each(func(k string, _ Value) bool {
+		out = append(out, k)
+		return true
+	})
+	return out
+}
+
+// WriteRDBParts writes an RDB file from entries serialized beforehand by
+// AppendRDBKey (a snapshot taken in slices), with WriteRDB's aux fields
+// and the given function libraries. It does not need the lock.
+func (e *Engine) WriteRDBParts(w io.Writer, parts []RDBPart, functions [][]byte, aux ...string) error {
+	wr := rdb.NewWriter(w, e.Config.Bool("rdbcompression"))
+	wr.Aux("redis-ver", RedisVersion)
+	wr.Aux("redis-bits", strconv.Itoa(strconv.IntSize))
+	wr.Aux("ctime", strconv.FormatInt(time.Now().Unix(), 10))
+	for i := 0; i+1 < len(aux); i += 2 {
+		wr.Aux(aux[i], aux[i+1])
+	}
+	wr.Aux("aof-base", "0")
+	for _, code := range functions {
+		wr.Function(code)
+	}
+	for i, p := range parts {
+		if p.Keys == 0 {
+			continue
+		}
+		wr.SelectDB(i, uint64(p.Keys), uint64(p.Expires))
+		for _, b := range p.Entries {
+			wr.Raw(b)
+		}
+	}
+	return wr.Close()
+}
+
+// FunctionCodes returns the function libraries' code (the lock held).
+func (e *Engine) FunctionCodes() [][]byte {
+	if f := e.cmds.functions; f != nil {
+		return f(e).FunctionCodes()
+	}
+	return nil
 }

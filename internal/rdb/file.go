@@ -324,3 +324,31 @@ func (d *decoder) skipModuleAux() error {
 		}
 	}
 }
+
+// Raw appends bytes already in the file's format (entries serialized by
+// AppendEntry), counted in the checksum.
+func (w *Writer) Raw(b []byte) {
+	if len(b) > 64<<10 {
+		w.flush()
+		if w.err == nil {
+			w.crc = CRC64(w.crc, b)
+			_, w.err = w.w.Write(b)
+		}
+		return
+	}
+	w.buf = append(w.buf, b...)
+	w.flushIfFull()
+}
+
+// AppendEntry appends one key's entry (its expiry, if any, then type, key
+// and value) as Writer.Entry writes it.
+func AppendEntry(dst, key []byte, v *Value, expireAt int64, compress bool) []byte {
+	if expireAt != -1 {
+		dst = append(dst, OpExpireTimeMS)
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(expireAt))
+	}
+	if key == nil {
+		key = []byte{}
+	}
+	return appendEntry(dst, key, v, compress)
+}

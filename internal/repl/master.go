@@ -3,9 +3,12 @@ package repl
 // The master side: SYNC/PSYNC from redis-server 7.0 replicas (or Ordo
 // replicas), a backlog of repl-backlog-size bytes fed from the engine's
 // propagation stream (the AOF's), full sync with an RDB written under
-// the engine lock into memory and sent as "$<len>\r\n<file>", then the
-// stream read from the backlog; REPLCONF listening-port/capa/ack, WAIT,
-// INFO replication's slaveN lines and ROLE.
+// the engine lock into memory and sent as "$<len>\r\n<file>" or, diskless
+// (repl-diskless-sync, after repl-diskless-sync-delay), as
+// "$EOF:<mark>\r\n<file><mark>", then the stream read from the backlog;
+// REPLCONF listening-port/capa/ack, WAIT, min-replicas-to-write,
+// client-output-buffer-limit's replica class, INFO replication's slaveN
+// lines and ROLE.
 
 import (
 	"bytes"
@@ -62,10 +65,20 @@ type link struct {
 	ip         string // REPLCONF ip-address, if sent
 	port       int
 	capaPsync2 bool
-	online     bool   // past the full sync's RDB
-	rdb        []byte // full sync's file, until sent
-	sent       int64  // last offset written to the replica
-	ack        int64  // last offset acknowledged
+	capaEOF    bool      // can read a diskless transfer ($EOF:<mark>)
+	psync      bool      // asked with PSYNC (not SYNC): +FULLRESYNC is due
+	online     bool      // past the full sync's RDB
+	kicked     bool      // to be closed: our role or history changed
+	waitAck    bool      // after a diskless transfer: stream from the first ACK
+	rdb        []byte    // full sync's file, until sent
+	disklessAt time.Time // diskless full sync deferred until then (repl-diskless-sync-delay)
+	deferred   bool      // the full sync's snapshot is taken by ServeReplica, in slices
+	snap       *snapshot // that snapshot, while it is taken (feed tracks keys for it)
+	sent       int64     // last offset handed to the connection
+	written    int64     // last offset the connection took (sent - written: the output buffer)
+	softSince  time.Time // since when the output buffer is over the soft limit
+	conn       net.Conn
+	ack        int64 // last offset acknowledged
 	ackTime    time.Time
 	notify     chan struct{}
 	closed     bool
@@ -104,11 +117,104 @@ func (r *Replica) feed(db int, args [][]byte) {
 	r.backlog.add(off+1, b)
 	r.backlog.histlen = min(r.backlog.histlen+int64(len(b)), int64(len(r.backlog.buf)))
 	r.offset.Store(off + int64(len(b)))
+	r.notifyLinksLocked()
+	r.checkOutputLimitsLocked()
+	for _, l := range r.links {
+		if l.snap != nil {
+			l.snap.track(r.e, db, args)
+		}
+	}
+}
+
+// checkOutputLimitsLocked closes the links of replicas whose output
+// buffer (the stream not yet taken by their connection) is over
+// client-output-buffer-limit's replica class: at once over the hard
+// limit, after the given seconds over the soft one, as Redis's
+// checkClientOutputBufferLimits. r.mu is held.
+func (r *Replica) checkOutputLimitsLocked() {
+	if len(r.links) == 0 {
+		return
+	}
+	hard, soft, secs := r.replicaLimits()
+	if hard == 0 && soft == 0 {
+		return
+	}
+	off := r.offset.Load()
+	now := time.Now()
+	for _, l := range r.links {
+		if l.conn == nil || l.kicked {
+			continue
+		}
+		pending := off - l.written
+		over := hard > 0 && pending >= hard
+		if soft > 0 && pending >= soft {
+			if l.softSince.IsZero() {
+				l.softSince = now
+			} else if now.Sub(l.softSince) >= time.Duration(secs)*time.Second {
+				over = true
+			}
+		} else {
+			l.softSince = time.Time{}
+		}
+		if over {
+			r.logf("Client id=%d addr=%s (replica) scheduled to be closed ASAP for overcoming of output buffer limits.", l.id, l.addr)
+			l.kicked = true
+			l.conn.Close()
+		}
+	}
+}
+
+// replicaLimits parses client-output-buffer-limit's replica (slave) class.
+func (r *Replica) replicaLimits() (hard, soft, secs int64) {
+	v := r.e.Config.Get("client-output-buffer-limit")
+	if v == r.limitsSrc {
+		return r.limits[0], r.limits[1], r.limits[2]
+	}
+	f := strings.Fields(v)
+	for i := 0; i+3 < len(f); i += 4 {
+		if strings.EqualFold(f[i], "replica") || strings.EqualFold(f[i], "slave") {
+			hard, _ = engine.ParseMemory(f[i+1])
+			soft, _ = engine.ParseMemory(f[i+2])
+			secs, _ = strconv.ParseInt(f[i+3], 10, 64)
+		}
+	}
+	r.limitsSrc, r.limits = v, [3]int64{hard, soft, secs}
+	return hard, soft, secs
+}
+
+// notifyLinksLocked wakes every replica link; r.mu is held.
+func (r *Replica) notifyLinksLocked() {
 	for _, l := range r.links {
 		select {
 		case l.notify <- struct{}{}:
 		default:
 		}
+	}
+}
+
+// kickLinksLocked closes every replica link (they reconnect and resync);
+// r.mu is held.
+func (r *Replica) kickLinksLocked() {
+	for _, l := range r.links {
+		l.kicked = true
+	}
+	r.notifyLinksLocked()
+}
+
+// ensureBacklogLocked creates the backlog if there is none: empty, it
+// starts after the current offset. r.mu is held.
+func (r *Replica) ensureBacklogLocked() {
+	if r.backlog == nil {
+		r.backlog = &backlog{buf: make([]byte, max(r.e.Config.Int("repl-backlog-size"), 16*1024))}
+	}
+}
+
+// ensurePinger starts the goroutine that pings replicas and sends
+// GETACKs for WAIT; r.mu is held.
+func (r *Replica) ensurePinger() {
+	if r.stopPing == nil && !r.closed {
+		r.stopPing = make(chan struct{})
+		go r.pinger(r.stopPing)
 	}
 }
 
@@ -134,6 +240,11 @@ func (r *Replica) pinger(stop <-chan struct{}) {
 		select {
 		case <-stop:
 			return
+		case <-r.ackReq:
+			r.e.Lock()
+			r.feed(-1, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")})
+			r.e.Unlock()
+			continue
 		case <-t.C:
 		}
 		period := time.Duration(r.e.Config.Int("repl-ping-replica-period")) * time.Second
@@ -202,6 +313,9 @@ func (r *Replica) ReplConf(c *engine.Ctx) {
 			if strings.EqualFold(val, "psync2") {
 				l.capaPsync2 = true
 			}
+			if strings.EqualFold(val, "eof") {
+				l.capaEOF = true
+			}
 		case "ack", "getack", "rdb-only", "rdb-filter-only":
 			// ACKs arrive on replica links (ServeReplica), not here.
 		default:
@@ -212,12 +326,11 @@ func (r *Replica) ReplConf(c *engine.Ctx) {
 	c.W.OK()
 }
 
-// Sync implements engine.Replication (SYNC, PSYNC).
+// Sync implements engine.Replication (SYNC, PSYNC). A replica whose
+// link is up serves its own replicas (chained replication) with its
+// master's replication ID and offsets, from the backlog it fills with
+// the master's stream.
 func (r *Replica) Sync(c *engine.Ctx) {
-	if c.E.IsReplica() {
-		c.W.Error("ERR Ordo does not serve replicas while it is a replica itself")
-		return
-	}
 	psync := strings.EqualFold(string(c.Args[0]), "psync")
 	if psync && len(c.Args) != 3 {
 		c.W.Error("ERR wrong number of arguments for 'psync' command")
@@ -225,6 +338,10 @@ func (r *Replica) Sync(c *engine.Ctx) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.host != "" && (!r.linkUp || r.backlog == nil) {
+		c.W.Error("NOMASTERLINK Can't SYNC while not connected with my master")
+		return
+	}
 	l := r.linkFor(c.Client)
 	delete(r.pre, c.Client.ID)
 	if r.links == nil {
@@ -237,7 +354,7 @@ func (r *Replica) Sync(c *engine.Ctx) {
 		first := off - r.backlog.histlen + 1
 		if err == nil && (id == r.replid || (id == r.replid2 && want <= r.secondOffset)) &&
 			want >= first && want <= off+1 {
-			l.online, l.sent = true, want-1
+			l.online, l.sent, l.written = true, want-1, want-1
 			r.links[l.id] = l
 			r.syncPartialOK++
 			if l.capaPsync2 {
@@ -256,32 +373,70 @@ func (r *Replica) Sync(c *engine.Ctx) {
 	if r.backlog == nil {
 		// A backlog created from scratch starts a new history (Redis's
 		// syncCommand).
-		r.backlog = &backlog{buf: make([]byte, max(r.e.Config.Int("repl-backlog-size"), 16*1024))}
+		r.ensureBacklogLocked()
 		r.feeding.Store(true)
 		r.replid, r.replid2, r.secondOffset = newID(), strings.Repeat("0", 40), -1
-		if r.stopPing == nil {
-			r.stopPing = make(chan struct{})
-			go r.pinger(r.stopPing)
-		}
 	}
-	var buf bytes.Buffer
-	if _, err := c.E.WriteRDB(&buf); err != nil {
+	if r.host == "" {
+		r.ensurePinger()
+	}
+	if delay := r.e.Config.Int("repl-diskless-sync-delay"); r.e.Config.Bool("repl-diskless-sync") && l.capaEOF && delay > 0 {
+		// As Redis, the transfer starts after the delay (other replicas
+		// may come meanwhile); the replica gets newlines until then, and
+		// +FULLRESYNC with the offset the file is taken at.
+		l.disklessAt = time.Now().Add(time.Duration(delay) * time.Second)
+		l.psync = psync
+		r.links[l.id] = l
+		r.syncFull++
+		c.Client.SetReplicaLink()
+		return
+	}
+	l.psync = psync
+	if r.host == "" {
+		// The snapshot is taken in slices once the command returns
+		// (snapshot.go); +FULLRESYNC comes with its offset.
+		l.deferred = true
+	} else if err := r.prepareFullSync(l, psync, c.W); err != nil {
 		c.W.Error("ERR writing the RDB for the replica: " + err.Error())
 		return
 	}
-	r.seldb = -1 // the stream starts with a SELECT
-	l.rdb = buf.Bytes()
-	l.sent = off
 	r.links[l.id] = l
 	r.syncFull++
-	if psync {
-		c.W.Simple(fmt.Sprintf("FULLRESYNC %s %d", r.replid, off))
-	}
 	c.Client.SetReplicaLink()
-	r.logf("Replica %s asks for synchronization; full resync with %d bytes of RDB at offset %d", l.addr, len(l.rdb), off)
 }
 
-var errLagging = errors.New("the replica fell behind the replication backlog")
+// prepareFullSync writes the RDB of the dataset for l, and the
+// +FULLRESYNC reply (PSYNC) to w. The engine lock and r.mu are held.
+func (r *Replica) prepareFullSync(l *link, psync bool, w interface{ Simple(string) }) error {
+	off := r.offset.Load()
+	var buf bytes.Buffer
+	// As Redis's rdbSaveInfoAuxFields: the database our stream goes on
+	// in (a replica's: its master link's), so that a replica applies the
+	// stream forwarded byte for byte in the right one.
+	streamDB := 0
+	if r.host != "" {
+		streamDB = r.dbSel
+	}
+	if _, err := r.e.WriteRDBAux(&buf, "repl-stream-db", strconv.Itoa(streamDB), "repl-id", r.replid,
+		"repl-offset", strconv.FormatInt(off, 10)); err != nil {
+		return err
+	}
+	if r.host == "" {
+		r.seldb = -1 // our stream goes on with a SELECT
+	}
+	l.rdb = buf.Bytes()
+	l.sent, l.written = off, off
+	if psync {
+		w.Simple(fmt.Sprintf("FULLRESYNC %s %d", r.replid, off))
+	}
+	r.logf("Replica %s asks for synchronization; full resync with %d bytes of RDB at offset %d", l.addr, len(l.rdb), off)
+	return nil
+}
+
+var (
+	errLagging   = errors.New("the replica fell behind the replication backlog")
+	errStaleLink = errors.New("this server's role or replication history changed")
+)
 
 // ServeReplica serves a replica's connection after SYNC/PSYNC until it
 // ends: the full sync's RDB, then the stream; REPLCONF ACKs are read.
@@ -317,6 +472,10 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 				r.e.Lock()
 				r.mu.Lock()
 				l.ack, l.ackTime = max(l.ack, n), time.Now()
+				select {
+				case l.notify <- struct{}{}: // waitAck
+				default:
+				}
 				r.mu.Unlock()
 				r.e.WakeAckWaiters()
 				r.e.Unlock()
@@ -324,18 +483,97 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 		}
 	}()
 	r.mu.Lock()
+	at := l.disklessAt
+	deferred := l.deferred
+	l.conn = conn
+	r.mu.Unlock()
+	diskless := !at.IsZero()
+	if deferred && at.IsZero() {
+		reply, _, err := r.slicedFullSync(l, l.psync)
+		if err != nil {
+			r.logf("Closing the link of replica %s: %v", l.addr, err)
+			return
+		}
+		conn.SetWriteDeadline(time.Time{})
+		if _, err := conn.Write([]byte(reply)); err != nil {
+			return
+		}
+	}
+	if diskless {
+		// repl-diskless-sync-delay: newlines keep the link alive.
+		for time.Now().Before(at) {
+			select {
+			case <-gone:
+				return
+			case <-r.closedCh:
+				return
+			case <-time.After(min(time.Second, time.Until(at))):
+			}
+			conn.SetWriteDeadline(time.Now().Add(time.Duration(r.e.Config.Int("repl-timeout")) * time.Second))
+			if _, err := conn.Write([]byte("\n")); err != nil {
+				return
+			}
+		}
+		var reply []byte
+		var err error
+		if deferred {
+			var s string
+			s, _, err = r.slicedFullSync(l, l.psync)
+			reply = []byte(s)
+		} else {
+			w := &resp.Writer{Proto: 2}
+			r.e.Lock()
+			r.mu.Lock()
+			err = errStaleLink
+			if !l.kicked {
+				err = r.prepareFullSync(l, l.psync, w)
+			}
+			r.mu.Unlock()
+			r.e.Unlock()
+			reply = w.Buf
+		}
+		if err != nil {
+			r.logf("Closing the link of replica %s: %v", l.addr, err)
+			return
+		}
+		conn.SetWriteDeadline(time.Time{})
+		if _, err := conn.Write(reply); err != nil {
+			return
+		}
+	}
+	r.mu.Lock()
 	file := l.rdb
 	l.rdb = nil
 	r.mu.Unlock()
 	if file != nil {
 		conn.SetWriteDeadline(time.Time{})
-		if _, err := conn.Write([]byte("$" + strconv.Itoa(len(file)) + "\r\n")); err != nil {
-			return
-		}
-		if _, err := conn.Write(file); err != nil {
-			return
+		if diskless = diskless || (r.e.Config.Bool("repl-diskless-sync") && l.capaEOF); diskless {
+			// The diskless form: "$EOF:<40 random bytes>", the file, the
+			// same 40 bytes.
+			mark := []byte(newID())
+			if _, err := conn.Write(append(append([]byte("$EOF:"), mark...), '\r', '\n')); err != nil {
+				return
+			}
+			if _, err := conn.Write(append(file, mark...)); err != nil {
+				return
+			}
+		} else {
+			if _, err := conn.Write([]byte("$" + strconv.Itoa(len(file)) + "\r\n")); err != nil {
+				return
+			}
+			if _, err := conn.Write(file); err != nil {
+				return
+			}
 		}
 		r.logf("Synchronization with replica %s succeeded", l.addr)
+		if diskless {
+			// As Redis, the stream waits for the replica's first ACK: a
+			// replica reading a diskless transfer looks for the end mark
+			// at the end of what it reads, so nothing may follow it yet.
+			r.mu.Lock()
+			l.waitAck = true
+			r.mu.Unlock()
+		}
 	}
 	r.mu.Lock()
 	l.online = true
@@ -346,8 +584,10 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 		off := r.offset.Load()
 		var err error
 		buf = buf[:0]
-		if r.backlog == nil || r.host != "" {
-			err = errors.New("this server is no longer a master")
+		if r.backlog == nil || l.kicked {
+			err = errors.New("this server's role or replication history changed")
+		} else if l.waitAck && l.ackTime.IsZero() {
+			// Not online until the first ACK.
 		} else if l.sent < off {
 			if l.sent+1 < off-r.backlog.histlen+1 {
 				err = errLagging
@@ -362,9 +602,19 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 			return
 		}
 		if len(buf) > 0 {
-			conn.SetWriteDeadline(time.Now().Add(time.Duration(r.e.Config.Int("repl-timeout")) * time.Second))
-			if _, err := conn.Write(buf); err != nil {
-				return
+			// In slices, so that the bytes still to write (the replica's
+			// output buffer, which client-output-buffer-limit bounds) are
+			// known as they go.
+			for p := buf; len(p) > 0; {
+				n := min(len(p), 1<<20)
+				conn.SetWriteDeadline(time.Now().Add(time.Duration(r.e.Config.Int("repl-timeout")) * time.Second))
+				if _, err := conn.Write(p[:n]); err != nil {
+					return
+				}
+				p = p[n:]
+				r.mu.Lock()
+				l.written = l.sent - int64(len(p))
+				r.mu.Unlock()
 			}
 			continue
 		}
@@ -374,19 +624,6 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 			return
 		case <-r.closedCh:
 			return
-		}
-	}
-}
-
-// dropLinksLocked closes every replica link (the server becomes a replica
-// itself); r.mu is held.
-func (r *Replica) dropLinksLocked() {
-	r.backlog = nil
-	r.feeding.Store(false)
-	for _, l := range r.links {
-		select {
-		case l.notify <- struct{}{}:
-		default:
 		}
 	}
 }
@@ -408,9 +645,14 @@ func (r *Replica) Acked(offset int64) int {
 }
 
 // RequestAck implements engine.Replication: REPLCONF GETACK * in the
-// stream (it counts in the offset, as Redis's). The engine lock is held.
+// stream (it counts in the offset, as Redis's). As Redis's beforeSleep,
+// it is sent after the command (WAIT) returns, so that it is not the
+// calling client's write. The engine lock is held.
 func (r *Replica) RequestAck() {
-	r.feed(-1, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")})
+	select {
+	case r.ackReq <- struct{}{}:
+	default:
+	}
 }
 
 // SyncStats implements engine.Replication.
@@ -418,4 +660,20 @@ func (r *Replica) SyncStats() (full, partialOK, partialErr int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.syncFull, r.syncPartialOK, r.syncPartialErr
+}
+
+// GoodReplicas implements engine.Replication (min-replicas-to-write):
+// online replicas whose last REPLCONF ACK is at most maxLag seconds old,
+// as Redis's refreshGoodSlavesCount (whole seconds).
+func (r *Replica) GoodReplicas(maxLag int64) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now().Unix()
+	n := 0
+	for _, l := range r.links {
+		if l.online && !l.ackTime.IsZero() && now-l.ackTime.Unix() <= maxLag {
+			n++
+		}
+	}
+	return n
 }

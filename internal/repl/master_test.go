@@ -1,7 +1,9 @@
 package repl_test
 
 import (
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,11 +68,98 @@ func testOrdoMaster(t *testing.T, replicaAddr string, o *redistest.Ordo) {
 }
 
 func TestOrdoMasterRedisReplica(t *testing.T) {
-	o := redistest.StartOrdo(t)
+	o := redistest.StartOrdo(t, "repl-diskless-sync", "no")
 	testOrdoMaster(t, redistest.StartRedis(t).Addr, o)
 }
 
 func TestOrdoMasterOrdoReplica(t *testing.T) {
-	o := redistest.StartOrdo(t)
+	o := redistest.StartOrdo(t, "repl-diskless-sync", "no")
 	testOrdoMaster(t, redistest.StartOrdo(t).Addr, o)
+}
+
+// TestOrdoMasterFullSyncUnderWrites: replicas (redis-server and Ordo)
+// attach to an ordo-server holding 200k keys while writers change them
+// (sets, deletes, counters, lists, expiries, transactions; for the
+// redis-server replica also FLUSHDBs in another database, which make the
+// snapshot fall back to one taken under the lock); the snapshot plus the
+// stream from its offset equal the master, key by key.
+func TestOrdoMasterFullSyncUnderWrites(t *testing.T) {
+	for _, kind := range []string{"ordo", "redis"} {
+		t.Run(kind+" replica", func(t *testing.T) {
+			o := redistest.StartOrdo(t, "repl-diskless-sync", "no")
+			m := redistest.Dial(t, o.Addr)
+			const keys = 200_000
+			for i := 0; i < keys; i += 1000 {
+				args := []string{"MSET"}
+				for j := i; j < i+1000; j++ {
+					args = append(args, "k:"+strconv.Itoa(j), strconv.Itoa(j))
+				}
+				m.Send(args...)
+			}
+			for i := 0; i < keys; i += 1000 {
+				m.ReadRaw()
+			}
+			m.Do("SELECT", "2")
+			m.Do("SET", "other", "db")
+			m.Do("SELECT", "0")
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			for w := 0; w < 2; w++ {
+				wg.Add(1)
+				go func(w int) {
+					defer wg.Done()
+					c := redistest.Dial(t, o.Addr)
+					for n := 0; ; n++ {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						k := "k:" + strconv.Itoa((n*7919+w*104729)%keys)
+						switch n % 8 {
+						case 0:
+							c.Do("DEL", k)
+						case 1:
+							c.Do("INCR", k)
+						case 2:
+							c.Do("RPUSH", "list:"+strconv.Itoa(n%100), k)
+						case 3:
+							c.Do("PEXPIRE", k, "100000000")
+						case 4:
+							c.Do("SET", "new:"+strconv.Itoa(n), k)
+						case 5:
+							c.Do("MULTI")
+							c.Do("APPEND", k, "x")
+							c.Do("HSET", "h:"+strconv.Itoa(n%50), k, "1")
+							c.Do("EXEC")
+						case 6:
+							// A FLUSHDB makes the snapshot fall back to one
+							// taken under the lock: only with one replica.
+							if kind == "redis" && n%800 == 6 {
+								c.Do("SELECT", "2")
+								c.Do("FLUSHDB")
+								c.Do("SET", "other", strconv.Itoa(n))
+								c.Do("SELECT", "0")
+							}
+						default:
+							c.Do("SET", k, "v"+strconv.Itoa(n), "PX", "100000000")
+						}
+					}
+				}(w)
+			}
+			var replicaAddr string
+			if kind == "redis" {
+				replicaAddr = redistest.StartRedis(t).Addr
+			} else {
+				replicaAddr = redistest.StartOrdo(t).Addr
+			}
+			rep := redistest.Dial(t, replicaAddr)
+			replicaOf(t, rep, o.Addr)
+			waitLinkUp(t, rep)
+			close(stop)
+			wg.Wait()
+			waitSynced(t, m, rep)
+			compare(t, m, rep)
+		})
+	}
 }

@@ -11,6 +11,13 @@
 // of kind engine.KindMaster, counting the replication offset. It answers
 // REPLCONF GETACK and sends REPLCONF ACK every second; a dropped link is
 // resumed with PSYNC <replid> <offset+1>, and a +CONTINUE keeps the data.
+// As Redis 7, a replica keeps a backlog of its master's stream, byte for
+// byte: it serves replicas of its own (chained replication, with the
+// master's replication ID and offsets), and after REPLICAOF NO ONE the
+// other replicas of the old master continue with it by a partial resync
+// (replid2). Redis Sentinel's commands (INFO, SLAVEOF in MULTI, CONFIG
+// REWRITE, CLIENT KILL, the hello channel) need nothing more than this and
+// the engine's ordinary commands.
 //
 // Locking: ReplicaOf runs under the engine lock (it is a command); the
 // link goroutine takes the engine lock to apply a batch and checks there
@@ -91,6 +98,9 @@ type Replica struct {
 	links          map[int64]*link // replicas past SYNC/PSYNC, by client ID
 	pre            map[int64]*link // clients that sent REPLCONF, by client ID
 	stopPing       chan struct{}
+	ackReq         chan struct{} // WAIT asks for REPLCONF GETACK (pinger)
+	limitsSrc      string        // client-output-buffer-limit, parsed into limits
+	limits         [3]int64      // its replica class: hard, soft, seconds
 	closedCh       chan struct{}
 	syncFull       int64
 	syncPartialOK  int64
@@ -106,7 +116,7 @@ type Replica struct {
 // e.Replication.
 func New(e *engine.Engine, opts Options) *Replica {
 	r := &Replica{e: e, opts: opts, state: stateNone, replid: newID(), replid2: strings.Repeat("0", 40), secondOffset: -1,
-		seldb: -1, closedCh: make(chan struct{})}
+		seldb: -1, closedCh: make(chan struct{}), ackReq: make(chan struct{}, 1)}
 	e.Replication = r
 	return r
 }
@@ -190,6 +200,15 @@ func (r *Replica) ReplicaOf(host string, port int) string {
 			r.replid2 = r.replid
 			r.secondOffset = r.offset.Load() + 1
 			r.replid = newID()
+			// Our replicas reconnect and learn the new ID with a partial
+			// resync (Redis's replicationUnsetMaster); our own writes
+			// start with a SELECT.
+			r.kickLinksLocked()
+			r.seldb = -1
+			r.feeding.Store(r.backlog != nil)
+			if r.backlog != nil {
+				r.ensurePinger()
+			}
 			r.logf("MASTER MODE enabled (user request)")
 			r.host, r.port, r.state, r.linkUp = "", 0, stateNone, false
 			r.e.SetReplica(false)
@@ -205,7 +224,11 @@ func (r *Replica) ReplicaOf(host string, port int) string {
 	gen := r.gen.Add(1)
 	r.stopLocked()
 	wasMaster := r.host == ""
-	r.dropLinksLocked()
+	// Our replicas resync with us once we are in step with the new
+	// master (Redis's replicationSetMaster); the backlog stays, to go on
+	// from our history if the new master continues it.
+	r.kickLinksLocked()
+	r.feeding.Store(false)
 	r.host, r.port, r.state, r.linkUp = host, port, stateConnect, false
 	r.downSince = time.Time{}
 	if wasMaster {
@@ -407,11 +430,14 @@ func (r *Replica) handshake(conn net.Conn, br *bufio.Reader) (full bool, id stri
 		r.mu.Lock()
 		if len(f) == 2 && len(f[1]) == 40 && f[1] != r.replid {
 			// The master's ID changed (a failover): the old one is our
-			// secondary ID, valid up to the current offset.
+			// secondary ID, valid up to the current offset. Our own
+			// replicas learn the new ID by reconnecting.
 			r.replid2 = r.replid
 			r.secondOffset = r.offset.Load() + 1
 			r.replid = f[1]
+			r.kickLinksLocked()
 		}
+		r.ensureBacklogLocked()
 		r.mu.Unlock()
 		r.logf("Successful partial resynchronization with master.")
 		return false, "", 0, nil

@@ -91,6 +91,10 @@ func (r *Replica) fullSync(gen int64, br *bufio.Reader, id string, off int64) er
 	r.logf("MASTER <-> REPLICA sync: Loading DB in memory (%d keys)", ds.Stats.Keys)
 
 	e := r.e
+	streamDB := 0
+	if n, err := strconv.Atoi(ds.Aux["repl-stream-db"]); err == nil && n >= 0 && n < len(e.DBs()) {
+		streamDB = n // the master's stream goes on in that database
+	}
 	e.Lock()
 	if r.stale(gen) {
 		e.Unlock()
@@ -106,9 +110,15 @@ func (r *Replica) fullSync(gen int64, br *bufio.Reader, id string, off int64) er
 	}
 	r.mu.Lock()
 	r.replid, r.replid2, r.secondOffset = id, strings.Repeat("0", 40), -1
+	// A new history: our replicas must resync, and the backlog starts
+	// empty at the master's offset (it then holds the master's stream,
+	// for replicas of ours and for after a promotion).
+	r.kickLinksLocked()
+	r.backlog = nil
+	r.ensureBacklogLocked()
 	r.offset.Store(off)
 	r.readOffset.Store(off)
-	r.synced, r.dbSel = true, 0
+	r.synced, r.dbSel = true, streamDB
 	r.mu.Unlock()
 	e.Unlock()
 	r.logf("MASTER <-> REPLICA sync: Finished with success")
@@ -149,7 +159,7 @@ const (
 
 type streamCmd struct {
 	args [][]byte
-	n    int64 // bytes in the stream
+	raw  []byte // the command as the master sent it
 }
 
 // stream applies the master's commands until the link fails.
@@ -165,7 +175,11 @@ func (r *Replica) stream(ctx context.Context, gen int64, conn *ioConn, br *bufio
 	r.mu.Unlock()
 	defer e.RemoveClient(cl)
 
-	// REPLCONF ACK every second (replicationCron).
+	// An ACK now, then every second (replicationCron): after a diskless
+	// transfer the master waits for the first one to stream.
+	if err := r.sendAck(conn, r.offset.Load()); err != nil {
+		return err
+	}
 	ackCtx, stopAcks := context.WithCancel(ctx)
 	defer stopAcks()
 	go func() {
@@ -186,17 +200,18 @@ func (r *Replica) stream(ctx context.Context, gen int64, conn *ioConn, br *bufio
 	w := &resp.Writer{Proto: 2, Buf: make([]byte, 0, 512)}
 	var batch []streamCmd
 	var acks []int64
-	pending := int64(0) // bytes of an open MULTI, counted at EXEC
+	var pending []byte // an open MULTI's bytes, applied at EXEC
 	for {
 		batch = batch[:0]
 		size := int64(0)
 		for {
-			args, n, err := readCommand(br)
+			args, raw, err := readCommand(br)
 			if err != nil {
 				return err
 			}
+			n := int64(len(raw))
 			r.readOffset.Add(n)
-			batch = append(batch, streamCmd{args, n})
+			batch = append(batch, streamCmd{args, raw})
 			size += n
 			if br.Buffered() == 0 || len(batch) >= maxBatch || size >= maxBatchBytes {
 				break
@@ -210,7 +225,7 @@ func (r *Replica) stream(ctx context.Context, gen int64, conn *ioConn, br *bufio
 		}
 		for _, c := range batch {
 			if len(c.args) == 0 {
-				r.offset.Add(c.n)
+				r.applied(c.raw)
 				continue
 			}
 			if engine.EqualFold(c.args[0], "replconf") {
@@ -219,7 +234,7 @@ func (r *Replica) stream(ctx context.Context, gen int64, conn *ioConn, br *bufio
 				if len(c.args) >= 2 && engine.EqualFold(c.args[1], "getack") {
 					acks = append(acks, r.offset.Load())
 				}
-				r.offset.Add(c.n)
+				r.applied(c.raw)
 				continue
 			}
 			w.Reset()
@@ -232,12 +247,12 @@ func (r *Replica) stream(ctx context.Context, gen int64, conn *ioConn, br *bufio
 				r.logf("== CRITICAL == This replica is sending an error to its master: '%s' after processing the command '%s'",
 					strings.TrimRight(string(w.Buf[1:]), "\r\n"), c.args[0])
 			}
-			pending += c.n
+			pending = append(pending, c.raw...)
 			// As Redis, the offset stays before a MULTI until its EXEC:
 			// a link dropped inside a transaction resumes before it.
 			if !cl.InMulti() {
-				r.offset.Add(pending)
-				pending = 0
+				r.applied(pending)
+				pending = pending[:0]
 			}
 		}
 		r.mu.Lock()
@@ -261,53 +276,75 @@ func (r *Replica) sendAck(conn *ioConn, off int64) error {
 // maximum).
 const maxArgLen = 1 << 40
 
-// readCommand reads one request of the master's stream and its size in
-// bytes. Multibulk requests are what masters send; an inline line is
-// accepted, and an empty line (a keepalive newline) yields no arguments.
-func readCommand(br *bufio.Reader) ([][]byte, int64, error) {
+// readCommand reads one request of the master's stream, with its bytes
+// as sent (forwarded to our own replicas byte for byte, and counted in
+// the offset). Multibulk requests are what masters send; an inline line
+// is accepted, and an empty line (a keepalive newline) yields no
+// arguments.
+func readCommand(br *bufio.Reader) ([][]byte, []byte, error) {
 	line, err := br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
-		return nil, 0, errors.New("protocol error: too big inline request from master")
+		return nil, nil, errors.New("protocol error: too big inline request from master")
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
-	n := int64(len(line))
+	raw := append([]byte(nil), line...)
 	if line[0] != '*' {
 		f := strings.Fields(string(line))
 		if len(f) == 0 {
-			return nil, n, nil
+			return nil, raw, nil
 		}
 		args := make([][]byte, len(f))
 		for i, s := range f {
 			args[i] = []byte(s)
 		}
-		return args, n, nil
+		return args, raw, nil
 	}
 	count, err := strconv.Atoi(string(bytes.TrimRight(line[1:], "\r\n")))
 	if err != nil || count > 1024*1024 {
-		return nil, 0, fmt.Errorf("protocol error: invalid multibulk length %q", line)
+		return nil, nil, fmt.Errorf("protocol error: invalid multibulk length %q", line)
 	}
 	args := make([][]byte, 0, max(count, 0))
 	for range count {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
-		n += int64(len(line))
+		raw = append(raw, line...)
 		if line[0] != '$' {
-			return nil, 0, fmt.Errorf("protocol error: expected '$', got %q", line)
+			return nil, nil, fmt.Errorf("protocol error: expected '$', got %q", line)
 		}
 		l, err := strconv.ParseInt(string(bytes.TrimRight(line[1:], "\r\n")), 10, 64)
 		if err != nil || l < 0 || l > maxArgLen {
-			return nil, 0, fmt.Errorf("protocol error: invalid bulk length %q", line)
+			return nil, nil, fmt.Errorf("protocol error: invalid bulk length %q", line)
 		}
 		b := make([]byte, l+2)
 		if _, err := io.ReadFull(br, b); err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
-		n += l + 2
+		raw = append(raw, b...)
 		args = append(args, b[:l:l])
 	}
-	return args, n, nil
+	return args, raw, nil
+}
+
+// applied counts p, bytes of the master's stream just applied, in the
+// offset and forwards them to our replicas through the backlog, as
+// Redis 7's replicationFeedStreamFromMasterStream. The engine lock is
+// held (the offset moves with the data).
+func (r *Replica) applied(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	off := r.offset.Load()
+	if r.backlog != nil {
+		r.backlog.add(off+1, p)
+		r.backlog.histlen = min(r.backlog.histlen+int64(len(p)), int64(len(r.backlog.buf)))
+	}
+	r.offset.Store(off + int64(len(p)))
+	r.notifyLinksLocked()
+	r.checkOutputLimitsLocked()
 }
