@@ -63,6 +63,7 @@ import (
 type DB struct {
 	e   *engine.Engine
 	aof *aof.AOF
+	ft  *search.Handle // the engine's indexes, for Search
 
 	// life is held shared by every call in progress and exclusively by
 	// Close, so that Close never races a command.
@@ -82,11 +83,12 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if err := os.MkdirAll(cfg.Get("dir"), 0o755); err != nil {
 		return nil, fmt.Errorf("ordo: %w", err)
 	}
-	e := engine.New(cfg, script.Register, search.Register)
+	ft := search.NewHandle()
+	e := engine.New(cfg, script.Register, ft.Register)
 	if opts != nil {
 		e.Log = opts.Logger
 	}
-	db := &DB{e: e}
+	db := &DB{e: e, ft: ft}
 	// Persistence: loads dir's data (unless InMemory) and logs every
 	// change with the Sync policy; Close writes a snapshot.
 	p, err := aof.Open(e, nil)

@@ -256,8 +256,9 @@ func (s *state) RewriteState(emit func(db int, args [][]byte)) {
 // Register adds the FT.* commands (and MODULE LIST, reporting the search
 // module) to an engine's command table. The indexes belong to that one
 // engine.
-func Register(t *engine.Table) {
-	h := &holder{}
+func Register(t *engine.Table) { register(t, &holder{}) }
+
+func register(t *engine.Table, h *holder) {
 	spec := func(arity int, flags ...string) engine.Spec {
 		return engine.Spec{Arity: arity, Flags: flags, Categories: []string{"@search"}}
 	}
