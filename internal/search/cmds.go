@@ -386,6 +386,13 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 			}
 		}
 		for i, f := range sortF {
+			if f.typ == typeNumeric && !o.withSortKey {
+				// The order key is in the index; the text is only for
+				// WITHSORTKEYS.
+				k := d.nums[sortFi[i]]
+				h.sort = append(h.sort, sortVal{v: k, num: true, has: k != ""})
+				continue
+			}
 			h.sort = append(h.sort, ix.sortValue(e, d, f, sortFi[i]))
 		}
 		hits = append(hits, h)
