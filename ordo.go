@@ -38,6 +38,15 @@
 // pubsub client-output-buffer-limit its C is closed and Err returns
 // ErrSlowSubscriber, as Redis disconnects such a client. Do refuses the
 // SUBSCRIBE commands, whose replies are a stream.
+//
+// # Secondary indexes
+//
+// CreateIndex, DropIndex and Search give the engine's FT.* indexes a
+// typed Go API: queries built from Go values (NumRange with exact decimal
+// bounds, TagIn, Words, And, Or, Not, Missing...), evaluated in-process
+// under the engine lock by FT.SEARCH's evaluator, results as Go values.
+// An index is kept in step with every write in the write's own atomic
+// step, so Search sees every change that returned before it.
 package ordo
 
 import (

@@ -331,3 +331,19 @@ func TestSearchErrors(t *testing.T) {
 		t.Fatal("dropped index answered")
 	}
 }
+
+func ExampleDB_Search() {
+	ctx := context.Background()
+	db, _ := ordo.Open("", &ordo.Options{InMemory: true})
+	defer db.Close()
+	db.CreateIndex(ctx, ordo.IndexSpec{Name: "users", Prefixes: []string{"user:"}, Fields: []ordo.IndexField{
+		ordo.TextField("name"), ordo.NumericField("age").Sorted(), ordo.TagField("city")}})
+	db.Do(ctx, "HSET", "user:1", "name", "Ada Lovelace", "age", 36, "city", "London")
+	db.Do(ctx, "HSET", "user:2", "name", "Alan Turing", "age", 41, "city", "London")
+	res, _ := db.Search(ctx, "users",
+		ordo.And(ordo.TagIn("city", "London"), ordo.NumRange("age", "(40", "+inf")),
+		ordo.SearchOptions{Limit: 10, SortBy: []ordo.SortKey{{Field: "age", Desc: true}}, Return: []string{"name"}})
+	name, _ := res.Docs[0].Get("name")
+	fmt.Println(res.Total, res.Docs[0].Key, name)
+	// Output: 1 user:2 Alan Turing
+}

@@ -27,6 +27,14 @@
 //     (engine.StateRewriter), and contents are rebuilt as keys load.
 //   - Per engine. Indexes belong to one engine; nothing is global.
 //
+// # Go entry point
+//
+// Handle (typed.go) registers the commands like Register and keeps access
+// to the engine's indexes: Handle.Search takes a Query built from Go
+// values (no parsing), builds the same node tree the query parser builds
+// and runs it through FT.SEARCH's evaluator (runSearch) under the engine
+// lock, returning Go values (no RESP). Package ordo's DB.Search uses it.
+//
 // # Design
 //
 // An index holds, per field, a numeric tree (numeric.go), tag postings or
