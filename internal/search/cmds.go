@@ -258,6 +258,7 @@ type hit struct {
 
 // sortVal is one SORTBY value: a number's order key or a string.
 type sortVal struct {
+	p   uint64 // numbers: keyPrefix(v), compared before v
 	v   string
 	raw string // a number's text
 	num bool
@@ -369,6 +370,10 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 	ids := qc.eval(q)
 	scored := o.withScores || len(sortF) == 0
 	hits := make([]hit, 0, len(ids))
+	var sortBuf []sortVal // every hit's sort values, in one allocation
+	if len(sortF) > 0 {
+		sortBuf = make([]sortVal, 0, len(ids)*len(sortF))
+	}
 	for _, id := range ids {
 		d := ix.docs[id]
 		// Never return a key past its TTL, even before it is reaped (the
@@ -385,15 +390,19 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 				}
 			}
 		}
+		start := len(sortBuf)
 		for i, f := range sortF {
 			if f.typ == typeNumeric && !o.withSortKey {
 				// The order key is in the index; the text is only for
 				// WITHSORTKEYS.
 				k := d.nums[sortFi[i]]
-				h.sort = append(h.sort, sortVal{v: k, num: true, has: k != ""})
+				sortBuf = append(sortBuf, sortVal{p: keyPrefix(k), v: k, num: true, has: k != ""})
 				continue
 			}
-			h.sort = append(h.sort, ix.sortValue(e, d, f, sortFi[i]))
+			sortBuf = append(sortBuf, ix.sortValue(e, d, f, sortFi[i]))
+		}
+		if len(sortF) > 0 {
+			h.sort = sortBuf[start:len(sortBuf):len(sortBuf)]
 		}
 		hits = append(hits, h)
 	}
@@ -408,7 +417,10 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 					}
 					return 1
 				}
-				r := strings.Compare(x.v, y.v)
+				r := cmp.Compare(x.p, y.p) // 0 for strings
+				if r == 0 {
+					r = strings.Compare(x.v, y.v)
+				}
 				if k.desc {
 					r = -r
 				}
@@ -504,7 +516,7 @@ func (ix *index) sortValue(e *engine.Engine, d *doc, f *field, fi int) sortVal {
 		return sortVal{}
 	}
 	if f.typ == typeNumeric {
-		return sortVal{v: d.nums[fi], raw: s, num: true, has: true}
+		return sortVal{p: keyPrefix(d.nums[fi]), v: d.nums[fi], raw: s, num: true, has: true}
 	}
 	if f.sortable && !f.unf && f.typ != typeGeo {
 		s = foldTerm(s)
