@@ -38,6 +38,15 @@
 // pubsub client-output-buffer-limit its C is closed and Err returns
 // ErrSlowSubscriber, as Redis disconnects such a client. Do refuses the
 // SUBSCRIBE commands, whose replies are a stream.
+//
+// # Secondary indexes
+//
+// CreateIndex, DropIndex and Search give the engine's FT.* indexes a
+// typed Go API: queries built from Go values (NumRange with exact decimal
+// bounds, TagIn, Words, And, Or, Not, Missing...), evaluated in-process
+// under the engine lock by FT.SEARCH's evaluator, results as Go values.
+// An index is kept in step with every write in the write's own atomic
+// step, so Search sees every change that returned before it.
 package ordo
 
 import (
@@ -63,6 +72,7 @@ import (
 type DB struct {
 	e   *engine.Engine
 	aof *aof.AOF
+	ft  *search.Handle // the engine's indexes, for Search
 
 	// life is held shared by every call in progress and exclusively by
 	// Close, so that Close never races a command.
@@ -82,11 +92,12 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if err := os.MkdirAll(cfg.Get("dir"), 0o755); err != nil {
 		return nil, fmt.Errorf("ordo: %w", err)
 	}
-	e := engine.New(cfg, script.Register, search.Register)
+	ft := search.NewHandle()
+	e := engine.New(cfg, script.Register, ft.Register)
 	if opts != nil {
 		e.Log = opts.Logger
 	}
-	db := &DB{e: e}
+	db := &DB{e: e, ft: ft}
 	// Persistence: loads dir's data (unless InMemory) and logs every
 	// change with the Sync policy; Close writes a snapshot.
 	p, err := aof.Open(e, nil)

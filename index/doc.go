@@ -16,6 +16,13 @@
 // The package links neither the embedded engine nor a Redis client (a
 // test checks it with go list -deps): the program picks its backend.
 //
+// Where the data lives in Ordo (embedded or ordo-server), the engine's own
+// indexes (FT.CREATE/FT.SEARCH; from Go, ordo.DB's CreateIndex and typed
+// Search) are kept in step by the engine whatever writes the keys, with no
+// script per write. This package's indexes are the portable path: the same
+// code on Redis, Valkey and Redis Cluster. A Collection still uses them on
+// every backend, the embedded one included.
+//
 // Keys: an index named "ages" keeps its data under keys that carry a hash
 // tag ("{ages}..."), so that on Redis Cluster every key an atomic update
 // touches lives in one hash slot.

@@ -258,6 +258,7 @@ type hit struct {
 
 // sortVal is one SORTBY value: a number's order key or a string.
 type sortVal struct {
+	p   uint64 // numbers: keyPrefix(v), compared before v
 	v   string
 	raw string // a number's text
 	num bool
@@ -281,99 +282,11 @@ func ftSearch(c *engine.Ctx, s *state) {
 		c.Error(err.Error())
 		return
 	}
-	q = s.expandSynonyms(ix, q)
-	qc := ix.newQctx()
-	qc.slop, qc.inorder, qc.verbatim, qc.lang = o.slop, o.inorder, o.verbatim, o.lang
-	if o.infieldsSet {
-		qc.mask = 0
-		for _, name := range o.infields {
-			if f := ix.attr(name); f != nil && f.typ == typeText && !f.noindex {
-				qc.mask |= 1 << f.ord
-			}
-		}
+	total, page, errMsg := s.runSearch(c.E, ix, q, o, c.Now)
+	if errMsg != "" {
+		c.Error(errMsg)
+		return
 	}
-	if o.inkeysSet {
-		var ids []uint32
-		for _, k := range o.inkeys {
-			if id, ok := ix.ids[k]; ok {
-				ids = append(ids, id)
-			}
-		}
-		slices.Sort(ids)
-		o.filters = append(o.filters, &node{op: opIDs, ids: slices.Compact(ids)})
-	}
-	if len(o.filters) > 0 {
-		q = &node{op: opAnd, kids: append([]*node{q}, o.filters...), nocheck: true}
-	}
-	var sortF []*field
-	var sortFi []int
-	for _, k := range o.sortBy {
-		f := ix.attr(k.name)
-		if f == nil {
-			c.Error("Property `" + k.name + "` not loaded nor in schema")
-			return
-		}
-		sortF = append(sortF, f)
-		sortFi = append(sortFi, slices.Index(ix.fields, f))
-	}
-	ids := qc.eval(q)
-	scored := o.withScores || len(sortF) == 0
-	hits := make([]hit, 0, len(ids))
-	for _, id := range ids {
-		d := ix.docs[id]
-		// Never return a key past its TTL, even before it is reaped (the
-		// index holds exactly the hashes present: it is never stale).
-		if at := c.E.PeekExpire(ix.db, d.key); at >= 0 && at <= c.Now {
-			continue
-		}
-		h := hit{id: id, seq: d.seq, key: d.key}
-		if scored {
-			if r := qc.matchDoc(q, id); r != nil {
-				h.score = ix.scoreDoc(o.scorer, r, d)
-				if o.explain && o.withScores {
-					h.expl = ix.explain(o.scorer, r, d)
-				}
-			}
-		}
-		for i, f := range sortF {
-			h.sort = append(h.sort, ix.sortValue(c.E, d, f, sortFi[i]))
-		}
-		hits = append(hits, h)
-	}
-	var order func(a, b hit) int
-	if len(sortF) > 0 {
-		order = func(a, b hit) int {
-			for i, k := range o.sortBy {
-				x, y := a.sort[i], b.sort[i]
-				if x.has != y.has { // documents without the value come last
-					if x.has {
-						return -1
-					}
-					return 1
-				}
-				r := strings.Compare(x.v, y.v)
-				if k.desc {
-					r = -r
-				}
-				if r != 0 {
-					return r
-				}
-			}
-			return cmp.Compare(a.seq, b.seq)
-		}
-	} else {
-		// By score, ties in indexing order (RediSearch's document ids).
-		order = func(a, b hit) int {
-			if r := cmp.Compare(b.score, a.score); r != 0 {
-				return r
-			}
-			return cmp.Compare(a.seq, b.seq)
-		}
-	}
-	total := len(hits)
-	hits = topK(hits, o.off+o.num, order)
-	page := hits[min(o.off, len(hits)):]
-	page = page[:min(o.num, len(page))]
 	per := 1
 	for _, b := range []bool{o.withScores, o.withPayload, o.withSortKey} {
 		if b {
@@ -413,6 +326,124 @@ func ftSearch(c *engine.Ctx, s *state) {
 			writeFields(c, ix, h.key, o)
 		}
 	}
+}
+
+// runSearch evaluates the query q of FT.SEARCH (or of the typed Search)
+// with its options: the number of matches and the page of hits, in order;
+// errMsg is a reply error. now (ms) hides keys past their TTL. The lock
+// is held and the indexes are in sync.
+func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, now int64) (total int, page []hit, errMsg string) {
+	q = s.expandSynonyms(ix, q)
+	qc := ix.newQctx()
+	qc.slop, qc.inorder, qc.verbatim, qc.lang = o.slop, o.inorder, o.verbatim, o.lang
+	if o.infieldsSet {
+		qc.mask = 0
+		for _, name := range o.infields {
+			if f := ix.attr(name); f != nil && f.typ == typeText && !f.noindex {
+				qc.mask |= 1 << f.ord
+			}
+		}
+	}
+	if o.inkeysSet {
+		var ids []uint32
+		for _, k := range o.inkeys {
+			if id, ok := ix.ids[k]; ok {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+		o.filters = append(o.filters, &node{op: opIDs, ids: slices.Compact(ids)})
+	}
+	if len(o.filters) > 0 {
+		q = &node{op: opAnd, kids: append([]*node{q}, o.filters...), nocheck: true}
+	}
+	var sortF []*field
+	var sortFi []int
+	for _, k := range o.sortBy {
+		f := ix.attr(k.name)
+		if f == nil {
+			return 0, nil, "Property `" + k.name + "` not loaded nor in schema"
+		}
+		sortF = append(sortF, f)
+		sortFi = append(sortFi, slices.Index(ix.fields, f))
+	}
+	ids := qc.eval(q)
+	scored := o.withScores || len(sortF) == 0
+	hits := make([]hit, 0, len(ids))
+	var sortBuf []sortVal // every hit's sort values, in one allocation
+	if len(sortF) > 0 {
+		sortBuf = make([]sortVal, 0, len(ids)*len(sortF))
+	}
+	for _, id := range ids {
+		d := ix.docs[id]
+		// Never return a key past its TTL, even before it is reaped (the
+		// index holds exactly the hashes present: it is never stale).
+		if at := e.PeekExpire(ix.db, d.key); at >= 0 && at <= now {
+			continue
+		}
+		h := hit{id: id, seq: d.seq, key: d.key}
+		if scored {
+			if r := qc.matchDoc(q, id); r != nil {
+				h.score = ix.scoreDoc(o.scorer, r, d)
+				if o.explain && o.withScores {
+					h.expl = ix.explain(o.scorer, r, d)
+				}
+			}
+		}
+		start := len(sortBuf)
+		for i, f := range sortF {
+			if f.typ == typeNumeric && !o.withSortKey {
+				// The order key is in the index; the text is only for
+				// WITHSORTKEYS.
+				k := d.nums[sortFi[i]]
+				sortBuf = append(sortBuf, sortVal{p: keyPrefix(k), v: k, num: true, has: k != ""})
+				continue
+			}
+			sortBuf = append(sortBuf, ix.sortValue(e, d, f, sortFi[i]))
+		}
+		if len(sortF) > 0 {
+			h.sort = sortBuf[start:len(sortBuf):len(sortBuf)]
+		}
+		hits = append(hits, h)
+	}
+	var order func(a, b hit) int
+	if len(sortF) > 0 {
+		order = func(a, b hit) int {
+			for i, k := range o.sortBy {
+				x, y := a.sort[i], b.sort[i]
+				if x.has != y.has { // documents without the value come last
+					if x.has {
+						return -1
+					}
+					return 1
+				}
+				r := cmp.Compare(x.p, y.p) // 0 for strings
+				if r == 0 {
+					r = strings.Compare(x.v, y.v)
+				}
+				if k.desc {
+					r = -r
+				}
+				if r != 0 {
+					return r
+				}
+			}
+			return cmp.Compare(a.seq, b.seq)
+		}
+	} else {
+		// By score, ties in indexing order (RediSearch's document ids).
+		order = func(a, b hit) int {
+			if r := cmp.Compare(b.score, a.score); r != 0 {
+				return r
+			}
+			return cmp.Compare(a.seq, b.seq)
+		}
+	}
+	total = len(hits)
+	hits = topK(hits, o.off+o.num, order)
+	page = hits[min(o.off, len(hits)):]
+	page = page[:min(o.num, len(page))]
+	return total, page, ""
 }
 
 // topK returns the first k hits in order (a total order), sorted: with a
@@ -485,7 +516,7 @@ func (ix *index) sortValue(e *engine.Engine, d *doc, f *field, fi int) sortVal {
 		return sortVal{}
 	}
 	if f.typ == typeNumeric {
-		return sortVal{v: d.nums[fi], raw: s, num: true, has: true}
+		return sortVal{p: keyPrefix(d.nums[fi]), v: d.nums[fi], raw: s, num: true, has: true}
 	}
 	if f.sortable && !f.unf && f.typ != typeGeo {
 		s = foldTerm(s)

@@ -240,6 +240,16 @@ func (q *qctx) eval(n *node) []uint32 {
 	case opTag:
 		fi := ix.fieldIndex(n.field)
 		f := ix.fields[fi]
+		if len(n.tags) == 1 && !n.tags[0].prefix {
+			// One tag: its postings, without a set.
+			m := ix.tags[fi][f.normTag(n.tags[0].val)]
+			out := make([]uint32, 0, len(m))
+			for id := range m {
+				out = append(out, id)
+			}
+			slices.Sort(out)
+			return out
+		}
 		set := map[uint32]bool{}
 		for _, t := range n.tags {
 			v := f.normTag(t.val)
@@ -288,6 +298,9 @@ func (q *qctx) eval(n *node) []uint32 {
 		}
 		return out
 	case opAnd:
+		if out, ok := q.evalFiltered(n); ok {
+			return out
+		}
 		var out []uint32
 		first := true
 		for _, k := range n.kids {
@@ -324,4 +337,160 @@ func (q *qctx) eval(n *node) []uint32 {
 		return out
 	}
 	return nil
+}
+
+// evalFiltered evaluates an intersection holding tag (exact tags) and
+// numeric leaves without materializing each: the other kids, or else the
+// smallest such leaf (by its estimated size), give the candidates, and the
+// remaining leaves are checked on each candidate's indexed values (what
+// the index holds for a document is exactly what its postings say). ok is
+// false when n is not of that shape (phrases, SLOP/INORDER, optional
+// terms, a single leaf).
+func (q *qctx) evalFiltered(n *node) (out []uint32, ok bool) {
+	ix := q.ix
+	if q.positional(n) {
+		return nil, false
+	}
+	var filters, rest []*node
+	for _, k := range n.kids {
+		switch {
+		case k.op == opOpt:
+			return nil, false
+		case k.stop:
+		case q.filterable(k):
+			filters = append(filters, k)
+		default:
+			rest = append(rest, k)
+		}
+	}
+	if len(filters) == 0 || len(filters) == 1 && len(rest) == 0 {
+		return nil, false
+	}
+	sorted := true
+	if len(rest) > 0 {
+		out = q.eval(rest[0])
+		for _, k := range rest[1:] {
+			out = intersect(out, q.eval(k))
+		}
+	} else {
+		best, size := 0, -1
+		for i, f := range filters {
+			if e := q.estimate(f); size < 0 || e < size {
+				best, size = i, e
+			}
+		}
+		if d := filters[best]; d.op == opTag && len(d.tags) == 1 {
+			// One tag's postings, unsorted: only the survivors are sorted.
+			fi := ix.fieldIndex(d.field)
+			for id := range ix.tags[fi][ix.fields[fi].normTag(d.tags[0].val)] {
+				out = append(out, id)
+			}
+			sorted = false
+		} else {
+			out = q.eval(d)
+		}
+		filters = slices.Delete(slices.Clone(filters), best, best+1)
+	}
+	// The checks, resolved once: field positions and normalized tags.
+	type check struct {
+		fi       int
+		n        *node
+		tags     []string
+		pre      []uint64 // numeric: the field's key prefixes by id
+		loP, hiP uint64
+	}
+	checks := make([]check, len(filters))
+	for i, f := range filters {
+		c := check{fi: ix.fieldIndex(f.field), n: f}
+		if f.op == opNum {
+			c.pre = ix.nums[c.fi].pre
+			c.loP, c.hiP = keyPrefix(f.lo), keyPrefix(f.hi)
+		}
+		for _, t := range f.tags {
+			c.tags = append(c.tags, ix.fields[c.fi].normTag(t.val))
+		}
+		checks[i] = c
+	}
+	kept := make([]uint32, 0, len(out)/2+1)
+	for _, id := range out {
+		match := true
+		for _, c := range checks {
+			if c.n.op == opNum {
+				if !numMatch(ix, c.fi, c.pre, id, c.n, c.loP, c.hiP) {
+					match = false
+					break
+				}
+				continue
+			}
+			d := ix.docs[id]
+			has := false
+			for _, t := range c.tags {
+				if slices.Contains(d.tags[c.fi], t) {
+					has = true
+					break
+				}
+			}
+			if !has {
+				match = false
+				break
+			}
+		}
+		if match {
+			kept = append(kept, id)
+		}
+	}
+	if !sorted {
+		slices.Sort(kept)
+	}
+	return kept, true
+}
+
+// numMatch reports whether document id's value of numeric field fi is in
+// n's range, from the dense key prefixes (keyPrefix), reading the whole
+// key only when a prefix ties with a bound's.
+func numMatch(ix *index, fi int, pre []uint64, id uint32, n *node, loP, hiP uint64) bool {
+	if int(id) >= len(pre) || pre[id] == 0 {
+		return false
+	}
+	p := pre[id]
+	if p < loP || p > hiP {
+		return false
+	}
+	if p > loP && p < hiP {
+		return true
+	}
+	k := ix.docs[id].nums[fi]
+	return !(k < n.lo || n.loEx && k == n.lo || k > n.hi || n.hiEx && k == n.hi)
+}
+
+// filterable: a numeric range, or exact tags, on a field of the index.
+func (q *qctx) filterable(n *node) bool {
+	if n.op != opNum && n.op != opTag {
+		return false
+	}
+	fi := q.ix.fieldIndex(n.field)
+	if fi < 0 {
+		return false
+	}
+	for _, t := range n.tags {
+		if t.prefix {
+			return false
+		}
+	}
+	return true
+}
+
+// estimate is about how many documents a filterable leaf matches.
+func (q *qctx) estimate(n *node) int {
+	ix := q.ix
+	fi := ix.fieldIndex(n.field)
+	if n.op == opNum {
+		return ix.nums[fi].estimate(n.lo, n.loEx, n.hi, n.hiEx)
+	}
+	f := ix.fields[fi]
+	e := 0
+	for _, t := range n.tags {
+		e += len(ix.tags[fi][f.normTag(t.val)])
+	}
+	return e
 }

@@ -27,6 +27,14 @@
 //     (engine.StateRewriter), and contents are rebuilt as keys load.
 //   - Per engine. Indexes belong to one engine; nothing is global.
 //
+// # Go entry point
+//
+// Handle (typed.go) registers the commands like Register and keeps access
+// to the engine's indexes: Handle.Search takes a Query built from Go
+// values (no parsing), builds the same node tree the query parser builds
+// and runs it through FT.SEARCH's evaluator (runSearch) under the engine
+// lock, returning Go values (no RESP). Package ordo's DB.Search uses it.
+//
 // # Design
 //
 // An index holds, per field, a numeric tree (numeric.go), tag postings or
@@ -256,8 +264,9 @@ func (s *state) RewriteState(emit func(db int, args [][]byte)) {
 // Register adds the FT.* commands (and MODULE LIST, reporting the search
 // module) to an engine's command table. The indexes belong to that one
 // engine.
-func Register(t *engine.Table) {
-	h := &holder{}
+func Register(t *engine.Table) { register(t, &holder{}) }
+
+func register(t *engine.Table, h *holder) {
 	spec := func(arity int, flags ...string) engine.Spec {
 		return engine.Spec{Arity: arity, Flags: flags, Categories: []string{"@search"}}
 	}

@@ -1,0 +1,365 @@
+package embedded
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ordo-db/ordo"
+	"github.com/tidwall/buntdb"
+)
+
+// The data: N objects {name, city, age, score}; 20 cities, ages 18..77,
+// so "city X, age 30..40" matches about 900 objects (LIMIT 100).
+const (
+	N       = 100_000
+	nCities = 20
+)
+
+// policy is the sync policy of both stores: "everysec" (a log file,
+// fsync once a second: ordo.SyncEverySec, buntdb.EverySecond) or "memory"
+// (nothing on disk). ORDO_BENCH_SYNC picks it; everysec by default.
+func policy() string {
+	if p := os.Getenv("ORDO_BENCH_SYNC"); p != "" {
+		return p
+	}
+	return "everysec"
+}
+
+type obj struct {
+	Name  string `json:"name"`
+	City  string `json:"city"`
+	Age   int    `json:"age"`
+	Score string `json:"score"`
+}
+
+func object(i int) obj {
+	return obj{
+		Name:  "user" + strconv.Itoa(i),
+		City:  "city" + strconv.Itoa(i%nCities),
+		Age:   18 + (i/nCities)%60,
+		Score: strconv.Itoa(i*7919%100000) + "." + strconv.Itoa(i%100),
+	}
+}
+
+// store is one side of the comparison.
+type store interface {
+	put(i int)
+	query(city string) int // objects returned
+	get(i int) bool
+	close()
+}
+
+// --- Ordo: hashes with an engine index (TAG city, NUMERIC age, NUMERIC
+// score); a put is one HSET, the query the typed Search.
+
+type ordoStore struct {
+	db  *ordo.DB
+	ctx context.Context
+}
+
+func openOrdo(dir string) *ordoStore {
+	o := &ordo.Options{Sync: ordo.SyncEverySec}
+	if policy() == "memory" {
+		o = &ordo.Options{InMemory: true}
+	}
+	db, err := ordo.Open(dir, o)
+	if err != nil {
+		panic(err)
+	}
+	s := &ordoStore{db: db, ctx: context.Background()}
+	err = db.CreateIndex(s.ctx, ordo.IndexSpec{Name: "users", Prefixes: []string{"u:"}, Fields: []ordo.IndexField{
+		ordo.TagField("city"), ordo.NumericField("age").Sorted(), ordo.NumericField("score"),
+	}})
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+func (s *ordoStore) put(i int) {
+	o := object(i)
+	if err := s.db.Do(s.ctx, "HSET", "u:"+strconv.Itoa(i), "name", o.Name, "city", o.City, "age", o.Age, "score", o.Score).Err(); err != nil {
+		panic(err)
+	}
+}
+
+func (s *ordoStore) query(city string) int {
+	r, err := s.db.Search(s.ctx, "users", ordo.And(ordo.TagIn("city", city), ordo.NumRange("age", "30", "40")),
+		ordo.SearchOptions{Limit: 100, SortBy: []ordo.SortKey{{Field: "age"}}})
+	if err != nil {
+		panic(err)
+	}
+	return len(r.Docs)
+}
+
+func (s *ordoStore) get(i int) bool {
+	v, err := s.db.Do(s.ctx, "HGETALL", "u:"+strconv.Itoa(i)).Slice()
+	return err == nil && len(v) == 8
+}
+
+func (s *ordoStore) close() { s.db.Close() }
+
+// --- BuntDB: JSON values with a numeric index on score and a (city, age)
+// composite index; the query is AscendRange over the composite index.
+
+type buntStore struct{ db *buntdb.DB }
+
+func openBunt(dir string) *buntStore {
+	path := ":memory:"
+	if policy() != "memory" {
+		path = filepath.Join(dir, "bunt.db")
+	}
+	db, err := buntdb.Open(path)
+	if err != nil {
+		panic(err)
+	}
+	cfg := buntdb.Config{SyncPolicy: buntdb.EverySecond, AutoShrinkPercentage: 100, AutoShrinkMinSize: 32 << 20}
+	if err := db.SetConfig(cfg); err != nil {
+		panic(err)
+	}
+	if err := db.CreateIndex("score", "u:*", buntdb.IndexJSON("score")); err != nil {
+		panic(err)
+	}
+	if err := db.CreateIndex("city_age", "u:*", buntdb.IndexJSON("city"), buntdb.IndexJSON("age")); err != nil {
+		panic(err)
+	}
+	return &buntStore{db: db}
+}
+
+func (s *buntStore) put(i int) {
+	b, _ := json.Marshal(object(i))
+	err := s.db.Update(func(tx *buntdb.Tx) error {
+		_, _, err := tx.Set("u:"+strconv.Itoa(i), string(b), nil)
+		return err
+	})
+	if err != nil {
+		panic(err)
+	}
+}
+
+func (s *buntStore) query(city string) int {
+	n := 0
+	err := s.db.View(func(tx *buntdb.Tx) error {
+		return tx.AscendRange("city_age", `{"city":"`+city+`","age":30}`, `{"city":"`+city+`","age":41}`, func(k, v string) bool {
+			n++
+			return n < 100
+		})
+	})
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+func (s *buntStore) get(i int) bool {
+	ok := false
+	s.db.View(func(tx *buntdb.Tx) error {
+		v, err := tx.Get("u:" + strconv.Itoa(i))
+		ok = err == nil && v != ""
+		return nil
+	})
+	return ok
+}
+
+func (s *buntStore) close() { s.db.Close() }
+
+func open(kind, dir string) store {
+	if kind == "ordo" {
+		return openOrdo(dir)
+	}
+	return openBunt(dir)
+}
+
+func load(s store) {
+	for i := range N {
+		s.put(i)
+	}
+}
+
+// --- go test -bench: one benchmark per row and store.
+
+func benchRow(b *testing.B, kind, row string) {
+	s := open(kind, b.TempDir())
+	defer s.close()
+	if row != "put" {
+		load(s)
+	}
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		switch row {
+		case "put":
+			s.put(i % N)
+		case "query":
+			if n := s.query("city" + strconv.Itoa(i%nCities)); n != 100 {
+				b.Fatalf("%s query returned %d", kind, n)
+			}
+		case "get":
+			if !s.get(i * 7 % N) {
+				b.Fatal("get missed")
+			}
+		}
+		i++
+	}
+}
+
+func BenchmarkPutOrdo(b *testing.B)   { benchRow(b, "ordo", "put") }
+func BenchmarkPutBunt(b *testing.B)   { benchRow(b, "bunt", "put") }
+func BenchmarkQueryOrdo(b *testing.B) { benchRow(b, "ordo", "query") }
+func BenchmarkQueryBunt(b *testing.B) { benchRow(b, "bunt", "query") }
+func BenchmarkGetOrdo(b *testing.B)   { benchRow(b, "ordo", "get") }
+func BenchmarkGetBunt(b *testing.B)   { benchRow(b, "bunt", "get") }
+
+// TestSameAnswers: both stores return the same objects for the query
+// (the comparison is of equal work).
+func TestSameAnswers(t *testing.T) {
+	t.Setenv("ORDO_BENCH_SYNC", "memory")
+	o, bu := openOrdo(t.TempDir()), openBunt(t.TempDir())
+	defer o.close()
+	defer bu.close()
+	for i := range 2000 {
+		o.put(i)
+		bu.put(i)
+	}
+	r, err := o.db.Search(o.ctx, "users", ordo.And(ordo.TagIn("city", "city3"), ordo.NumRange("age", "30", "40")),
+		ordo.SearchOptions{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ko, kb []string
+	for _, d := range r.Docs {
+		ko = append(ko, d.Key)
+	}
+	bu.db.View(func(tx *buntdb.Tx) error {
+		return tx.AscendRange("city_age", `{"city":"city3","age":30}`, `{"city":"city3","age":41}`, func(k, v string) bool {
+			kb = append(kb, k)
+			return true
+		})
+	})
+	slices.Sort(ko)
+	slices.Sort(kb)
+	if len(ko) == 0 || !slices.Equal(ko, kb) {
+		t.Fatalf("ordo %d objects, buntdb %d", len(ko), len(kb))
+	}
+}
+
+// --- Memory: each store loads the N objects alone in a child process,
+// which reports its RSS and live heap after a GC.
+
+func TestMain(m *testing.M) {
+	if kind := os.Getenv("ORDO_BENCH_MEMCHILD"); kind != "" {
+		dir, _ := os.MkdirTemp("", "embmem")
+		s := open(kind, dir)
+		load(s)
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		fmt.Printf("MEM %d %d\n", rss(), ms.HeapInuse)
+		s.close()
+		os.RemoveAll(dir)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n << 10
+		}
+	}
+	return 0
+}
+
+func memOf(t *testing.T, kind string) (rssB, heap int64) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "ORDO_BENCH_MEMCHILD="+kind)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", kind, err)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "MEM ") {
+			fmt.Sscan(l[4:], &rssB, &heap)
+		}
+	}
+	return
+}
+
+// TestSideBySide (ORDO_BENCH=1; ORDO_BENCH_COUNT rounds, 5 by default)
+// measures every row for both stores, alternating, and prints each row's
+// medians and the ratio Ordo/BuntDB (rates: higher is better for Ordo;
+// memory: lower is).
+func TestSideBySide(t *testing.T) {
+	if os.Getenv("ORDO_BENCH") == "" {
+		t.Skip("set ORDO_BENCH=1 (and go test -timeout 30m) to run the comparison")
+	}
+	count := 5
+	if c, err := strconv.Atoi(os.Getenv("ORDO_BENCH_COUNT")); err == nil && c > 0 {
+		count = c
+	}
+	rows := []string{"put", "query", "get"}
+	rate := map[string][]float64{}
+	for range count {
+		for _, kind := range []string{"bunt", "ordo"} {
+			// put: N indexed puts into a new store, timed as a whole; then
+			// query and get on that loaded store.
+			st := open(kind, t.TempDir())
+			t0 := time.Now()
+			load(st)
+			rate[kind+"put"] = append(rate[kind+"put"], N/time.Since(t0).Seconds())
+			for _, row := range rows[1:] {
+				r := testing.Benchmark(func(b *testing.B) {
+					i := 0
+					for b.Loop() {
+						if row == "query" {
+							if n := st.query("city" + strconv.Itoa(i%nCities)); n != 100 {
+								b.Fatalf("%s query returned %d", kind, n)
+							}
+						} else if !st.get(i * 7 % N) {
+							b.Fatal("get missed")
+						}
+						i++
+					}
+				})
+				rate[kind+row] = append(rate[kind+row], float64(r.N)/r.T.Seconds())
+			}
+			st.close()
+		}
+	}
+	med := func(v []float64) float64 {
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	fmt.Printf("embedded, %d objects, sync %s, median of %d, GOMAXPROCS %d\n", N, policy(), count, runtime.GOMAXPROCS(0))
+	fmt.Printf("%-28s %14s %14s %8s\n", "row", "BuntDB", "Ordo", "Ordo/Bunt")
+	for _, row := range rows {
+		b, o := med(rate["bunt"+row]), med(rate["ordo"+row])
+		fmt.Printf("%-28s %12.0f/s %12.0f/s %8.2fx\n", map[string]string{
+			"put": "indexed put", "query": "range query, 100 objects", "get": "point get"}[row], b, o, o/b)
+	}
+	var rb, hb, ro, ho []float64
+	for range min(count, 3) {
+		r, h := memOf(t, "bunt")
+		rb, hb = append(rb, float64(r)), append(hb, float64(h))
+		r, h = memOf(t, "ordo")
+		ro, ho = append(ro, float64(r)), append(ho, float64(h))
+	}
+	fmt.Printf("%-28s %12.1fMB %12.1fMB %8.2fx\n", "RSS after load", med(rb)/1e6, med(ro)/1e6, med(ro)/med(rb))
+	fmt.Printf("%-28s %12.1fMB %12.1fMB %8.2fx\n", "Go heap in use after load", med(hb)/1e6, med(ho)/1e6, med(ho)/med(hb))
+}

@@ -1,0 +1,314 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/engine"
+)
+
+// The typed Go entry point (package ordo's DB.Search): a query built from
+// Go values instead of a query string, evaluated by the same evaluator as
+// FT.SEARCH under the engine lock, with results as Go values (no RESP).
+
+// Handle is one engine's search extension, for Go callers: register it
+// with engine.New(cfg, h.Register) and query with h.Search.
+type Handle struct{ h holder }
+
+// NewHandle returns a Handle to register into one engine.
+func NewHandle() *Handle { return &Handle{} }
+
+// Register adds the FT.* commands to t, as Register does, keeping access
+// to their indexes for Search.
+func (h *Handle) Register(t *engine.Table) { register(t, &h.h) }
+
+// Query is a typed query: build it with All, NumRange, TagIn, Words,
+// Prefix, Missing, Geo, And, Or, Not. The zero Query matches nothing.
+type Query struct {
+	n   *node
+	err error
+}
+
+// All matches every document of the index (the query "*").
+func All() Query { return Query{n: &node{op: opAll}} }
+
+// NumRange matches documents whose NUMERIC field lies between lo and hi,
+// compared exactly as decimals. A bound is a decimal number, "-inf" or
+// "+inf", prefixed with "(" for an exclusive bound, as in @f:[lo hi].
+func NumRange(field, lo, hi string) Query {
+	n := &node{op: opNum, field: field}
+	for i, b := range []string{lo, hi} {
+		ex := strings.HasPrefix(b, "(")
+		k, ok := parseNumber(strings.TrimPrefix(b, "("))
+		if !ok {
+			return Query{err: fmt.Errorf("search: NumRange %s: bad bound %q", field, b)}
+		}
+		if i == 0 {
+			n.lo, n.loEx = k, ex
+		} else {
+			n.hi, n.hiEx = k, ex
+		}
+	}
+	return Query{n: n}
+}
+
+// TagIn matches documents whose TAG field has any of the tags (taken
+// literally: no escaping needed).
+func TagIn(field string, tags ...string) Query {
+	n := &node{op: opTag, field: field}
+	for _, t := range tags {
+		n.tags = append(n.tags, tagTerm{val: t})
+	}
+	return Query{n: n}
+}
+
+// Words matches documents whose TEXT field (every TEXT field if field is
+// "") holds every word, with the index's folding, stemming and stop words.
+func Words(field string, words ...string) Query {
+	var kids []*node
+	for _, w := range words {
+		for _, t := range strings.FieldsFunc(w, func(r rune) bool { return r < 128 && isSep(byte(r)) }) {
+			kids = append(kids, &node{op: opTerm, field: field, term: foldTerm(t)})
+		}
+	}
+	if len(kids) == 1 {
+		return Query{n: kids[0]}
+	}
+	return Query{n: &node{op: opAnd, kids: kids}}
+}
+
+// Prefix matches documents with a word starting with prefix in the TEXT
+// field (every TEXT field if field is "").
+func Prefix(field, prefix string) Query {
+	return Query{n: &node{op: opPrefix, field: field, term: foldTerm(prefix)}}
+}
+
+// Missing matches documents without the field (declared INDEXMISSING).
+func Missing(field string) Query { return Query{n: &node{op: opMissing, field: field}} }
+
+// Geo matches documents whose GEO field is within radius meters of
+// (lon, lat).
+func Geo(field string, lon, lat, radius float64) Query {
+	return Query{n: &node{op: opGeo, field: field, geo: [3]float64{lon, lat, radius}}}
+}
+
+// And matches the documents every query matches.
+func And(qs ...Query) Query { return combine(opAnd, qs) }
+
+// Or matches the documents any query matches.
+func Or(qs ...Query) Query { return combine(opOr, qs) }
+
+// Not matches the documents q does not match.
+func Not(q Query) Query { return combine(opNot, []Query{q}) }
+
+func combine(op opKind, qs []Query) Query {
+	n := &node{op: op}
+	for _, q := range qs {
+		if q.err != nil {
+			return q
+		}
+		if q.n == nil {
+			q.n = &node{op: opNone}
+		}
+		n.kids = append(n.kids, q.n)
+	}
+	if op != opNot && len(n.kids) == 0 {
+		n.op = opNone
+	}
+	return Query{n: n}
+}
+
+// Options are Search's options (FT.SEARCH's LIMIT, SORTBY, RETURN,
+// NOCONTENT, WITHSCORES).
+type Options struct {
+	Offset int
+	// Limit is the most documents returned: 0 means 10 (RediSearch's
+	// default), a negative value none (Total only).
+	Limit     int
+	SortBy    []SortKey
+	Return    []string // nil: every field
+	NoContent bool
+	Scores    bool // compute Doc.Score (always done when SortBy is empty)
+}
+
+// SortKey is one SORTBY field.
+type SortKey struct {
+	Field string
+	Desc  bool
+}
+
+// Doc is one document found.
+type Doc struct {
+	Key string
+	// Fields holds name, value pairs (the hash's fields, or "$" and the
+	// JSON text for ON JSON; RETURN's fields when Options.Return is set).
+	Fields []string
+	Score  float64
+}
+
+// Result is a search's answer.
+type Result struct {
+	Total int // documents matched (all pages)
+	Docs  []Doc
+}
+
+// ErrUnknownIndexGo is Search's error for an index that does not exist.
+var ErrUnknownIndexGo = errors.New(ErrUnknownIndex)
+
+// Search runs q on the index (or alias) called name. It takes the engine
+// lock: it sees every write that returned before it.
+func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Result, error) {
+	if q.err != nil {
+		return Result{}, q.err
+	}
+	if q.n == nil {
+		q.n = &node{op: opNone}
+	}
+	e.Lock()
+	defer e.Unlock()
+	s := h.h.get(e)
+	ix := s.lookupIndex(name)
+	if ix == nil {
+		return Result{}, fmt.Errorf("%s: no such index", name)
+	}
+	n, err := resolve(ix, q.n)
+	if err != nil {
+		return Result{}, err
+	}
+	so := &searchOpts{num: 10, slop: -1, lang: ix.lang, scorer: scorerTFIDF, off: o.Offset, withScores: o.Scores, noContent: o.NoContent}
+	if o.Offset < 0 {
+		return Result{}, errors.New("search: negative Offset")
+	}
+	if o.Limit > 0 {
+		so.num = o.Limit
+	} else if o.Limit < 0 {
+		so.num = 0
+	}
+	for _, k := range o.SortBy {
+		so.sortBy = append(so.sortBy, sortKey{name: strings.TrimPrefix(k.Field, "@"), desc: k.Desc})
+	}
+	if o.Return != nil {
+		so.retSet = true
+		for _, r := range o.Return {
+			so.ret = append(so.ret, retField{name: r, as: r})
+		}
+	}
+	total, page, msg := s.runSearch(e, ix, n, so, time.Now().UnixMilli())
+	if msg != "" {
+		return Result{}, errors.New(msg)
+	}
+	res := Result{Total: total, Docs: make([]Doc, len(page))}
+	content := !so.noContent && !(so.retSet && len(so.ret) == 0)
+	for i, hh := range page {
+		d := Doc{Key: hh.key, Score: hh.score}
+		if content {
+			d.Fields = ix.fieldsOf(e, hh.key, so)
+		}
+		res.Docs[i] = d
+	}
+	return res, nil
+}
+
+// resolve checks a typed query's fields against ix (names are
+// case-insensitive; the node gets the attribute's alias), returning a
+// copy: a Query may be reused across indexes.
+func resolve(ix *index, n *node) (*node, error) {
+	c := *n
+	c.kids = nil
+	want := map[opKind]fieldType{opNum: typeNumeric, opTag: typeTag, opGeo: typeGeo, opTerm: typeText, opPrefix: typeText}
+	if t, ok := want[n.op]; ok && !(n.field == "" && t == typeText) {
+		f := ix.attr(n.field)
+		if f == nil || f.noindex {
+			return nil, fmt.Errorf("search: unknown field %s", n.field)
+		}
+		if f.typ != t {
+			return nil, fmt.Errorf("field %s is %s, not %s", n.field, f.typ, t)
+		}
+		c.field = f.alias
+	}
+	switch n.op {
+	case opMissing:
+		f := ix.attr(n.field)
+		if f == nil {
+			return nil, fmt.Errorf("search: unknown field %s", n.field)
+		}
+		if !f.missing {
+			return nil, fmt.Errorf("search: Missing requires field '%s' to be defined with 'INDEXMISSING'", n.field)
+		}
+		c.field = f.alias
+	case opTerm:
+		if ix.isStop(n.term) {
+			c = node{op: opNone, stop: true}
+		}
+	}
+	for _, k := range n.kids {
+		r, err := resolve(ix, k)
+		if err != nil {
+			return nil, err
+		}
+		c.kids = append(c.kids, r)
+	}
+	return &c, nil
+}
+
+// fieldsOf returns the document's fields as name, value pairs (all, or
+// RETURN's), as writeFields writes them.
+func (ix *index) fieldsOf(e *engine.Engine, key string, o *searchOpts) []string {
+	v, _, _ := e.Peek(ix.db, key)
+	if ix.json {
+		j, _ := v.Obj().(*engine.JSON)
+		if j == nil {
+			return nil
+		}
+		if !o.retSet {
+			return []string{"$", j.String()}
+		}
+		src := jsonSource{j.Root(), ix}
+		var out []string
+		for _, r := range o.ret {
+			name := strings.TrimPrefix(r.name, "@")
+			if name == "$" {
+				out = append(out, r.as, j.String())
+			} else if val, ok := src.get(name); ok {
+				out = append(out, r.as, val)
+			}
+		}
+		return out
+	}
+	h, _ := v.Obj().(*engine.Hash)
+	if h == nil {
+		return nil
+	}
+	if !o.retSet {
+		// Each's strings may alias the hash: copy them, into one string
+		// that the pairs slice (two allocations per document).
+		var sb strings.Builder
+		h.Each(func(f, v string) bool {
+			sb.WriteString(f)
+			sb.WriteString(v)
+			return true
+		})
+		all := sb.String()
+		out := make([]string, 0, 2*h.Len())
+		at := 0
+		h.Each(func(f, v string) bool {
+			out = append(out, all[at:at+len(f)], all[at+len(f):at+len(f)+len(v)])
+			at += len(f) + len(v)
+			return true
+		})
+		return out
+	}
+	var out []string
+	for _, r := range o.ret {
+		name := r.name
+		if f := ix.attr(strings.TrimPrefix(name, "@")); f != nil {
+			name = f.name
+		}
+		if val, ok := h.Get(name); ok {
+			out = append(out, r.as, val)
+		}
+	}
+	return out
+}

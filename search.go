@@ -1,0 +1,232 @@
+package ordo
+
+import (
+	"context"
+	"strings"
+
+	"github.com/ordo-db/ordo/internal/search"
+)
+
+// Secondary indexes, typed: the engine's FT.* indexes (kept in step with
+// every write, exact decimals for NUMERIC) from Go without query strings.
+//
+//	db.CreateIndex(ctx, ordo.IndexSpec{Name: "users", Prefixes: []string{"user:"},
+//		Fields: []ordo.IndexField{ordo.TagField("city"), ordo.NumericField("age").Sorted()}})
+//	res, err := db.Search(ctx, "users",
+//		ordo.And(ordo.TagIn("city", "Paris"), ordo.NumRange("age", "30", "(40")),
+//		ordo.SearchOptions{Limit: 100, SortBy: []ordo.SortKey{{Field: "age"}}})
+//
+// Search evaluates in-process under the engine lock with FT.SEARCH's
+// evaluator: no RESP encoding, no parsing; it sees every write that
+// returned before it (DEL, EXPIRE and expiry included). An index created
+// here is the same as one made by FT.CREATE: redis-cli, redis-py or
+// node-redis clients of a served engine query it too.
+
+// IndexOn is what an index covers: hashes or JSON documents.
+type IndexOn int
+
+// Index kinds.
+const (
+	OnHash IndexOn = iota
+	OnJSON
+)
+
+// IndexSpec declares an index (FT.CREATE name ON HASH|JSON PREFIX … SCHEMA …).
+type IndexSpec struct {
+	Name     string
+	On       IndexOn
+	Prefixes []string // keys covered; none: every key
+	Fields   []IndexField
+}
+
+// IndexField is one schema field; build it with TextField, TagField,
+// NumericField or GeoField.
+type IndexField struct {
+	Name string // hash field, or JSON path ("$.a.b") for OnJSON
+	As   string // attribute name queries use ("" : Name)
+	kind string
+	// Sortable keeps the value for SortBy (SORTABLE).
+	Sortable bool
+	// IndexMissing lets Missing(field) find documents without it.
+	IndexMissing bool
+	// Separator of a TAG field (0: ',').
+	Separator byte
+	// CaseSensitive TAG matching.
+	CaseSensitive bool
+}
+
+// TextField is a full-text field (TEXT).
+func TextField(name string) IndexField { return IndexField{Name: name, kind: "TEXT"} }
+
+// TagField is an exact-match field of separated tags (TAG).
+func TagField(name string) IndexField { return IndexField{Name: name, kind: "TAG"} }
+
+// NumericField is a number compared as an exact decimal (NUMERIC).
+func NumericField(name string) IndexField { return IndexField{Name: name, kind: "NUMERIC"} }
+
+// GeoField is a "lon,lat" point (GEO).
+func GeoField(name string) IndexField { return IndexField{Name: name, kind: "GEO"} }
+
+// Sorted returns f with Sortable set.
+func (f IndexField) Sorted() IndexField { f.Sortable = true; return f }
+
+// Alias returns f queried as name (AS).
+func (f IndexField) Alias(name string) IndexField { f.As = name; return f }
+
+// CreateIndex creates an index; existing keys are indexed in the
+// background (FT.INFO shows progress), later writes in their own atomic
+// step. It is logged like FT.CREATE, so it survives restarts.
+func (db *DB) CreateIndex(ctx context.Context, spec IndexSpec) error {
+	args := []any{"FT.CREATE", spec.Name, "ON", [...]string{"HASH", "JSON"}[spec.On&1]}
+	if len(spec.Prefixes) > 0 {
+		args = append(args, "PREFIX", len(spec.Prefixes))
+		for _, p := range spec.Prefixes {
+			args = append(args, p)
+		}
+	}
+	args = append(args, "SCHEMA")
+	for _, f := range spec.Fields {
+		args = append(args, f.Name)
+		if f.As != "" {
+			args = append(args, "AS", f.As)
+		}
+		args = append(args, f.kind)
+		if f.kind == "TAG" {
+			if f.Separator != 0 {
+				args = append(args, "SEPARATOR", string(f.Separator))
+			}
+			if f.CaseSensitive {
+				args = append(args, "CASESENSITIVE")
+			}
+		}
+		if f.Sortable {
+			args = append(args, "SORTABLE")
+		}
+		if f.IndexMissing {
+			args = append(args, "INDEXMISSING")
+		}
+	}
+	return db.Do(ctx, args...).Err()
+}
+
+// DropIndex drops an index (its documents stay).
+func (db *DB) DropIndex(ctx context.Context, name string) error {
+	return db.Do(ctx, "FT.DROPINDEX", name).Err()
+}
+
+// Query is a typed search query: build it with All, NumRange, TagIn,
+// Words, Prefix, Missing, GeoRadius, And, Or and Not. A Query can be
+// reused and shared.
+type Query = search.Query
+
+// All matches every document (the query "*").
+func All() Query { return search.All() }
+
+// NumRange matches documents whose NUMERIC field is between lo and hi,
+// compared exactly as decimals (integers beyond 2^53 included). A bound
+// is a decimal, "-inf" or "+inf", with a leading "(" for an exclusive
+// bound: NumRange("price", "(10", "+inf") is price > 10.
+func NumRange(field, lo, hi string) Query { return search.NumRange(field, lo, hi) }
+
+// TagIn matches documents whose TAG field has any of tags, taken
+// literally (no escaping).
+func TagIn(field string, tags ...string) Query { return search.TagIn(field, tags...) }
+
+// Words matches documents whose TEXT field ("": any TEXT field) contains
+// every word, analyzed as the documents are (case, stems, stop words).
+func Words(field string, words ...string) Query { return search.Words(field, words...) }
+
+// Prefix matches documents with a word beginning with prefix in the TEXT
+// field ("": any TEXT field).
+func Prefix(field, prefix string) Query { return search.Prefix(field, prefix) }
+
+// Missing matches documents without the field (declared IndexMissing).
+func Missing(field string) Query { return search.Missing(field) }
+
+// GeoRadius matches documents whose GEO field is within radius meters of
+// (lon, lat).
+func GeoRadius(field string, lon, lat, meters float64) Query {
+	return search.Geo(field, lon, lat, meters)
+}
+
+// And matches what every query matches.
+func And(qs ...Query) Query { return search.And(qs...) }
+
+// Or matches what any query matches.
+func Or(qs ...Query) Query { return search.Or(qs...) }
+
+// Not matches what q does not.
+func Not(q Query) Query { return search.Not(q) }
+
+// SortKey is one sort field of SearchOptions.SortBy.
+type SortKey = search.SortKey
+
+// SearchOptions are Search's options.
+type SearchOptions struct {
+	Offset int
+	// Limit is the most documents returned: 0 means 10 (RediSearch's
+	// default), negative none (Total only).
+	Limit int
+	// SortBy orders by several fields, the first primary; documents
+	// without a value come last. Empty: by relevance score.
+	SortBy []SortKey
+	// Return limits Doc.Fields to these fields (nil: all).
+	Return []string
+	// NoContent returns keys only.
+	NoContent bool
+	// Scores fills Doc.Score even when SortBy is set.
+	Scores bool
+}
+
+// Doc is one document found.
+type Doc struct {
+	Key string
+	// Fields holds name, value pairs: the hash's fields (or "$" and the
+	// document's JSON text for an OnJSON index), or SearchOptions.Return's.
+	Fields []string
+	Score  float64
+}
+
+// Get returns the value of field in d.Fields.
+func (d Doc) Get(field string) (string, bool) {
+	for i := 0; i+1 < len(d.Fields); i += 2 {
+		if d.Fields[i] == field {
+			return d.Fields[i+1], true
+		}
+	}
+	return "", false
+}
+
+// SearchResult is Search's answer: the page of documents and how many
+// matched in all.
+type SearchResult struct {
+	Total int
+	Docs  []Doc
+}
+
+// Search runs q on the index (or alias) called index, as FT.SEARCH
+// would, without a query string or RESP.
+func (db *DB) Search(ctx context.Context, index string, q Query, opts SearchOptions) (SearchResult, error) {
+	if !db.enter() {
+		return SearchResult{}, ErrClosed
+	}
+	defer db.leave()
+	if err := ctx.Err(); err != nil {
+		return SearchResult{}, err
+	}
+	r, err := db.ft.Search(db.e, index, q, search.Options{
+		Offset: opts.Offset, Limit: opts.Limit, SortBy: opts.SortBy,
+		Return: opts.Return, NoContent: opts.NoContent, Scores: opts.Scores,
+	})
+	if err != nil {
+		if strings.HasSuffix(err.Error(), ": no such index") {
+			return SearchResult{}, &Error{Msg: err.Error()}
+		}
+		return SearchResult{}, err
+	}
+	out := SearchResult{Total: r.Total, Docs: make([]Doc, len(r.Docs))}
+	for i, d := range r.Docs {
+		out.Docs[i] = Doc(d)
+	}
+	return out, nil
+}

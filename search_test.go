@@ -1,0 +1,349 @@
+package ordo_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ordo-db/ordo"
+)
+
+func openMem(t *testing.T) *ordo.DB {
+	t.Helper()
+	db, err := ordo.Open(t.TempDir(), &ordo.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+var (
+	tNums  = []string{"1", "-3", "0", "-0.5", "1000", "25500.12346", "25500.1234", "9007199254740992", "9007199254740993", "-9007199254740993", "18446744073709551617"}
+	tTags  = []string{"red", "blue", "a b", "x,y"}
+	tWords = []string{"apple", "banana", "cherry", "running", "runs"}
+)
+
+// typedQ is a random query in both forms: typed and FT.SEARCH's string.
+type typedQ struct {
+	q   ordo.Query
+	s   string
+	ref func(h map[string]string) bool // brute force (nil: not modelled)
+}
+
+func ratOf(s string) *big.Rat {
+	switch s {
+	case "-inf":
+		return nil
+	case "+inf":
+		return nil
+	}
+	r, _ := new(big.Rat).SetString(s)
+	return r
+}
+
+// inRange compares v (a stored number) with the bounds exactly.
+func inRange(v, lo, hi string) bool {
+	x := ratOf(v)
+	if x == nil {
+		return false
+	}
+	check := func(b string, low bool) bool {
+		ex := strings.HasPrefix(b, "(")
+		b = strings.TrimPrefix(b, "(")
+		if b == "-inf" {
+			return low
+		}
+		if b == "+inf" {
+			return !low
+		}
+		c := x.Cmp(ratOf(b))
+		if low {
+			return c > 0 || c == 0 && !ex
+		}
+		return c < 0 || c == 0 && !ex
+	}
+	return check(lo, true) && check(hi, false)
+}
+
+func randTyped(r *rand.Rand, depth int) typedQ {
+	k := r.IntN(6)
+	if depth > 2 {
+		k = r.IntN(3)
+	}
+	bound := func() string {
+		b := []string{"-inf", "+inf"}[r.IntN(2)]
+		if r.IntN(5) > 0 {
+			b = tNums[r.IntN(len(tNums))]
+		}
+		if r.IntN(3) == 0 && b != "-inf" && b != "+inf" {
+			b = "(" + b
+		}
+		return b
+	}
+	switch k {
+	case 0:
+		lo, hi := bound(), bound()
+		return typedQ{ordo.NumRange("n", lo, hi), "@n:[" + lo + " " + hi + "]", func(h map[string]string) bool {
+			v, ok := h["n"]
+			return ok && inRange(v, lo, hi)
+		}}
+	case 1:
+		tags := []string{tTags[r.IntN(len(tTags))], tTags[r.IntN(len(tTags))]}
+		esc := make([]string, len(tags))
+		for i, t := range tags {
+			esc[i] = strings.ReplaceAll(strings.ReplaceAll(t, " ", `\ `), ",", `\,`)
+		}
+		return typedQ{ordo.TagIn("t", tags...), "@t:{" + strings.Join(esc, "|") + "}", nil}
+	case 2:
+		if r.IntN(4) == 0 {
+			return typedQ{ordo.Missing("n"), "ismissing(@n)", func(h map[string]string) bool { _, ok := h["n"]; return !ok }}
+		}
+		w := tWords[r.IntN(len(tWords))]
+		return typedQ{ordo.Words("w", w), "@w:" + w, nil}
+	case 3:
+		a, b := randTyped(r, depth+1), randTyped(r, depth+1)
+		return typedQ{ordo.And(a.q, b.q), "(" + a.s + ") (" + b.s + ")", both(a.ref, b.ref, true)}
+	case 4:
+		a, b := randTyped(r, depth+1), randTyped(r, depth+1)
+		return typedQ{ordo.Or(a.q, b.q), "(" + a.s + ")|(" + b.s + ")", both(a.ref, b.ref, false)}
+	default:
+		a := randTyped(r, depth+1)
+		var ref func(map[string]string) bool
+		if a.ref != nil {
+			ref = func(h map[string]string) bool { return !a.ref(h) }
+		}
+		return typedQ{ordo.Not(a.q), "-(" + a.s + ")", ref}
+	}
+}
+
+func both(a, b func(map[string]string) bool, and bool) func(map[string]string) bool {
+	if a == nil || b == nil {
+		return nil
+	}
+	if and {
+		return func(h map[string]string) bool { return a(h) && b(h) }
+	}
+	return func(h map[string]string) bool { return a(h) || b(h) }
+}
+
+// TestSearchTypedEqualsQueryString: on random hashes, every random typed
+// query answers exactly what the equivalent FT.SEARCH query string
+// answers (same keys in the same order, same fields, same total), and
+// the numeric ones what a brute-force scan comparing exact decimals
+// (big.Rat) selects, integers beyond 2^53 included.
+func TestSearchTypedEqualsQueryString(t *testing.T) {
+	ctx := context.Background()
+	db := openMem(t)
+	if err := db.CreateIndex(ctx, ordo.IndexSpec{Name: "ix", Prefixes: []string{"d:"}, Fields: []ordo.IndexField{
+		{Name: "n", IndexMissing: true, Sortable: true}, // kind set below
+	}}); err == nil {
+		t.Fatal("a field without a type was accepted")
+	}
+	err := db.CreateIndex(ctx, ordo.IndexSpec{Name: "ix", Prefixes: []string{"d:"}, Fields: []ordo.IndexField{
+		func() ordo.IndexField { f := ordo.NumericField("n").Sorted(); f.IndexMissing = true; return f }(),
+		ordo.TagField("t"), ordo.TextField("w"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	model := map[string]map[string]string{}
+	for i := range 300 {
+		key := fmt.Sprintf("d:%d", i)
+		h := map[string]string{}
+		args := []any{"HSET", key, "other", "x"}
+		if r.IntN(5) > 0 {
+			h["n"] = tNums[r.IntN(len(tNums))]
+		}
+		if r.IntN(4) > 0 {
+			h["t"] = tTags[r.IntN(len(tTags))]
+		}
+		if r.IntN(4) > 0 {
+			h["w"] = tWords[r.IntN(len(tWords))] + " " + tWords[r.IntN(len(tWords))]
+		}
+		for f, v := range h {
+			args = append(args, f, v)
+		}
+		if err := db.Do(ctx, args...).Err(); err != nil {
+			t.Fatal(err)
+		}
+		model[key] = h
+	}
+	nonEmpty, modelled := 0, 0
+	for range 400 {
+		q := randTyped(r, 0)
+		sort := r.IntN(2) == 0
+		opts := ordo.SearchOptions{Limit: 1000}
+		sargs := []any{"FT.SEARCH", "ix", q.s, "LIMIT", 0, 1000}
+		if sort {
+			opts.SortBy = []ordo.SortKey{{Field: "n", Desc: true}}
+			sargs = append(sargs, "SORTBY", "n", "DESC")
+		}
+		got, err := db.Search(ctx, "ix", q.q, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", q.s, err)
+		}
+		want, err := db.Do(ctx, sargs...).Slice()
+		if err != nil {
+			t.Fatalf("%s: %v", q.s, err)
+		}
+		if int64(got.Total) != want[0].(int64) {
+			t.Fatalf("%s: total %d, FT.SEARCH %d", q.s, got.Total, want[0])
+		}
+		var gotKeys, wantKeys []string
+		for i, d := range got.Docs {
+			gotKeys = append(gotKeys, d.Key)
+			wantKeys = append(wantKeys, want[1+2*i].(string))
+			var wf []string
+			for _, x := range want[2+2*i].([]any) {
+				wf = append(wf, x.(string))
+			}
+			if !slices.Equal(d.Fields, wf) {
+				t.Fatalf("%s: %s fields %q, FT.SEARCH %q", q.s, d.Key, d.Fields, wf)
+			}
+		}
+		if !slices.Equal(gotKeys, wantKeys) || len(want) != 1+2*len(got.Docs) {
+			t.Fatalf("%s: typed %v\nFT.SEARCH %v", q.s, gotKeys, want[1:])
+		}
+		nonEmpty += min(got.Total, 1)
+		if q.ref != nil {
+			modelled++
+			var ref []string
+			for k, h := range model {
+				if q.ref(h) {
+					ref = append(ref, k)
+				}
+			}
+			slices.Sort(ref)
+			slices.Sort(gotKeys)
+			if !slices.Equal(ref, gotKeys) {
+				t.Fatalf("%s: typed %v\nbrute force %v", q.s, gotKeys, ref)
+			}
+		}
+	}
+	// The queries are not trivial: most match something, many are modelled.
+	if nonEmpty < 200 || modelled < 80 {
+		t.Fatalf("%d of 400 queries matched, %d modelled", nonEmpty, modelled)
+	}
+	t.Logf("%d of 400 queries matched, %d modelled", nonEmpty, modelled)
+}
+
+// TestSearchNeverStale: a write, DEL, EXPIRE or expiry right before
+// Search is seen by it.
+func TestSearchNeverStale(t *testing.T) {
+	ctx := context.Background()
+	db := openMem(t)
+	if err := db.CreateIndex(ctx, ordo.IndexSpec{Name: "u", Prefixes: []string{"u:"}, Fields: []ordo.IndexField{
+		ordo.TagField("city"), ordo.NumericField("id"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(q ordo.Query) []string {
+		t.Helper()
+		r, err := db.Search(ctx, "u", q, ordo.SearchOptions{NoContent: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range r.Docs {
+			out = append(out, d.Key)
+		}
+		slices.Sort(out)
+		return out
+	}
+	paris := ordo.TagIn("city", "Paris")
+	db.Do(ctx, "HSET", "u:1", "city", "Paris", "id", "9007199254740993")
+	if got := keys(paris); !slices.Equal(got, []string{"u:1"}) {
+		t.Fatalf("after HSET: %v", got)
+	}
+	// Exact beyond 2^53: 9007199254740992 would equal it as a double.
+	if got := keys(ordo.NumRange("id", "(9007199254740992", "9007199254740993")); !slices.Equal(got, []string{"u:1"}) {
+		t.Fatalf("exact range: %v", got)
+	}
+	if got := keys(ordo.NumRange("id", "9007199254740992", "9007199254740992")); len(got) != 0 {
+		t.Fatalf("2^53 matched 2^53+1: %v", got)
+	}
+	db.Do(ctx, "HSET", "u:1", "city", "Lyon")
+	if got := keys(paris); len(got) != 0 {
+		t.Fatalf("after HSET city Lyon: %v", got)
+	}
+	db.Do(ctx, "HSET", "u:2", "city", "Paris")
+	db.Do(ctx, "DEL", "u:2")
+	if got := keys(paris); len(got) != 0 {
+		t.Fatalf("after DEL: %v", got)
+	}
+	db.Do(ctx, "HSET", "u:3", "city", "Paris")
+	db.Do(ctx, "EXPIRE", "u:3", 0)
+	if got := keys(paris); len(got) != 0 {
+		t.Fatalf("after EXPIRE 0: %v", got)
+	}
+	db.Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", 0)
+	db.Do(ctx, "HSET", "u:4", "city", "Paris")
+	db.Do(ctx, "PEXPIRE", "u:4", 1)
+	time.Sleep(3 * time.Millisecond) // past its TTL, not reaped (active expiry off)
+	if got := keys(paris); len(got) != 0 {
+		t.Fatalf("a key past its TTL was returned: %v", got)
+	}
+	// MULTI/EXEC through a Conn, then Search.
+	c := db.Conn()
+	defer c.Close()
+	c.Do(ctx, "MULTI")
+	c.Do(ctx, "HSET", "u:5", "city", "Paris")
+	c.Do(ctx, "EXEC")
+	if got := keys(paris); !slices.Equal(got, []string{"u:5"}) {
+		t.Fatalf("after MULTI/EXEC: %v", got)
+	}
+}
+
+// TestSearchErrors: typed queries are checked against the schema.
+func TestSearchErrors(t *testing.T) {
+	ctx := context.Background()
+	db := openMem(t)
+	if err := db.CreateIndex(ctx, ordo.IndexSpec{Name: "u", Fields: []ordo.IndexField{ordo.TagField("city"), ordo.NumericField("age")}}); err != nil {
+		t.Fatal(err)
+	}
+	var oe *ordo.Error
+	if _, err := db.Search(ctx, "nope", ordo.All(), ordo.SearchOptions{}); !errors.As(err, &oe) {
+		t.Fatalf("unknown index: %v", err)
+	}
+	for _, q := range []ordo.Query{
+		ordo.NumRange("city", "1", "2"), ordo.TagIn("age", "x"), ordo.NumRange("age", "x", "2"),
+		ordo.Missing("age"), ordo.And(ordo.All(), ordo.TagIn("zz", "a")),
+	} {
+		if _, err := db.Search(ctx, "u", q, ordo.SearchOptions{}); err == nil {
+			t.Fatalf("query %v accepted", q)
+		}
+	}
+	if err := db.CreateIndex(ctx, ordo.IndexSpec{Name: "u"}); err == nil {
+		t.Fatal("index created twice")
+	}
+	if err := db.DropIndex(ctx, "u"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Search(ctx, "u", ordo.All(), ordo.SearchOptions{}); err == nil {
+		t.Fatal("dropped index answered")
+	}
+}
+
+func ExampleDB_Search() {
+	ctx := context.Background()
+	db, _ := ordo.Open("", &ordo.Options{InMemory: true})
+	defer db.Close()
+	db.CreateIndex(ctx, ordo.IndexSpec{Name: "users", Prefixes: []string{"user:"}, Fields: []ordo.IndexField{
+		ordo.TextField("name"), ordo.NumericField("age").Sorted(), ordo.TagField("city")}})
+	db.Do(ctx, "HSET", "user:1", "name", "Ada Lovelace", "age", 36, "city", "London")
+	db.Do(ctx, "HSET", "user:2", "name", "Alan Turing", "age", 41, "city", "London")
+	res, _ := db.Search(ctx, "users",
+		ordo.And(ordo.TagIn("city", "London"), ordo.NumRange("age", "(40", "+inf")),
+		ordo.SearchOptions{Limit: 10, SortBy: []ordo.SortKey{{Field: "age", Desc: true}}, Return: []string{"name"}})
+	name, _ := res.Docs[0].Get("name")
+	fmt.Println(res.Total, res.Docs[0].Key, name)
+	// Output: 1 user:2 Alan Turing
+}
