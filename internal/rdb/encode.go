@@ -2,6 +2,7 @@ package rdb
 
 import (
 	"encoding/binary"
+	"github.com/ordo-db/ordo/internal/ds/listpack"
 	"math"
 	"slices"
 	"strconv"
@@ -28,7 +29,7 @@ func appendLen(b []byte, n uint64) []byte {
 // least 4 bytes, the raw bytes otherwise.
 func appendString(b []byte, s []byte, compress bool) []byte {
 	if len(s) <= 11 {
-		if v, ok := canonicalInt(s); ok {
+		if v, ok := listpack.ParseInt(s); ok {
 			switch {
 			case v >= math.MinInt8 && v <= math.MaxInt8:
 				return append(b, 0xC0, byte(v))
@@ -83,7 +84,7 @@ func listNodes(elems [][]byte) (nodes [][][]byte, plain []bool) {
 			size = lpHeaderSize + 1
 		}
 		cur = append(cur, e)
-		size += lpEntrySize(e)
+		size += listpack.EntrySize(e)
 	}
 	if cur != nil {
 		nodes, plain = append(nodes, cur), append(plain, false)
@@ -132,7 +133,7 @@ func appendEntry(b []byte, key []byte, v *Value, compress bool) []byte {
 			ints := make([]int64, 0, len(v.Elems))
 			ok := true
 			for _, e := range v.Elems {
-				x, isInt := canonicalInt(e)
+				x, isInt := listpack.ParseInt(e)
 				if !isInt {
 					ok = false
 					break

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+
+	"github.com/ordo-db/ordo/internal/ds/listpack"
 )
 
 // Listpacks (Redis 7's compact sequence), ziplists and zipmaps (the
@@ -22,131 +24,15 @@ func blobErr(off int, format string, args ...any) error {
 	return &blobError{off, fmt.Sprintf(format, args...)}
 }
 
-// canonicalInt reports whether b is an integer written as Redis's
-// string2ll accepts it (no sign but '-', no leading zero, no "-0", in
-// range) and returns it.
-func canonicalInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if b[0] != '-' && (b[0] < '0' || b[0] > '9') {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	var buf [24]byte
-	return v, string(strconv.AppendInt(buf[:0], v, 10)) == string(b)
-}
-
 // ---- listpack ----
 
-const lpHeaderSize = 6
-
-func lpBacklenSize(l int) int {
-	switch {
-	case l <= 127:
-		return 1
-	case l < 16383:
-		return 2
-	case l < 2097151:
-		return 3
-	case l < 268435455:
-		return 4
-	}
-	return 5
-}
-
-func lpAppendBacklen(b []byte, l int) []byte {
-	switch lpBacklenSize(l) {
-	case 1:
-		return append(b, byte(l))
-	case 2:
-		return append(b, byte(l>>7), byte(l&127)|128)
-	case 3:
-		return append(b, byte(l>>14), byte((l>>7)&127)|128, byte(l&127)|128)
-	case 4:
-		return append(b, byte(l>>21), byte((l>>14)&127)|128, byte((l>>7)&127)|128, byte(l&127)|128)
-	}
-	return append(b, byte(l>>28), byte((l>>21)&127)|128, byte((l>>14)&127)|128, byte((l>>7)&127)|128, byte(l&127)|128)
-}
-
-// lpAppendEntry appends one element as Redis's lpAppend encodes it: an
-// integer if the string is one, else a string.
-func lpAppendEntry(lp []byte, s []byte) []byte {
-	start := len(lp)
-	if v, ok := canonicalInt(s); ok {
-		switch {
-		case v >= 0 && v <= 127:
-			lp = append(lp, byte(v))
-		case v >= -4096 && v <= 4095:
-			u := uint64(v) & (1<<13 - 1)
-			lp = append(lp, byte(u>>8)|0xC0, byte(u))
-		case v >= -32768 && v <= 32767:
-			lp = append(lp, 0xF1, byte(v), byte(v>>8))
-		case v >= -8388608 && v <= 8388607:
-			lp = append(lp, 0xF2, byte(v), byte(v>>8), byte(v>>16))
-		case v >= -2147483648 && v <= 2147483647:
-			lp = append(lp, 0xF3)
-			lp = binary.LittleEndian.AppendUint32(lp, uint32(v))
-		default:
-			lp = append(lp, 0xF4)
-			lp = binary.LittleEndian.AppendUint64(lp, uint64(v))
-		}
-	} else {
-		n := len(s)
-		switch {
-		case n < 64:
-			lp = append(lp, 0x80|byte(n))
-		case n < 4096:
-			lp = append(lp, 0xE0|byte(n>>8), byte(n))
-		default:
-			lp = append(lp, 0xF0)
-			lp = binary.LittleEndian.AppendUint32(lp, uint32(n))
-		}
-		lp = append(lp, s...)
-	}
-	return lpAppendBacklen(lp, len(lp)-start)
-}
-
-// lpEntrySize is the size in bytes of s's entry, backlen included.
-func lpEntrySize(s []byte) int {
-	var l int
-	if v, ok := canonicalInt(s); ok {
-		switch {
-		case v >= 0 && v <= 127:
-			l = 1
-		case v >= -4096 && v <= 4095:
-			l = 2
-		case v >= -32768 && v <= 32767:
-			l = 3
-		case v >= -8388608 && v <= 8388607:
-			l = 4
-		case v >= -2147483648 && v <= 2147483647:
-			l = 5
-		default:
-			l = 9
-		}
-	} else {
-		n := len(s)
-		switch {
-		case n < 64:
-			l = 1 + n
-		case n < 4096:
-			l = 2 + n
-		default:
-			l = 5 + n
-		}
-	}
-	return l + lpBacklenSize(l)
-}
+const lpHeaderSize = listpack.HeaderSize
 
 // buildListpack makes a listpack of elems.
 func buildListpack(elems [][]byte) []byte {
 	lp := make([]byte, lpHeaderSize, 64)
 	for _, e := range elems {
-		lp = lpAppendEntry(lp, e)
+		lp = listpack.AppendEntry(lp, e)
 	}
 	lp = append(lp, 0xFF)
 	binary.LittleEndian.PutUint32(lp, uint32(len(lp)))
@@ -234,12 +120,12 @@ func readListpack(lp []byte, fn func(e []byte) error) (int, error) {
 			return 0, blobErr(p, "invalid listpack encoding byte 0x%02x", b)
 		}
 		l := hdr + slen
-		bl := lpBacklenSize(l)
+		bl := listpack.BacklenSize(l)
 		if l+bl > end-p {
 			return 0, blobErr(p, "listpack entry past the end")
 		}
 		var chk [5]byte
-		if string(lpAppendBacklen(chk[:0], l)) != string(lp[p+l:p+l+bl]) {
+		if string(listpack.AppendBacklen(chk[:0], l)) != string(lp[p+l:p+l+bl]) {
 			return 0, blobErr(p+l, "listpack entry back-length mismatch")
 		}
 		var e []byte

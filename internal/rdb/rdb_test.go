@@ -74,31 +74,7 @@ func TestLZFDecompressCorrupt(t *testing.T) {
 }
 
 func TestListpackEncoding(t *testing.T) {
-	// The entries of a listpack as Redis writes them.
-	cases := []struct {
-		in   string
-		want []byte
-	}{
-		{"0", []byte{0x00, 0x01}},
-		{"127", []byte{0x7f, 0x01}},
-		{"128", []byte{0xC0, 0x80, 0x02}},
-		{"-1", []byte{0xDF, 0xFF, 0x02}},
-		{"-4096", []byte{0xD0, 0x00, 0x02}},
-		{"4096", []byte{0xF1, 0x00, 0x10, 0x03}},
-		{"-0", []byte{0x82, '-', '0', 0x03}},
-		{"007", []byte{0x83, '0', '0', '7', 0x04}},
-		{"abc", []byte{0x83, 'a', 'b', 'c', 0x04}},
-		{"9223372036854775807", []byte{0xF4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x09}},
-	}
-	for _, c := range cases {
-		got := lpAppendEntry(nil, []byte(c.in))
-		if !bytes.Equal(got, c.want) {
-			t.Errorf("entry %q = %x, want %x", c.in, got, c.want)
-		}
-		if lpEntrySize([]byte(c.in)) != len(c.want) {
-			t.Errorf("lpEntrySize(%q) = %d, want %d", c.in, lpEntrySize([]byte(c.in)), len(c.want))
-		}
-	}
+	// The element encoding itself is tested in internal/ds/listpack.
 	long := strings.Repeat("x", 5000)
 	elems := [][]byte{[]byte("a"), []byte(strings.Repeat("y", 100)), []byte(long), []byte("-123456789"), []byte("8388607"), []byte("-2147483648")}
 	lp := buildListpack(elems)

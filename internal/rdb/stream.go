@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/ordo-db/ordo/internal/ds/listpack"
 	"slices"
 )
 
@@ -270,7 +271,7 @@ func validateStreamNode(lp []byte) (int64, bool) {
 		flags, nf, left, seen    int64
 	)
 	integer := func(e []byte) (int64, error) {
-		v, ok := canonicalInt(e)
+		v, ok := listpack.ParseInt(e)
 		if !ok {
 			return 0, errNotStreamNode
 		}

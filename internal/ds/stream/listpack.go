@@ -2,6 +2,7 @@ package stream
 
 import (
 	"encoding/binary"
+	"github.com/ordo-db/ordo/internal/ds/listpack"
 	"strconv"
 )
 
@@ -10,8 +11,8 @@ import (
 // it is and a node read from one needs no conversion.
 
 const (
-	lpHeaderSize = 6
-	lpEOF        = 0xFF
+	lpHeaderSize = listpack.HeaderSize
+	lpEOF        = listpack.EOF
 )
 
 func lpNew(capacity int) []byte {
@@ -33,125 +34,11 @@ func lpSetHeader(lp []byte, countDelta int) {
 	}
 }
 
-func backlenSize(l int) int {
-	switch {
-	case l <= 127:
-		return 1
-	case l < 16383:
-		return 2
-	case l < 2097151:
-		return 3
-	case l < 268435455:
-		return 4
-	}
-	return 5
-}
-
-func appendBacklen(b []byte, l int) []byte {
-	switch backlenSize(l) {
-	case 1:
-		return append(b, byte(l))
-	case 2:
-		return append(b, byte(l>>7), byte(l&127)|128)
-	case 3:
-		return append(b, byte(l>>14), byte((l>>7)&127)|128, byte(l&127)|128)
-	case 4:
-		return append(b, byte(l>>21), byte((l>>14)&127)|128, byte((l>>7)&127)|128, byte(l&127)|128)
-	}
-	return append(b, byte(l>>28), byte((l>>21)&127)|128, byte((l>>14)&127)|128, byte((l>>7)&127)|128, byte(l&127)|128)
-}
-
-// encInt appends the encoding of v (without backlen).
-func encInt(b []byte, v int64) []byte {
-	switch {
-	case v >= 0 && v <= 127:
-		return append(b, byte(v))
-	case v >= -4096 && v <= 4095:
-		u := uint64(v)
-		if v < 0 {
-			u = uint64((1 << 13) + v)
-		}
-		return append(b, byte(u>>8)|0xC0, byte(u))
-	case v >= -32768 && v <= 32767:
-		return append(b, 0xF1, byte(v), byte(v>>8))
-	case v >= -8388608 && v <= 8388607:
-		return append(b, 0xF2, byte(v), byte(v>>8), byte(v>>16))
-	case v >= -2147483648 && v <= 2147483647:
-		return append(b, 0xF3, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
-	}
-	b = append(b, 0xF4)
-	return binary.LittleEndian.AppendUint64(b, uint64(v))
-}
-
-// stringToInt is listpack's lpStringToInt64: canonical decimal integers
-// only (no sign but '-', no leading zero, no "-0").
-func stringToInt(s []byte) (int64, bool) {
-	if len(s) == 0 || len(s) > 20 {
-		return 0, false
-	}
-	if len(s) == 1 && s[0] == '0' {
-		return 0, true
-	}
-	neg := s[0] == '-'
-	p := s
-	if neg {
-		p = s[1:]
-		if len(p) == 0 {
-			return 0, false
-		}
-	}
-	if p[0] < '1' || p[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range p {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (1<<64-1)/10 {
-			return 0, false
-		}
-		v *= 10
-		if v > 1<<64-1-uint64(c-'0') {
-			return 0, false
-		}
-		v += uint64(c - '0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
-// encString appends the encoding of s (without backlen), as an integer
-// when s is one (lpAppend does so).
-func encString(b []byte, s []byte) []byte {
-	if v, ok := stringToInt(s); ok {
-		return encInt(b, v)
-	}
-	switch l := len(s); {
-	case l < 64:
-		b = append(b, 0x80|byte(l))
-	case l < 4096:
-		b = append(b, 0xE0|byte(l>>8), byte(l))
-	default:
-		b = append(b, 0xF0)
-		b = binary.LittleEndian.AppendUint32(b, uint32(l))
-	}
-	return append(b, s...)
-}
-
 // lpAppendRaw appends an encoded element (enc+data) to lp.
 func lpAppendEncoded(lp []byte, enc []byte) []byte {
 	lp = lp[:len(lp)-1] // drop EOF
 	lp = append(lp, enc...)
-	lp = appendBacklen(lp, len(enc))
+	lp = listpack.AppendBacklen(lp, len(enc))
 	lp = append(lp, lpEOF)
 	lpSetHeader(lp, 1)
 	return lp
@@ -161,12 +48,12 @@ func lpAppendEncoded(lp []byte, enc []byte) []byte {
 type appender struct{ scratch []byte }
 
 func (a *appender) int(lp []byte, v int64) []byte {
-	a.scratch = encInt(a.scratch[:0], v)
+	a.scratch = listpack.AppendInt(a.scratch[:0], v)
 	return lpAppendEncoded(lp, a.scratch)
 }
 
 func (a *appender) str(lp []byte, s []byte) []byte {
-	a.scratch = encString(a.scratch[:0], s)
+	a.scratch = listpack.AppendString(a.scratch[:0], s)
 	return lpAppendEncoded(lp, a.scratch)
 }
 
@@ -206,7 +93,7 @@ func lpElem(lp []byte, off int) (s []byte, n int64, isInt bool, next int) {
 	default:
 		panic("stream: corrupt listpack")
 	}
-	return s, n, isInt, off + size + backlenSize(size)
+	return s, n, isInt, off + size + listpack.BacklenSize(size)
 }
 
 // lpInt reads the integer element at off.
@@ -222,8 +109,8 @@ func lpInt(lp []byte, off int) (int64, int) {
 func lpReplaceInt(lp []byte, off int, v int64) []byte {
 	_, _, _, next := lpElem(lp, off)
 	var buf [16]byte
-	enc := encInt(buf[:0], v)
-	enc = appendBacklen(enc, len(enc))
+	enc := listpack.AppendInt(buf[:0], v)
+	enc = listpack.AppendBacklen(enc, len(enc))
 	if len(enc) == next-off {
 		copy(lp[off:], enc)
 		return lp
@@ -274,10 +161,10 @@ func lpValidate(lp []byte) (int, bool) {
 		default:
 			return 0, false
 		}
-		if size < 0 || off+size+backlenSize(size) > len(lp)-1 {
+		if size < 0 || off+size+listpack.BacklenSize(size) > len(lp)-1 {
 			return 0, false
 		}
-		off += size + backlenSize(size)
+		off += size + listpack.BacklenSize(size)
 		n++
 	}
 	cnt := int(binary.LittleEndian.Uint16(lp[4:]))
@@ -302,5 +189,5 @@ func lpPrev(lp []byte, off int) int {
 		shift += 7
 		p--
 	}
-	return off - backlenSize(v) - v
+	return off - listpack.BacklenSize(v) - v
 }

@@ -36,6 +36,7 @@ package stream
 
 import (
 	"bytes"
+	"github.com/ordo-db/ordo/internal/ds/listpack"
 	"math"
 	"slices"
 	"strconv"
@@ -660,7 +661,7 @@ func validNode(lp []byte, liveOut, deadOut *int64) (ok bool) {
 		s, n, isInt, nx := lpElem(lp, off)
 		off = nx
 		if !isInt {
-			v, ok := stringToInt(s)
+			v, ok := listpack.ParseInt(s)
 			return v, ok
 		}
 		return n, true

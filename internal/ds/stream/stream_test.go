@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/ordo-db/ordo/internal/ds/listpack"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -181,7 +182,7 @@ func TestListpackIntegers(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"-0", "01", "+1", " 1", "", "9223372036854775808", "-9223372036854775809", "1a"} {
-		if _, ok := stringToInt([]byte(s)); ok {
+		if _, ok := listpack.ParseInt([]byte(s)); ok {
 			t.Errorf("%q taken for an integer", s)
 		}
 	}
