@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -53,7 +55,10 @@ func (e *Engine) startRDBBackground() error {
 	e.Logf("Background saving started")
 	go func() {
 		defer close(done)
-		err := writeFileSynced(path, buf.Bytes())
+		err := writeFileSynced(path, func(w io.Writer) error {
+			_, err := w.Write(buf.Bytes())
+			return err
+		})
 		e.Lock()
 		bg.lastSecs.Store(int64(time.Since(start) / time.Second))
 		bg.failed.Store(err != nil)
@@ -84,15 +89,20 @@ func (e *Engine) WaitRDBBackground() {
 	}
 }
 
-// writeFileSynced writes b to path through a temporary file in the same
-// directory, fsynced and renamed, as Redis's rdbSave.
-func writeFileSynced(path string, b []byte) error {
+// writeFileSynced writes path through a temporary file in the same
+// directory, buffered, fsynced and renamed, as Redis's rdbSave: a crash
+// leaves the old file or the new one, never a part.
+func writeFileSynced(path string, write func(w io.Writer) error) error {
 	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d-%d.rdb", os.Getpid(), time.Now().UnixNano()))
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b)
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -8,10 +8,8 @@ package engine
 // function libraries in a file are not loaded (Ordo has no FUNCTION).
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -39,10 +37,9 @@ type FunctionStore interface {
 // loads, with the same encodings. The caller holds the engine lock.
 func (e *Engine) WriteRDB(w io.Writer) (RDBStats, error) { return e.WriteRDBAux(w) }
 
-// WriteRDBAux is WriteRDB with extra aux fields (key, value pairs), such
-// as a replication full sync's repl-stream-db, repl-id and repl-offset.
-func (e *Engine) WriteRDBAux(w io.Writer, aux ...string) (RDBStats, error) {
-	var st RDBStats
+// rdbWriter starts an RDB file with Redis's aux fields and the extra ones
+// given (key, value pairs).
+func (e *Engine) rdbWriter(w io.Writer, aux []string) *rdb.Writer {
 	wr := rdb.NewWriter(w, e.Config.Bool("rdbcompression"))
 	wr.Aux("redis-ver", RedisVersion)
 	wr.Aux("redis-bits", strconv.Itoa(strconv.IntSize))
@@ -51,6 +48,14 @@ func (e *Engine) WriteRDBAux(w io.Writer, aux ...string) (RDBStats, error) {
 		wr.Aux(aux[i], aux[i+1])
 	}
 	wr.Aux("aof-base", "0")
+	return wr
+}
+
+// WriteRDBAux is WriteRDB with extra aux fields (key, value pairs), such
+// as a replication full sync's repl-stream-db, repl-id and repl-offset.
+func (e *Engine) WriteRDBAux(w io.Writer, aux ...string) (RDBStats, error) {
+	var st RDBStats
+	wr := e.rdbWriter(w, aux)
 	if f := e.cmds.functions; f != nil {
 		for _, code := range f(e).FunctionCodes() {
 			wr.Function(code)
@@ -80,29 +85,12 @@ func (e *Engine) WriteRDBAux(w io.Writer, aux ...string) (RDBStats, error) {
 // SaveRDBFile writes the dataset to dir/dbfilename (through a temporary
 // file, synced and renamed, as Redis does). The caller holds the lock.
 func (e *Engine) SaveRDBFile() (RDBStats, error) {
-	path := filepath.Join(e.Config.Get("dir"), e.Config.Get("dbfilename"))
-	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d.rdb", os.Getpid()))
-	f, err := os.Create(tmp)
-	if err != nil {
-		return RDBStats{}, err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	st, err := e.WriteRDB(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
+	var st RDBStats
+	err := writeFileSynced(filepath.Join(e.Config.Get("dir"), e.Config.Get("dbfilename")), func(w io.Writer) error {
+		var err error
+		st, err = e.WriteRDB(w)
+		return err
+	})
 	return st, err
 }
 
@@ -214,14 +202,7 @@ func (e *Engine) KeyNames(db int) []string {
 // AppendRDBKey (a snapshot taken in slices), with WriteRDB's aux fields
 // and the given function libraries. It does not need the lock.
 func (e *Engine) WriteRDBParts(w io.Writer, parts []RDBPart, functions [][]byte, aux ...string) error {
-	wr := rdb.NewWriter(w, e.Config.Bool("rdbcompression"))
-	wr.Aux("redis-ver", RedisVersion)
-	wr.Aux("redis-bits", strconv.Itoa(strconv.IntSize))
-	wr.Aux("ctime", strconv.FormatInt(time.Now().Unix(), 10))
-	for i := 0; i+1 < len(aux); i += 2 {
-		wr.Aux(aux[i], aux[i+1])
-	}
-	wr.Aux("aof-base", "0")
+	wr := e.rdbWriter(w, aux)
 	for _, code := range functions {
 		wr.Function(code)
 	}
