@@ -1475,6 +1475,38 @@ func xpendingCommand(c *Ctx) {
 
 // ---- XCLAIM / XAUTOCLAIM ----
 
+// claimPending gives nack to the consumer named in c.Args[3] (cons, found
+// or created on first use and returned), as XCLAIM and XAUTOCLAIM do:
+// delivered at dtime, its delivery count set to retry (when >= 0) or
+// incremented unless JUSTID; the entry (or its ID) is written to w.
+func claimPending(c *Ctx, s *Stream, g *stream.Group, key []byte, cons *stream.Consumer, nack *stream.NACK,
+	dtime int64, retry int64, justid bool, w *resp.Writer) *stream.Consumer {
+	if cons == nil {
+		if cons = lookupConsumer(c, g, c.Args[3], true); cons == nil {
+			cons = createConsumer(c, g, c.Args[3], key)
+		}
+	}
+	if nack.Consumer != cons && nack.Consumer != nil {
+		nack.Consumer.PEL.Delete(nack)
+	}
+	nack.DeliveryTime = dtime
+	if retry >= 0 {
+		nack.DeliveryCount = retry
+	} else if !justid {
+		nack.DeliveryCount++
+	}
+	if nack.Consumer != cons {
+		cons.PEL.Set(nack)
+		nack.Consumer = cons
+	}
+	if justid {
+		idBulk(w, nack.ID)
+	} else {
+		s.Get(nack.ID, func(fv [][]byte) { writeEntry(w, nack.ID, fv) })
+	}
+	return cons
+}
+
 func xclaimCommand(c *Ctx) {
 	key := c.Args[1]
 	s, ok := getStream(c, key)
@@ -1591,29 +1623,7 @@ func xclaimCommand(c *Ctx) {
 		if nack.Consumer != nil && minidle != 0 && now-nack.DeliveryTime < minidle {
 			continue
 		}
-		if cons == nil {
-			if cons = lookupConsumer(c, g, c.Args[3], true); cons == nil {
-				cons = createConsumer(c, g, c.Args[3], key)
-			}
-		}
-		if nack.Consumer != cons && nack.Consumer != nil {
-			nack.Consumer.PEL.Delete(nack)
-		}
-		nack.DeliveryTime = dtime
-		if retry >= 0 {
-			nack.DeliveryCount = retry
-		} else if !justid {
-			nack.DeliveryCount++
-		}
-		if nack.Consumer != cons {
-			cons.PEL.Set(nack)
-			nack.Consumer = cons
-		}
-		if justid {
-			idBulk(&sub, id)
-		} else {
-			s.Get(id, func(fv [][]byte) { writeEntry(&sub, id, fv) })
-		}
+		cons = claimPending(c, s, g, key, cons, nack, dtime, retry, justid, &sub)
 		n++
 		propagateXclaim(c, key, c.Args[2], g, id, nack)
 		propLast = false
@@ -1719,27 +1729,7 @@ func xautoclaimCommand(c *Ctx) {
 			}
 			continue
 		}
-		if cons == nil {
-			if cons = lookupConsumer(c, g, c.Args[3], true); cons == nil {
-				cons = createConsumer(c, g, c.Args[3], key)
-			}
-		}
-		if nack.Consumer != cons && nack.Consumer != nil {
-			nack.Consumer.PEL.Delete(nack)
-		}
-		nack.DeliveryTime = now
-		if !justid {
-			nack.DeliveryCount++
-		}
-		if nack.Consumer != cons {
-			cons.PEL.Set(nack)
-			nack.Consumer = cons
-		}
-		if justid {
-			idBulk(&sub, id)
-		} else {
-			s.Get(id, func(fv [][]byte) { writeEntry(&sub, id, fv) })
-		}
+		cons = claimPending(c, s, g, key, cons, nack, now, -1, justid, &sub)
 		n++
 		count--
 		propagateXclaim(c, key, c.Args[2], g, id, nack)
