@@ -152,10 +152,10 @@ func registerStreams(t *Table) {
 
 // streamNow is Redis's mstime() for stream bookkeeping (delivery and
 // seen times, generated IDs): the command's clock, except while the AOF
-// replays, whose clock is held at the epoch (aof/load.go sets Now to 1 so
-// that nothing expires) while Redis's delivery times stay real.
+// replays, whose clock is held at the epoch (aof/load.go, so that nothing
+// expires) while Redis's delivery times stay real.
 func streamNow(c *Ctx) int64 {
-	if c.Now == 1 {
+	if c.Client != nil && c.Client.Kind == "aof" {
 		return NowMs()
 	}
 	return c.Now
