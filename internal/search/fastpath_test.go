@@ -69,7 +69,7 @@ func TestNumRangeEarlyStop(t *testing.T) {
 			n.hi, _ = parseNumber(strconv.Itoa(lo + r.IntN(12)))
 			n.loEx, n.hiEx = r.IntN(3) == 0, r.IntN(3) == 0
 			o := searchOpts{off: r.IntN(5) * r.IntN(3), num: r.IntN(12), slop: -1, lang: ix.lang,
-				scorer: []string{scorerTFIDF, scorerDocNorm, scorerBM25, scorerBM25STD, scorerDisMax, scorerDocScore}[r.IntN(6)],
+				scorer:     []string{scorerTFIDF, scorerDocNorm, scorerBM25, scorerBM25STD, scorerDisMax, scorerDocScore}[r.IntN(6)],
 				withScores: r.IntN(2) == 0}
 			o.explain = o.withScores && r.IntN(2) == 0
 			if r.IntN(2) == 0 {
