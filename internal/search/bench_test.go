@@ -30,6 +30,7 @@ func BenchmarkSearchNumericRange(b *testing.B) {
 		{"FT.SEARCH", "i", "@price:[50000 51000]", "LIMIT", "0", "10"},
 		{"FT.SEARCH", "i", "@price:[50000 51000]", "NOCONTENT", "LIMIT", "0", "10"},
 		{"FT.SEARCH", "i", "@price:[50000 51000]", "SORTBY", "price", "LIMIT", "0", "10"},
+		{"FT.SEARCH", "i", "@t:{red} @price:[50000 60000]", "SORTBY", "price", "NOCONTENT", "LIMIT", "0", "100"},
 	} {
 		b.Run(fmt.Sprint(c[2:]), func(b *testing.B) {
 			b.ReportAllocs()

@@ -373,6 +373,12 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 			return total, page[:min(o.num, len(page))], ""
 		}
 	}
+	if q.op == opAnd && !o.general {
+		if total, hits, ok := s.searchSortedAnd(e, ix, q, o, now, sortF, sortFi); ok {
+			page = hits[min(o.off, len(hits)):]
+			return total, page[:min(o.num, len(page))], ""
+		}
+	}
 	ids := qc.eval(q)
 	switch q.op {
 	case opTag, opNum, opGeo, opMissing, opIDs:

@@ -142,41 +142,134 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 		}
 		return total, hits, true
 	case len(sortF) == 1 && sortFi[0] == fi && !o.sortBy[0].desc:
-		// In key order: collect until k hits are held and the key moves
-		// on (hits tied on the key are ordered by seq below).
-		var last string
-		ix.nums[fi].scanEntries(n.lo, n.loEx, n.hi, n.hiEx, func(en numEntry) {
-			d := ix.docs[en.doc]
-			if expired(d) {
-				return
-			}
-			total++
-			if len(hits) >= k && (k <= 0 || en.key != last) {
-				return
-			}
-			last = en.key
-			hits = append(hits, hit{id: en.doc, seq: d.seq, key: d.key})
-		})
-		for i := range hits {
-			h := &hits[i]
-			d := ix.docs[h.id]
-			if o.withScores {
-				h.score = ix.scoreDoc(o.scorer, resNumeric, d)
-				if o.explain {
-					h.expl = ix.explain(o.scorer, resNumeric, d)
-				}
-			}
-			var v sortVal
-			if o.withSortKey {
-				v = ix.sortValue(e, d, sortF[0], fi)
-			} else {
-				key := d.nums[fi]
-				v = sortVal{p: keyPrefix(key), v: key, num: true, has: true}
-			}
-			h.sort = []sortVal{v}
-		}
-		slices.SortStableFunc(hits, hitOrder(o, true))
-		return total, hits[:min(len(hits), max(k, 0))], true
+		total, hits = ix.sortedPage(e, n, o, now, sortF[0], fi, nil)
+		return total, hits, true
 	}
 	return 0, nil, false
+}
+
+// sortedPage walks numeric range n of field fi (the SORTBY field,
+// ascending) in order, counting the documents that pass keep (nil: all)
+// and are not past their TTL, and returns the first off+num of them in
+// SORTBY order: hits are collected until off+num are held and the value
+// moves on (those tied on the value are then ordered by seq).
+func (ix *index) sortedPage(e *engine.Engine, n *node, o *searchOpts, now int64, f *field, fi int, keep func(id uint32, d *doc) bool) (total int, hits []hit) {
+	k := o.off + o.num
+	var last string
+	ix.nums[fi].scanEntries(n.lo, n.loEx, n.hi, n.hiEx, func(en numEntry) {
+		d := ix.docs[en.doc]
+		if keep != nil && !keep(en.doc, d) {
+			return
+		}
+		if at := e.PeekExpire(ix.db, d.key); at >= 0 && at <= now {
+			return
+		}
+		total++
+		if len(hits) >= k && (k <= 0 || en.key != last) {
+			return
+		}
+		last = en.key
+		hits = append(hits, hit{id: en.doc, seq: d.seq, key: d.key})
+	})
+	for i := range hits {
+		h := &hits[i]
+		d := ix.docs[h.id]
+		if o.withScores {
+			h.score = ix.scoreDoc(o.scorer, resNumeric, d)
+			if o.explain {
+				h.expl = ix.explain(o.scorer, resNumeric, d)
+			}
+		}
+		var v sortVal
+		if o.withSortKey {
+			v = ix.sortValue(e, d, f, fi)
+		} else {
+			key := d.nums[fi]
+			v = sortVal{p: keyPrefix(key), v: key, num: true, has: true}
+		}
+		h.sort = []sortVal{v}
+	}
+	slices.SortStableFunc(hits, hitOrder(o, true))
+	return total, hits[:min(len(hits), max(k, 0))]
+}
+
+// searchSortedAnd is runSearch for an intersection of numeric ranges and
+// exact tags sorted (ascending, no scores) by the field of one of its
+// ranges: that range is walked in order and the other leaves checked on
+// each document's indexed values, when the range is not much larger than
+// the most selective other leaf. ok is false otherwise.
+func (s *state) searchSortedAnd(e *engine.Engine, ix *index, q *node, o *searchOpts, now int64, sortF []*field, sortFi []int) (total int, hits []hit, ok bool) {
+	if len(sortF) != 1 || o.sortBy[0].desc || o.withScores || sortF[0].typ != typeNumeric ||
+		q.exact || o.slop >= 0 || o.inorder || len(q.kids) < 2 {
+		return 0, nil, false
+	}
+	qc := ix.newQctx()
+	var drive *node
+	var others []*node
+	for _, k := range q.kids {
+		if k.stop || !qc.filterable(k) {
+			return 0, nil, false
+		}
+		fi := ix.fieldIndex(k.field)
+		switch {
+		case k.op == opNum && ix.nums[fi] == nil, k.op == opTag && ix.tags[fi] == nil:
+			return 0, nil, false
+		case drive == nil && k.op == opNum && fi == sortFi[0]:
+			drive = k
+		default:
+			others = append(others, k)
+		}
+	}
+	if drive == nil {
+		return 0, nil, false
+	}
+	least := -1
+	for _, k := range others {
+		if e := qc.estimate(k); least < 0 || e < least {
+			least = e
+		}
+	}
+	if qc.estimate(drive) > 2*least+64 {
+		return 0, nil, false
+	}
+	type check struct {
+		fi       int
+		n        *node
+		tags     []string
+		loP, hiP uint64
+	}
+	checks := make([]check, len(others))
+	for i, k := range others {
+		c := check{fi: ix.fieldIndex(k.field), n: k}
+		if k.op == opNum {
+			c.loP, c.hiP = keyPrefix(k.lo), keyPrefix(k.hi)
+		}
+		for _, t := range k.tags {
+			c.tags = append(c.tags, ix.fields[c.fi].normTag(t.val))
+		}
+		checks[i] = c
+	}
+	keep := func(id uint32, d *doc) bool {
+		for _, c := range checks {
+			if c.n.op == opNum {
+				if !numMatch(ix, c.fi, ix.nums[c.fi].pre, id, c.n, c.loP, c.hiP) {
+					return false
+				}
+				continue
+			}
+			has := false
+			for _, t := range c.tags {
+				if slices.Contains(d.tags[c.fi], t) {
+					has = true
+					break
+				}
+			}
+			if !has {
+				return false
+			}
+		}
+		return true
+	}
+	total, hits = ix.sortedPage(e, drive, o, now, sortF[0], sortFi[0], keep)
+	return total, hits, true
 }
