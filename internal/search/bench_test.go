@@ -54,3 +54,30 @@ func BenchmarkIndexedHSET(b *testing.B) {
 	}
 	db.Do(ctx, "FT.SEARCH", "i", "@price:[0 0]", "NOCONTENT")
 }
+
+// BenchmarkTypedRange is bench/embedded's range query: 100,000 objects in
+// 20 cities with 60 ages, city AND age 30..40 sorted by age, 100 objects.
+func BenchmarkTypedRange(b *testing.B) {
+	ctx := context.Background()
+	db, _ := ordo.Open("", &ordo.Options{InMemory: true})
+	b.Cleanup(func() { db.Close() })
+	err := db.CreateIndex(ctx, ordo.IndexSpec{Name: "users", Prefixes: []string{"u:"}, Fields: []ordo.IndexField{
+		ordo.TagField("city"), ordo.NumericField("age").Sorted(), ordo.NumericField("score"),
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 100000 {
+		db.Do(ctx, "HSET", fmt.Sprint("u:", i), "name", fmt.Sprint("user", i), "city", fmt.Sprint("city", i%20), "age", fmt.Sprint(18+(i/20)%60), "score", fmt.Sprint(i*7919%100000))
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r, err := db.Search(ctx, "users", ordo.And(ordo.TagIn("city", fmt.Sprint("city", i%20)), ordo.NumRange("age", "30", "40")),
+			ordo.SearchOptions{Limit: 100, SortBy: []ordo.SortKey{{Field: "age"}}})
+		if err != nil || len(r.Docs) != 100 {
+			b.Fatal(err, len(r.Docs))
+		}
+		i++
+	}
+}
