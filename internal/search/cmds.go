@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 // searchOpts are FT.SEARCH's options.
 type searchOpts struct {
 	noContent   bool
+	general     bool // tests: no early-stop path (fastpath.go)
 	withScores  bool
 	withPayload bool
 	withSortKey bool
@@ -367,7 +367,24 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 		sortF = append(sortF, f)
 		sortFi = append(sortFi, slices.Index(ix.fields, f))
 	}
+	if q.op == opNum && !o.general {
+		if total, hits, ok := s.searchNumRange(e, ix, q, o, now, sortF, sortFi); ok {
+			page = hits[min(o.off, len(hits)):]
+			return total, page[:min(o.num, len(page))], ""
+		}
+	}
+	if q.op == opAnd && !o.general {
+		if total, hits, ok := s.searchSortedAnd(e, ix, q, o, now, sortF, sortFi); ok {
+			page = hits[min(o.off, len(hits)):]
+			return total, page[:min(o.num, len(page))], ""
+		}
+	}
 	ids := qc.eval(q)
+	switch q.op {
+	case opTag, opNum, opGeo, opMissing, opIDs:
+		// A leaf alone: match (scoring) reads its set, evaluated here.
+		qc.sets = map[*node][]uint32{q: ids}
+	}
 	scored := o.withScores || len(sortF) == 0
 	hits := make([]hit, 0, len(ids))
 	var sortBuf []sortVal // every hit's sort values, in one allocation
@@ -406,39 +423,7 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 		}
 		hits = append(hits, h)
 	}
-	var order func(a, b hit) int
-	if len(sortF) > 0 {
-		order = func(a, b hit) int {
-			for i, k := range o.sortBy {
-				x, y := a.sort[i], b.sort[i]
-				if x.has != y.has { // documents without the value come last
-					if x.has {
-						return -1
-					}
-					return 1
-				}
-				r := cmp.Compare(x.p, y.p) // 0 for strings
-				if r == 0 {
-					r = strings.Compare(x.v, y.v)
-				}
-				if k.desc {
-					r = -r
-				}
-				if r != 0 {
-					return r
-				}
-			}
-			return cmp.Compare(a.seq, b.seq)
-		}
-	} else {
-		// By score, ties in indexing order (RediSearch's document ids).
-		order = func(a, b hit) int {
-			if r := cmp.Compare(b.score, a.score); r != 0 {
-				return r
-			}
-			return cmp.Compare(a.seq, b.seq)
-		}
-	}
+	order := hitOrder(o, len(sortF) > 0)
 	total = len(hits)
 	hits = topK(hits, o.off+o.num, order)
 	page = hits[min(o.off, len(hits)):]

@@ -117,6 +117,8 @@ type index struct {
 
 	scan  scanState         // the initial walk of the keyspace
 	stems map[string]string // word -> stem in lang (stemOf)
+
+	scratch termScratch // addSource's, reused
 }
 
 func newIndex(name string, db int) *index {
@@ -234,9 +236,18 @@ func (ix *index) addSource(key string, h source) {
 			lang = v
 		}
 	}
-	entries := map[string]*tentry{}
+	entries := ix.scratch.reset()
+	hs, isHash := h.(hashSource)
+	var one [1]string // a hash field's value, without a slice per field
 	for i, f := range ix.fields {
-		vals, present, ok := h.values(f)
+		var vals []string
+		present, ok := false, true
+		if isHash {
+			one[0], present = hs.h.Get(f.name)
+			vals = one[:]
+		} else {
+			vals, present, ok = h.values(f)
+		}
 		if !ok {
 			ix.failures++
 			return
@@ -272,7 +283,7 @@ func (ix *index) addSource(key string, h source) {
 		case typeTag:
 			var tags []string
 			for _, val := range vals {
-				for _, t := range strings.Split(val, string(f.sep)) {
+				for t := range strings.SplitSeq(val, string(f.sep)) {
 					if t = f.normTag(t); (t != "" || f.empty) && !slices.Contains(tags, t) {
 						tags = append(tags, t)
 					}
@@ -286,10 +297,15 @@ func (ix *index) addSource(key string, h source) {
 			}
 		}
 	}
-	d.terms = make([]string, 0, len(entries))
-	for t := range entries {
+	d.terms = make([]string, 0, len(entries.at))
+	npos := 0
+	for t, i := range entries.at {
 		d.terms = append(d.terms, t)
+		npos += len(entries.es[i].pos)
 	}
+	// Every term's positions in one array: a document's postings are
+	// added and removed together.
+	posBuf := make([]uint32, 0, npos)
 	d.key = key
 	ix.seq++
 	d.seq = ix.seq
@@ -319,28 +335,61 @@ func (ix *index) addSource(key string, h source) {
 			s[id] = true
 		}
 	}
-	for t, e := range entries {
+	for _, t := range d.terms {
+		e := entries.es[entries.at[t]]
 		s := ix.texts[t]
 		if s == nil {
 			s = map[uint32]tentry{}
 			ix.texts[t] = s
 		}
-		s[id] = *e
+		n := len(posBuf)
+		posBuf = append(posBuf, e.pos...)
+		e.pos = posBuf[n:len(posBuf):len(posBuf)]
+		s[id] = e
 	}
+}
+
+// termScratch collects one document's terms (addSource), reused from
+// document to document: its map and its entries' position buffers stay
+// allocated.
+type termScratch struct {
+	at map[string]int32 // term -> index in es
+	es []tentry
+}
+
+func (sc *termScratch) reset() *termScratch {
+	if sc.at == nil || len(sc.at) > 4096 {
+		sc.at = map[string]int32{}
+		sc.es = nil
+	}
+	clear(sc.at)
+	sc.es = sc.es[:0]
+	return sc
+}
+
+func (sc *termScratch) get(term string) *tentry {
+	if i, ok := sc.at[term]; ok {
+		return &sc.es[i]
+	}
+	n := len(sc.es)
+	if n < cap(sc.es) {
+		sc.es = sc.es[:n+1]
+		sc.es[n] = tentry{pos: sc.es[n].pos[:0]}
+	} else {
+		sc.es = append(sc.es, tentry{})
+	}
+	sc.at[term] = int32(n)
+	return &sc.es[n]
 }
 
 // analyze indexes the words of TEXT field f's value into entries, with
 // RediSearch's frequencies: each occurrence adds max(1, weight) to its
 // word, and max(1, weight x 0.2) to its stem.
-func (ix *index) analyze(d *doc, entries map[string]*tentry, f *field, val, lang string, base uint32) uint32 {
+func (ix *index) analyze(d *doc, entries *termScratch, f *field, val, lang string, base uint32) uint32 {
 	inc := max(1, uint32(float32(f.weight)))
 	stemInc := max(1, uint32(float32(f.weight)*stemFactor))
 	put := func(term string, pos uint32, n uint32) {
-		e := entries[term]
-		if e == nil {
-			e = &tentry{}
-			entries[term] = e
-		}
+		e := entries.get(term)
 		e.freq += n
 		e.mask |= 1 << f.ord
 		if pos < 1<<posBits {

@@ -225,6 +225,11 @@ func (t *numTree) remove(e numEntry) bool {
 
 // scan calls fn for every entry with lo <(=) key <(=) hi, in order.
 func (t *numTree) scan(lo string, loEx bool, hi string, hiEx bool, fn func(doc uint32)) {
+	t.scanEntries(lo, loEx, hi, hiEx, func(e numEntry) { fn(e.doc) })
+}
+
+// scanEntries calls fn for every entry with lo <(=) key <(=) hi, in order.
+func (t *numTree) scanEntries(lo string, loEx bool, hi string, hiEx bool, fn func(e numEntry)) {
 	start := sort.Search(len(t.chunks), func(i int) bool {
 		c := t.chunks[i]
 		k := c[len(c)-1].key
@@ -238,7 +243,7 @@ func (t *numTree) scan(lo string, loEx bool, hi string, hiEx bool, fn func(doc u
 			if e.key > hi || hiEx && e.key == hi {
 				return
 			}
-			fn(e.doc)
+			fn(e)
 		}
 	}
 }

@@ -49,6 +49,12 @@
 // under SLOP/INORDER or a quoted phrase then check positions, and each
 // hit's match is folded by the scorer (score.go); keys past their TTL are
 // dropped. FT.CREATE indexes existing keys in the background (scan.go).
+// Two shapes skip the id lists (fastpath.go): a query that is one numeric
+// range walks it once into a bounded heap of offset+limit hits (by score,
+// or only the first hits when sorted by that field ascending), and an
+// intersection of exact tags and ranges sorted ascending by one range's
+// field walks that range in order, checking the rest per document; both
+// still count every match for the total.
 //
 // Text analysis (text.go) follows RediSearch 2.x: its separators
 // (,./(){}[]:;~!@#$%^&*-=+|'`"<>? space and tab), a backslash escaping

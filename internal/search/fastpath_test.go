@@ -1,0 +1,132 @@
+package search
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/resp"
+)
+
+// TestNumRangeEarlyStop: a numeric range query (alone, or in an
+// intersection with tags and ranges) answered by the early-stop
+// path (searchNumRange, searchSortedAnd) gives the general path's total and page, for
+// every scorer, WITHSCORES, SORTBY the field ascending and descending,
+// offsets and limits, with tied values, varying document scores and
+// lengths, reused document ids, and keys past their TTL.
+func TestNumRangeEarlyStop(t *testing.T) {
+	h := &holder{}
+	e := engine.New(nil, func(t *engine.Table) { register(t, h) })
+	defer e.Close()
+	cl := e.NewClient("test")
+	w := &resp.Writer{Proto: 2}
+	do := func(args ...string) {
+		b := make([][]byte, len(args))
+		for i, a := range args {
+			b[i] = []byte(a)
+		}
+		w.Reset()
+		e.Lock()
+		e.Call(cl, b, w)
+		e.Unlock()
+	}
+	do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	do("FT.CREATE", "idx", "PREFIX", "1", "d:", "SCHEMA", "n", "NUMERIC", "SORTABLE", "m", "NUMERIC", "t", "TAG", "body", "TEXT")
+	r := rand.New(rand.NewPCG(3, 4))
+	const future = int64(4102444800000) // 2100-01-01
+	for step := range 600 {
+		key := "d:" + strconv.Itoa(r.IntN(300))
+		switch r.IntN(10) {
+		case 0:
+			do("DEL", key)
+		case 1:
+			do("PEXPIREAT", key, strconv.FormatInt(future+int64(r.IntN(3)), 10))
+		default:
+			words := ""
+			for range 1 + r.IntN(5) {
+				words += fmt.Sprintf("w%d ", r.IntN(4))
+			}
+			args := []string{"HSET", key, "n", strconv.Itoa(r.IntN(20) - 5), "body", words, "__score", fmt.Sprint(r.Float64())}
+			if r.IntN(5) != 0 {
+				args = append(args, "t", []string{"a", "b", "A,c", "b,c"}[r.IntN(4)])
+			}
+			if r.IntN(4) == 0 {
+				args = append(args, "m", "x") // not a number: not indexed
+			} else if r.IntN(3) == 0 {
+				args = append(args, "m", strconv.Itoa(r.IntN(5)))
+			}
+			do(args...)
+		}
+		if step%50 != 49 {
+			continue
+		}
+		e.Lock()
+		s := h.get(e)
+		ix := s.lookupIndex("idx")
+		for range 40 {
+			lo := r.IntN(25) - 7
+			f := []string{"n", "m"}[r.IntN(2)]
+			n := &node{op: opNum, field: f}
+			n.lo, _ = parseNumber(strconv.Itoa(lo))
+			n.hi, _ = parseNumber(strconv.Itoa(lo + r.IntN(12)))
+			n.loEx, n.hiEx = r.IntN(3) == 0, r.IntN(3) == 0
+			q := n
+			if r.IntN(2) == 0 { // an intersection with a tag and maybe another range
+				tag := &node{op: opTag, field: "t", tags: []tagTerm{{val: []string{"a", "b", "c"}[r.IntN(3)]}}}
+				if r.IntN(3) == 0 {
+					tag.tags = append(tag.tags, tagTerm{val: "b"})
+				}
+				q = &node{op: opAnd, kids: []*node{n, tag}}
+				if r.IntN(3) == 0 {
+					other := &node{op: opNum, field: []string{"n", "m"}[r.IntN(2)]}
+					other.lo, _ = parseNumber(strconv.Itoa(r.IntN(10) - 5))
+					other.hi, _ = parseNumber(strconv.Itoa(r.IntN(10)))
+					other.loEx = r.IntN(2) == 0
+					q.kids = append(q.kids, other)
+				}
+				r.Shuffle(len(q.kids), func(i, j int) { q.kids[i], q.kids[j] = q.kids[j], q.kids[i] })
+			}
+			o := searchOpts{off: r.IntN(5) * r.IntN(3), num: r.IntN(12), slop: -1, lang: ix.lang,
+				scorer:     []string{scorerTFIDF, scorerDocNorm, scorerBM25, scorerBM25STD, scorerDisMax, scorerDocScore}[r.IntN(6)],
+				withScores: r.IntN(2) == 0}
+			o.explain = o.withScores && r.IntN(2) == 0
+			if r.IntN(2) == 0 {
+				o.sortBy = []sortKey{{name: f, desc: r.IntN(3) == 0}}
+				o.withSortKey = r.IntN(3) == 0
+			}
+			now := future + int64(r.IntN(4)) // some keys are past their TTL
+			g := o
+			g.general = true
+			wt, wp, _ := s.runSearch(e, ix, q, &g, now)
+			gt, gp, _ := s.runSearch(e, ix, q, &o, now)
+			want, got := fmt.Sprint(wt, pageOf(wp)), fmt.Sprint(gt, pageOf(gp))
+			if want != got {
+				e.Unlock()
+				t.Fatalf("step %d %s [%q %q] %+v:\n got %s\nwant %s", step, f, n.lo, n.hi, o, got, want)
+			}
+		}
+		e.Unlock()
+	}
+}
+
+func pageOf(p []hit) []string {
+	var out []string
+	for _, h := range p {
+		s := fmt.Sprint(h.key, " ", h.score, " ", h.sort)
+		if h.expl != nil {
+			s += " " + explText(h.expl)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func explText(x *expl) string {
+	s := x.s + "("
+	for _, k := range x.kids {
+		s += explText(k) + ","
+	}
+	return s + ")"
+}
