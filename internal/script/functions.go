@@ -379,26 +379,7 @@ func (s *scripting) runLibrary(lib *library, body string, timeout time.Duration)
 		if ctx != nil && ctx.Err() != nil {
 			return msgRegisterFunction[4:] + "ERR FUNCTION LOAD timeout"
 		}
-		var obj lua.LValue = lua.LString(err.Error())
-		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
-			obj = ae.Object
-		}
-		var msg string
-		switch v := obj.(type) {
-		case *lua.LTable:
-			if e, ok := v.RawGetString("err").(lua.LString); ok {
-				msg = string(e)
-			} else {
-				msg = "ERR unknown error"
-			}
-		case lua.LString:
-			msg = "ERR " + lua51Message(string(v))
-		case lua.LNumber:
-			msg = "ERR " + luaNumberString(float64(v))
-		default:
-			msg = "ERR " + obj.String()
-		}
-		return msgRegisterFunction[4:] + quoteArgErrors(msg)
+		return msgRegisterFunction[4:] + quoteArgErrors(luaErrorMessage(err))
 	}
 	return ""
 }

@@ -382,25 +382,7 @@ func (s *scripting) propagate(c *engine.Ctx) {
 // errorReply is the reply to a script that raised an error, as Redis
 // 7.0 words it: "<msg> script: <sha>, on @user_script:<line>."
 func (s *scripting) errorReply(err error) string {
-	var obj lua.LValue = lua.LString(err.Error())
-	if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
-		obj = ae.Object
-	}
-	var msg string
-	switch v := obj.(type) {
-	case *lua.LTable:
-		if e, ok := v.RawGetString("err").(lua.LString); ok {
-			msg = string(e)
-		} else {
-			msg = "ERR unknown error"
-		}
-	case lua.LString:
-		msg = "ERR " + lua51Message(string(v))
-	case lua.LNumber:
-		msg = "ERR " + luaNumberString(float64(v))
-	default:
-		msg = "ERR " + obj.String()
-	}
+	msg := luaErrorMessage(err)
 	if s.killed.Load() {
 		msg = msgKilled
 	}
@@ -409,6 +391,27 @@ func (s *scripting) errorReply(err error) string {
 		msg += " script: " + s.sha + ", on @" + s.chunk + ":" + strconv.Itoa(s.errLine) + "."
 	}
 	return msg
+}
+
+// luaErrorMessage is the error reply for what a Lua call raised: the err
+// field of an error table (redis.error_reply), else "ERR " and the value.
+func luaErrorMessage(err error) string {
+	var obj lua.LValue = lua.LString(err.Error())
+	if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
+		obj = ae.Object
+	}
+	switch v := obj.(type) {
+	case *lua.LTable:
+		if e, ok := v.RawGetString("err").(lua.LString); ok {
+			return string(e)
+		}
+		return "ERR unknown error"
+	case lua.LString:
+		return "ERR " + lua51Message(string(v))
+	case lua.LNumber:
+		return "ERR " + luaNumberString(float64(v))
+	}
+	return "ERR " + obj.String()
 }
 
 func stringArray(L *lua.LState, a [][]byte) *lua.LTable {
