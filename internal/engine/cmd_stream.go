@@ -274,6 +274,16 @@ func idBulk(w *resp.Writer, id stream.ID) {
 
 func getStream(c *Ctx, key []byte) (*Stream, bool) { return Get[*Stream](c, key) }
 
+// existingStream is the stream at key, or nil after replying "no such
+// key" or WRONGTYPE (XSETID, XINFO).
+func existingStream(c *Ctx, key []byte) *Stream {
+	s, ok := getStream(c, key)
+	if ok && s == nil {
+		c.Error(ErrNoSuchKey)
+	}
+	return s
+}
+
 func noGroupErr(c *Ctx, format string, args ...[]byte) {
 	b := []byte("NOGROUP ")
 	j := 0
@@ -1278,14 +1288,8 @@ func xsetidCommand(c *Ctx) {
 		}
 	}
 	key := c.Args[1]
-	v, found := c.Lookup(key)
-	if !found {
-		c.Error(ErrNoSuchKey)
-		return
-	}
-	s, is := v.o.(*Stream)
-	if !is {
-		c.Error(ErrWrongType)
+	s := existingStream(c, key)
+	if s == nil {
 		return
 	}
 	if s.Length > 0 {
@@ -1767,14 +1771,8 @@ func xinfoCommand(c *Ctx) {
 		return
 	}
 	key := c.Args[2]
-	v, found := c.Lookup(key)
-	if !found {
-		c.Error(ErrNoSuchKey)
-		return
-	}
-	s, is := v.o.(*Stream)
-	if !is {
-		c.Error(ErrWrongType)
+	s := existingStream(c, key)
+	if s == nil {
 		return
 	}
 	w := c.W
