@@ -215,21 +215,26 @@ func (p *parser) unary(field string) (*node, error) {
 	return p.atom(field)
 }
 
+// group parses "( union )" at the current '(', the union searching field.
+func (p *parser) group(field string) (*node, error) {
+	p.pos++
+	n, err := p.union(field)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.peek() != ')' {
+		return nil, p.errNear(p.pos)
+	}
+	p.pos++
+	return n, nil
+}
+
 func (p *parser) atom(field string) (*node, error) {
 	start := p.pos
 	switch c := p.peek(); c {
 	case '(':
-		p.pos++
-		n, err := p.union(field)
-		if err != nil {
-			return nil, err
-		}
-		p.skipSpace()
-		if p.peek() != ')' {
-			return nil, p.errNear(p.pos)
-		}
-		p.pos++
-		return n, nil
+		return p.group(field)
 	case '*':
 		p.pos++
 		if c := p.peek(); c != 0 && !isPunct(c) && !isSpace(c) || c == '\\' {
@@ -455,17 +460,7 @@ func (p *parser) fieldExpr(name string, start int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.pos++
-		n, err := p.union(f)
-		if err != nil {
-			return nil, err
-		}
-		p.skipSpace()
-		if p.peek() != ')' {
-			return nil, p.errNear(p.pos)
-		}
-		p.pos++
-		return n, nil
+		return p.group(f)
 	case '-':
 		f, err := p.field(name, start, typeText)
 		if err != nil {
