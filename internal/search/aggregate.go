@@ -834,6 +834,26 @@ func groupRows(rows []*aggRow, st *aggStep) []*aggRow {
 	}
 	var groups []*group
 	index := map[string]*group{}
+	// join adds row to the group of key (whose property values are vals),
+	// made on first use.
+	join := func(key string, vals []val, row *aggRow) {
+		g := index[key]
+		if g == nil {
+			g = &group{row: &aggRow{id: uint32(len(groups)), vals: make([]namedVal, 0, len(st.groupBy)+len(st.reducers))}}
+			for i, k := range st.groupBy {
+				g.row.set(k, vals[i])
+			}
+			g.accs = make([]reducerAcc, len(st.reducers))
+			for i := range st.reducers {
+				g.accs[i] = newAcc(&st.reducers[i])
+			}
+			index[key] = g
+			groups = append(groups, g)
+		}
+		for _, a := range g.accs {
+			a.add(row)
+		}
+	}
 	var kb strings.Builder
 	one := make([]val, len(st.groupBy))
 	for _, row := range rows {
@@ -850,22 +870,7 @@ func groupRows(rows []*aggRow, st *aggStep) []*aggRow {
 			v.writeGroupKey(&kb)
 		}
 		if simple {
-			g := index[kb.String()]
-			if g == nil {
-				g = &group{row: &aggRow{id: uint32(len(groups)), vals: make([]namedVal, 0, len(st.groupBy)+len(st.reducers))}}
-				for i, k := range st.groupBy {
-					g.row.set(k, one[i])
-				}
-				g.accs = make([]reducerAcc, len(st.reducers))
-				for i := range st.reducers {
-					g.accs[i] = newAcc(&st.reducers[i])
-				}
-				index[kb.String()] = g
-				groups = append(groups, g)
-			}
-			for _, a := range g.accs {
-				a.add(row)
-			}
+			join(kb.String(), one, row)
 			continue
 		}
 		// A property holding an array (TOLIST, split) groups each element
@@ -891,22 +896,7 @@ func groupRows(rows []*aggRow, st *aggStep) []*aggRow {
 			for _, v := range combo {
 				v.writeGroupKey(&kb)
 			}
-			g := index[kb.String()]
-			if g == nil {
-				g = &group{row: &aggRow{id: uint32(len(groups)), vals: make([]namedVal, 0, len(st.groupBy)+len(st.reducers))}}
-				for i, k := range st.groupBy {
-					g.row.set(k, combo[i])
-				}
-				g.accs = make([]reducerAcc, len(st.reducers))
-				for i := range st.reducers {
-					g.accs[i] = newAcc(&st.reducers[i])
-				}
-				index[kb.String()] = g
-				groups = append(groups, g)
-			}
-			for _, a := range g.accs {
-				a.add(row)
-			}
+			join(kb.String(), combo, row)
 		}
 	}
 	out := make([]*aggRow, len(groups))
