@@ -148,10 +148,10 @@ func (b ballRegion) volume(side float64) float64 {
 
 // zTile is a node of the split tree.
 type zTile struct {
-	off   int32 // its lower corner: arena[off : off+Dims]
-	depth int32 // Z-order bits fixed
-	kids  int32 // index of its first child (the second follows), or -1
-	kind  int8  // 0 outside, 1 inside, 2 crossing
+	off   int32   // its lower corner: arena[off : off+Dims]
+	depth int32   // Z-order bits fixed
+	kids  int32   // index of its first child (the second follows), or -1
+	kind  int8    // 0 outside, 1 inside, 2 crossing
 	out   float64 // crossing: its volume outside the region, as a fraction of the space
 }
 
