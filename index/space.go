@@ -56,9 +56,10 @@ type Space struct {
 	Name       string
 	Dims, Bits int
 	// MaxRanges bounds the ranges a query is decomposed into (default
-	// 4×2^Dims between 16 and 256: 16 in 2 dimensions, 32 in 3): more
+	// 8×2^Dims between 32 and 256: 32 in 2 dimensions, 64 in 3): more
 	// ranges read less outside the region, at the cost of more (cheap,
-	// pipelined) commands.
+	// pipelined) commands. A query uses fewer when it expects few
+	// points (rangesFor).
 	MaxRanges int
 	zkey      string
 	hkey      string
@@ -78,7 +79,7 @@ func NewSpace(b backend.Backend, name string, dims, bits int) (*Space, error) {
 	if dims < 1 || bits < 1 || bits > 64 || dims > 1<<20 {
 		return nil, fmt.Errorf("index: a space needs dims ≥ 1 and 1 ≤ bits ≤ 64 (got %d, %d)", dims, bits)
 	}
-	return &Space{b: b, Name: name, Dims: dims, Bits: bits, MaxRanges: min(256, max(16, 4<<min(dims, 8))),
+	return &Space{b: b, Name: name, Dims: dims, Bits: bits, MaxRanges: min(256, max(32, 8<<min(dims, 8))),
 		zkey: "{" + name + "}:z", hkey: "{" + name + "}:ids", width: (dims*bits + 7) / 8,
 		byScore: dims*bits <= scoreBits}, nil
 }
@@ -457,7 +458,7 @@ func (s *Space) Ranges(lo, hi []uint64) ([][2][]byte, error) {
 	if boxEmpty(lo, hi) {
 		return nil, nil
 	}
-	z, runs := s.decompose(boxRegion{lo, hi})
+	z, runs := s.decompose(boxRegion{lo, hi}, max(s.MaxRanges, 1))
 	out := make([][2][]byte, len(runs))
 	for i, r := range runs {
 		out[i] = [2][]byte{s.encode(z.corner(z.tiles[r.first])), s.encode(z.upper(z.tiles[r.last]))}
@@ -518,41 +519,60 @@ func (s *Space) incCode(code []byte) ([]byte, bool) {
 	return out, true
 }
 
-// query reads the region r in one round trip, with extra (if not nil)
-// in the same pipeline; it returns the points in r and extra's reply.
-func (s *Space) query(ctx context.Context, r region, extra backend.Cmd) ([]PointHit, SpaceStats, any, error) {
-	var st SpaceStats
-	z, runs := s.decompose(r)
-	cmds := s.rangeCmds(z, runs)
-	if extra != nil {
-		cmds = append(cmds, extra)
+// rangesFor is how many ranges a query of r is worth: a range costs a
+// command (a microsecond or two on the server), a member read outside r
+// costs its reply (about a third of that), and the members read outside
+// shrink about as 1/ranges in 2 dimensions: so about the square root of
+// the points r is expected to hold if they were spread evenly, between
+// MaxRanges/2 and MaxRanges (MaxRanges while the count is unknown).
+func (s *Space) rangesFor(r region) int {
+	maxR := max(s.MaxRanges, 1)
+	n := s.count.Load()
+	if n <= 0 {
+		return maxR
 	}
-	if len(cmds) == 0 {
-		return nil, st, nil, nil
+	expected := float64(n) * r.volume(math.Ldexp(1, s.Bits))
+	return min(maxR, max((maxR+1)/2, int(math.Sqrt(expected))))
+}
+
+// query reads the region r in one round trip; with count (or while the
+// number of points is unknown) it also reads that number in the same
+// pipeline, keeps it for rangesFor and Nearest, and returns it (else -1).
+func (s *Space) query(ctx context.Context, r region, count bool) ([]PointHit, SpaceStats, int64, error) {
+	var st SpaceStats
+	count = count || s.count.Load() <= 0
+	z, runs := s.decompose(r, s.rangesFor(r))
+	cmds := s.rangeCmds(z, runs)
+	if count {
+		cmds = append(cmds, s.lenCmd())
 	}
 	st.Ranges, st.Rounds = len(runs), 1
 	res, err := s.b.Pipeline(ctx, cmds)
 	if err != nil {
-		return nil, st, nil, err
+		return nil, st, -1, err
 	}
-	var extraVal any
-	if extra != nil {
+	n := int64(-1)
+	if count {
 		last := res[len(res)-1]
 		if last.Err != nil {
-			return nil, st, nil, last.Err
+			return nil, st, -1, last.Err
 		}
-		extraVal, res = last.Val, res[:len(res)-1]
+		if n, err = asInt(last.Val); err != nil {
+			return nil, st, -1, err
+		}
+		s.count.Store(n)
+		res = res[:len(res)-1]
 	}
 	var out []PointHit
 	for _, rr := range res {
 		if rr.Err != nil {
-			return nil, st, nil, rr.Err
+			return nil, st, n, rr.Err
 		}
 		if out, err = s.collect(rr.Val, r, out, &st); err != nil {
-			return nil, st, nil, err
+			return nil, st, n, err
 		}
 	}
-	return out, st, extraVal, nil
+	return out, st, n, nil
 }
 
 // collect appends the points of one range's reply that are in r.
@@ -588,7 +608,8 @@ func (s *Space) collect(v any, r region, out []PointHit, st *SpaceStats) ([]Poin
 	if step == 2 && len(arr)%2 != 0 {
 		return nil, fmt.Errorf("index: odd member/score reply")
 	}
-	var p []uint64
+	// The points found share one allocation per reply.
+	slab := make([]uint64, 0, s.Dims*len(arr)/step)
 	for i := 0; i < len(arr); i += step {
 		mv, sv := arr[i], any(nil)
 		if step == 1 {
@@ -605,14 +626,15 @@ func (s *Space) collect(v any, r region, out []PointHit, st *SpaceStats) ([]Poin
 		if err != nil {
 			return nil, err
 		}
-		if p == nil {
-			p = make([]uint64, s.Dims)
-		}
+		at := len(slab)
+		slab = slab[:at+s.Dims]
+		p := slab[at : at+s.Dims : at+s.Dims]
 		s.point64(c, p)
 		if r.contains(p) {
 			id, _ := asString(mv)
 			out = append(out, PointHit{ID: id, Point: p})
-			p = nil
+		} else {
+			slab = slab[:at]
 		}
 	}
 	return out, nil
@@ -630,7 +652,7 @@ func (s *Space) BoxStats(ctx context.Context, lo, hi []uint64) ([]PointHit, Spac
 	if err := s.checkBox(lo, hi); err != nil || boxEmpty(lo, hi) {
 		return nil, SpaceStats{}, err
 	}
-	hits, st, _, err := s.query(ctx, boxRegion{lo, hi}, nil)
+	hits, st, _, err := s.query(ctx, boxRegion{lo, hi}, false)
 	return hits, st, err
 }
 
@@ -658,7 +680,7 @@ func (s *Space) WithinStats(ctx context.Context, center []uint64, r float64) ([]
 	if r < 0 || math.IsNaN(r) {
 		return nil, SpaceStats{}, nil
 	}
-	hits, st, _, err := s.query(ctx, ballRegion{c: center, r: r, inner: -1}, nil)
+	hits, st, _, err := s.query(ctx, ballRegion{c: center, r: r, inner: -1}, false)
 	if err != nil {
 		return nil, st, err
 	}
@@ -737,17 +759,14 @@ func (s *Space) Nearest(ctx context.Context, center []uint64, k int) ([]PointHit
 	inner := -1.0
 	var got []PointHit
 	for range 200 {
-		hits, qst, cnt, err := s.query(ctx, ballRegion{c: center, r: h, inner: inner}, s.lenCmd())
+		hits, qst, cnt, err := s.query(ctx, ballRegion{c: center, r: h, inner: inner}, true)
 		st.Ranges += qst.Ranges
 		st.Scanned += qst.Scanned
 		st.Rounds += qst.Rounds
 		if err != nil {
 			return nil, st, err
 		}
-		if c, err := asInt(cnt); err == nil {
-			n = c
-			s.count.Store(c)
-		}
+		n = cnt
 		got = append(got, hits...)
 		if len(got) >= k || h >= whole || int64(len(got)) >= n {
 			for i := range got {

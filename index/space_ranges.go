@@ -249,8 +249,7 @@ type zRun struct{ first, last int32 }
 
 // decompose returns the runs covering r, at most maxRanges of them, in
 // code order, and the tiles they refer to.
-func (s *Space) decompose(r region) (*decomp, []zRun) {
-	maxRanges := max(s.MaxRanges, 1)
+func (s *Space) decompose(r region, maxRanges int) (*decomp, []zRun) {
 	z := &decomp{s: s, hi: make([]uint64, s.Dims)}
 	budget := spaceSplits(maxRanges, s.Dims)
 	z.arena = make([]uint64, s.Dims, s.Dims*(2*budget+1))

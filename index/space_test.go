@@ -205,9 +205,10 @@ func TestSpaceRanges(t *testing.T) {
 func TestSpaceAgainstBruteForce(t *testing.T) {
 	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		s, _ := index.NewSpace(b, "rnd", 3, 10)
-		// In 3 dimensions a box has more border: 64 ranges, not the
-		// default 32, keep the scan under 2 members per point found.
-		s.MaxRanges = 64
+		// In 3 dimensions a box has more border: 64 to 128 ranges, not
+		// the default 32 to 64, keep the scan under 2 members per point
+		// found.
+		s.MaxRanges = 128
 		r := rand.New(rand.NewPCG(5, 6))
 		pts := map[string][]uint64{}
 		for i := 0; i < 400; i++ {
