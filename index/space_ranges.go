@@ -1,8 +1,9 @@
 package index
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 // The decomposition of a region (a box, a ball, a ball minus a smaller
@@ -161,14 +162,30 @@ type zTile struct {
 // 2: 1.31x) in about 10 µs of CPU (8: about 3 times that).
 func spaceSplits(maxRanges, dims int) int { return 3 * maxRanges * dims }
 
-// decomp holds the buffers of one decomposition.
+// decomp holds the buffers of one decomposition, reused through the
+// Space's pool (a query allocates little, so the caller's GC runs little).
 type decomp struct {
 	s     *Space
 	arena []uint64
 	tiles []zTile
 	heap  []int32
 	hi    []uint64
+	stack []int32
+	runs  []zRun
+	gaps  []float64
+	order []int32
+	keep  []bool
 }
+
+// getDecomp returns empty buffers from s's pool; release gives them back.
+func (s *Space) getDecomp() *decomp {
+	if z, ok := s.pool.Get().(*decomp); ok {
+		return z
+	}
+	return &decomp{s: s, hi: make([]uint64, s.Dims)}
+}
+
+func (s *Space) release(z *decomp) { s.pool.Put(z) }
 
 func (z *decomp) corner(t zTile) []uint64 { return z.arena[t.off : int(t.off)+z.s.Dims] }
 
@@ -250,10 +267,10 @@ type zRun struct{ first, last int32 }
 // decompose returns the runs covering r, at most maxRanges of them, in
 // code order, and the tiles they refer to.
 func (s *Space) decompose(r region, maxRanges int) (*decomp, []zRun) {
-	z := &decomp{s: s, hi: make([]uint64, s.Dims)}
+	z := s.getDecomp()
 	budget := spaceSplits(maxRanges, s.Dims)
-	z.arena = make([]uint64, s.Dims, s.Dims*(2*budget+1))
-	z.tiles = make([]zTile, 0, 2*budget+1)
+	z.arena = append(z.arena[:0], make([]uint64, s.Dims)...)
+	z.tiles, z.heap = z.tiles[:0], z.heap[:0]
 	z.add(r, 0, 0)
 	total := int32(s.Dims * s.Bits)
 	waste := 0.0
@@ -280,10 +297,9 @@ func (s *Space) decompose(r region, maxRanges int) (*decomp, []zRun) {
 		waste += z.tiles[c0].out + z.tiles[c1].out
 	}
 	// Walk the leaves in Z order: runs and the volume of each gap.
-	var runs []zRun
-	var gaps []float64
+	runs, gaps := z.runs[:0], z.gaps[:0]
 	gap := 0.0
-	stack := []int32{0}
+	stack := append(z.stack[:0], 0)
 	for len(stack) > 0 {
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -306,24 +322,26 @@ func (s *Space) decompose(r region, maxRanges int) (*decomp, []zRun) {
 		gap = 0
 		runs = append(runs, zRun{i, i})
 	}
+	z.stack, z.runs, z.gaps = stack, runs, gaps
 	if len(runs) <= maxRanges {
 		return z, runs
 	}
 	// Keep the maxRanges-1 largest gaps, fill the others.
-	order := make([]int, len(gaps))
-	for i := range order {
-		order[i] = i
+	order := z.order[:0]
+	for i := range gaps {
+		order = append(order, int32(i))
 	}
-	sort.Slice(order, func(a, b int) bool {
-		if gaps[order[a]] != gaps[order[b]] {
-			return gaps[order[a]] > gaps[order[b]]
+	slices.SortFunc(order, func(a, b int32) int {
+		if gaps[a] != gaps[b] {
+			return cmp.Compare(gaps[b], gaps[a])
 		}
-		return order[a] < order[b]
+		return cmp.Compare(a, b)
 	})
-	keep := make([]bool, len(gaps))
+	keep := append(z.keep[:0], make([]bool, len(gaps))...)
 	for _, g := range order[:maxRanges-1] {
 		keep[g] = true
 	}
+	z.order, z.keep = order, keep
 	out := runs[:1]
 	for i := 1; i < len(runs); i++ {
 		if keep[i-1] {

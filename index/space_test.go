@@ -393,7 +393,7 @@ func TestSpaceCoords(t *testing.T) {
 
 // BenchmarkSpaceRanges measures the box decomposition alone (2 dimensions
 // of 32 bits, as longitude/latitude; random boxes from a millionth to a
-// hundredth of each side; 128 ranges).
+// hundredth of each side; the default 32 ranges).
 func BenchmarkSpaceRanges(b *testing.B) {
 	s, _ := index.NewSpace(nil, "r", 2, 32)
 	r := rand.New(rand.NewPCG(5, 6))
