@@ -294,19 +294,16 @@ const (
 // atomic, as Put), 16 commands per round trip: with the score layout one
 // ZADD per batch, as GEOADD of 1,000 points (an id given twice keeps its
 // last point, as in ZADD); otherwise one script call per batch. The
-// points are checked before anything is written; if a command fails, the
-// others still run (the first error is returned).
+// points are checked before anything is written; if a command fails,
+// PutMany returns its error after that round trip, and what was sent
+// before stays written.
 func (s *Space) PutMany(ctx context.Context, pts ...SpacePoint) error {
 	for _, p := range pts {
 		if err := s.check(p.Point); err != nil {
 			return fmt.Errorf("point %q: %w", p.ID, err)
 		}
 	}
-	var cmds []backend.Cmd
-	flush := func() error {
-		if len(cmds) == 0 {
-			return nil
-		}
+	flush := func(cmds []backend.Cmd) error {
 		res, err := s.b.Pipeline(ctx, cmds)
 		if err != nil {
 			return err
@@ -321,33 +318,50 @@ func (s *Space) PutMany(ctx context.Context, pts ...SpacePoint) error {
 				err = r.Err
 			}
 		}
-		cmds = cmds[:0]
 		return err
 	}
-	for i := 0; i < len(pts); i += putManyBatch {
-		batch := pts[i:min(i+putManyBatch, len(pts))]
-		var cmd backend.Cmd
-		if s.byScore {
-			cmd = make(backend.Cmd, 0, 2+2*len(batch))
-			cmd = append(cmd, "ZADD", s.zkey)
-			for _, p := range batch {
-				cmd = append(cmd, strconv.FormatUint(s.code64(p.Point), 10), p.ID)
+	// The commands of the next round trip are built (codes formatted)
+	// while the server works on the previous one; only this goroutine
+	// uses the backend.
+	groups := make(chan []backend.Cmd, 1)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		defer close(groups)
+		var cmds []backend.Cmd
+		for i := 0; i < len(pts); i += putManyBatch {
+			batch := pts[i:min(i+putManyBatch, len(pts))]
+			var cmd backend.Cmd
+			if s.byScore {
+				cmd = make(backend.Cmd, 0, 2+2*len(batch))
+				cmd = append(cmd, "ZADD", s.zkey)
+				for _, p := range batch {
+					cmd = append(cmd, strconv.FormatUint(s.code64(p.Point), 10), p.ID)
+				}
+			} else {
+				cmd = make(backend.Cmd, 0, 5+2*len(batch))
+				cmd = append(cmd, "EVALSHA", spacePutManyScript.SHA, 2, s.zkey, s.hkey)
+				for _, p := range batch {
+					cmd = append(cmd, p.ID, s.encode(p.Point))
+				}
 			}
-		} else {
-			cmd = make(backend.Cmd, 0, 5+2*len(batch))
-			cmd = append(cmd, "EVALSHA", spacePutManyScript.SHA, 2, s.zkey, s.hkey)
-			for _, p := range batch {
-				cmd = append(cmd, p.ID, s.encode(p.Point))
+			cmds = append(cmds, cmd)
+			if len(cmds) == putManyPipe || i+putManyBatch >= len(pts) {
+				select {
+				case groups <- cmds:
+				case <-done:
+					return
+				}
+				cmds = nil
 			}
 		}
-		cmds = append(cmds, cmd)
-		if len(cmds) == putManyPipe {
-			if err := flush(); err != nil {
-				return err
-			}
+	}()
+	for cmds := range groups {
+		if err := flush(cmds); err != nil {
+			return err
 		}
 	}
-	return flush()
+	return nil
 }
 
 // Remove drops id and reports whether it was there.
