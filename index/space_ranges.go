@@ -281,10 +281,10 @@ func (s *Space) decompose(r region, maxRanges int) (*decomp, []zRun) {
 	for splits := 0; splits < budget && len(z.heap) > 0 && waste > enough; splits++ {
 		i := z.pop()
 		t := z.tiles[i]
-		if t.depth == total {
-			break // a single code is never crossing; be safe
-		}
 		waste -= t.out
+		if t.depth == total {
+			continue // one code left crossing by the ball's margin: read it
+		}
 		k := int(t.depth)
 		d := k % s.Dims
 		bit := uint64(1) << uint(s.Bits-1-k/s.Dims)
