@@ -525,6 +525,15 @@ func TestSpacePlane(t *testing.T) {
 				t.Errorf("%d bits: read too much: box %d for %d, within %d for %d, nearest %d for %d",
 					bits, boxScan, boxHits, inScan, inHits, nearScan, nearHits)
 			}
+			// PutMany moves points, an id given twice keeps its last.
+			if err := s.PutMany(ctx, index.SpacePoint{ID: "p3", Point: []uint64{1, 1}},
+				index.SpacePoint{ID: "p3", Point: []uint64{2, 3}}, index.SpacePoint{ID: "p4", Point: []uint64{9, 9}}); err != nil {
+				t.Fatal(err)
+			}
+			if hits, _ := s.Box(ctx, []uint64{0, 0}, []uint64{10, 10}); !reflect.DeepEqual(hitIDs(hits), []string{"p3", "p4"}) ||
+				!reflect.DeepEqual(hits[0].Point, []uint64{2, 3}) && !reflect.DeepEqual(hits[1].Point, []uint64{2, 3}) {
+				t.Fatalf("after PutMany moves: %+v", hits)
+			}
 			// Remove and move, in this layout.
 			if ok, err := s.Remove(ctx, "p1"); !ok || err != nil {
 				t.Fatalf("Remove p1: %v %v", ok, err)
