@@ -1,12 +1,14 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -731,11 +733,11 @@ func (s *Space) WithinStats(ctx context.Context, center []uint64, r float64) ([]
 }
 
 func sortHits(hs []PointHit) {
-	sort.Slice(hs, func(i, j int) bool {
-		if hs[i].Dist != hs[j].Dist {
-			return hs[i].Dist < hs[j].Dist
+	slices.SortFunc(hs, func(a, b PointHit) int {
+		if c := cmp.Compare(a.Dist, b.Dist); c != 0 {
+			return c
 		}
-		return hs[i].ID < hs[j].ID
+		return strings.Compare(a.ID, b.ID)
 	})
 }
 
