@@ -289,11 +289,11 @@ const (
 	// call, so that a big load never holds the server long in one step.
 	putManyBatch = 1000
 	// putManyPipe is how many such commands go in one round trip.
-	putManyPipe = 16
+	putManyPipe = 64
 )
 
 // PutMany stores (or moves) several points, 1,000 per command (each
-// atomic, as Put), 16 commands per round trip: with the score layout one
+// atomic, as Put), 64 commands per round trip: with the score layout one
 // ZADD per batch, as GEOADD of 1,000 points (an id given twice keeps its
 // last point, as in ZADD); otherwise one script call per batch. The
 // points are checked before anything is written; if a command fails,

@@ -553,3 +553,33 @@ func TestSpacePlane(t *testing.T) {
 		}
 	})
 }
+
+// PutMany of more points than one round trip carries (64 commands of
+// 1,000): every point is stored, in both layouts.
+func TestSpacePutManyRounds(t *testing.T) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
+		for _, bits := range []int{20, 32} {
+			s, _ := index.NewSpace(b, fmt.Sprint("rounds", bits), 2, bits)
+			const n = 64*1000 + 1500
+			pts := make([]index.SpacePoint, n)
+			for i := range pts {
+				pts[i] = index.SpacePoint{ID: fmt.Sprint(i), Point: []uint64{uint64(i) % 1000, uint64(i) / 1000}}
+			}
+			if err := s.PutMany(ctx, pts...); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := s.Len(ctx); err != nil || got != n {
+				t.Fatalf("%d bits: Len = %d, %v; want %d", bits, got, err, n)
+			}
+			for _, i := range []int{0, 63999, 64000, n - 1} {
+				if p, ok, err := s.Get(ctx, fmt.Sprint(i)); err != nil || !ok || !reflect.DeepEqual(p, pts[i].Point) {
+					t.Fatalf("%d bits: Get %d = %v %v %v", bits, i, p, ok, err)
+				}
+			}
+			hits, _ := s.Box(ctx, []uint64{10, 60}, []uint64{19, 65})
+			if len(hits) != 60 {
+				t.Fatalf("%d bits: box holds %d points, want 60", bits, len(hits))
+			}
+		}
+	})
+}
