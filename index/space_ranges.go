@@ -159,7 +159,8 @@ type zTile struct {
 // spaceSplits is how many node splits a query with at most maxRanges
 // ranges may spend. Measured on random 2-D boxes of 16 ranges: 3 splits
 // per range and dimension cover 1.24x the box at the median (8: 1.20x,
-// 2: 1.31x) in about 10 µs of CPU (8: about 3 times that).
+// 2: 1.31x), in about 17 µs on a busy 2-core machine (8: about 3 times
+// that).
 func spaceSplits(maxRanges, dims int) int { return 3 * maxRanges * dims }
 
 // decomp holds the buffers of one decomposition, reused through the
