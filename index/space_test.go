@@ -157,7 +157,7 @@ func TestSpaceRanges(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if maxR > 1 && len(rs) > maxR+2*dims || len(rs) == 0 {
+				if len(rs) > maxR || len(rs) == 0 {
 					t.Fatalf("%dx%d box %v..%v: %d ranges for MaxRanges %d", dims, bits, lo, hi, len(rs), maxR)
 				}
 				for i := 1; i < len(rs); i++ {
@@ -193,7 +193,7 @@ func TestSpaceRanges(t *testing.T) {
 		}
 		// With 64 ranges the ranges cover little beyond the boxes.
 		// (In 4 dimensions of 8 values, most of a box is border.)
-		if limit := map[int]float64{1: 1.01, 2: 1.04, 3: 1.25, 4: 1.45}[dims]; float64(covered) > limit*float64(inBox) {
+		if limit := map[int]float64{1: 1.02, 2: 1.04, 3: 1.15, 4: 1.3}[dims]; float64(covered) > limit*float64(inBox) {
 			t.Errorf("%dx%d: ranges cover %d codes for %d in the boxes", dims, bits, covered, inBox)
 		}
 		t.Logf("%dx%d: ranges cover %d codes for %d in the boxes (%.2fx)", dims, bits, covered, inBox, float64(covered)/float64(inBox))
@@ -205,6 +205,10 @@ func TestSpaceRanges(t *testing.T) {
 func TestSpaceAgainstBruteForce(t *testing.T) {
 	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
 		s, _ := index.NewSpace(b, "rnd", 3, 10)
+		// In 3 dimensions a box has more border: 64 to 128 ranges, not
+		// the default 32 to 64, keep the scan under 2 members per point
+		// found.
+		s.MaxRanges = 128
 		r := rand.New(rand.NewPCG(5, 6))
 		pts := map[string][]uint64{}
 		for i := 0; i < 400; i++ {
@@ -319,7 +323,8 @@ func TestSpaceAgainstBruteForce(t *testing.T) {
 		}
 		// Points are denser in a cluster than the volume heuristic assumes,
 		// so the thin shell scanned around a box costs more near it:
-		// measured 1.77x with 128 ranges (2.2x with 64, 1.4x with 512).
+		// measured 1.64x with 64 ranges (2.0x with 32, 2.7x with 16).
+		t.Logf("box queries scanned %d members for %d found (%.2fx)", scanned, found, float64(scanned)/float64(max(found, 1)))
 		if found == 0 || float64(scanned) > 2*float64(found)+40 {
 			t.Errorf("box queries scanned %d members for %d found", scanned, found)
 		}
@@ -388,7 +393,7 @@ func TestSpaceCoords(t *testing.T) {
 
 // BenchmarkSpaceRanges measures the box decomposition alone (2 dimensions
 // of 32 bits, as longitude/latitude; random boxes from a millionth to a
-// hundredth of each side; 128 ranges).
+// hundredth of each side; the default 32 ranges).
 func BenchmarkSpaceRanges(b *testing.B) {
 	s, _ := index.NewSpace(nil, "r", 2, 32)
 	r := rand.New(rand.NewPCG(5, 6))
@@ -406,4 +411,175 @@ func BenchmarkSpaceRanges(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// Uniform random 2-D points, in both layouts (26 bits a dimension: codes
+// as scores; 32: codes as member prefixes): Box, Within and Nearest
+// against brute force, every hit exactly where it was put and inside
+// the region, and how many members the queries read per point they
+// return (the decomposition's over-coverage, with the default ranges).
+func TestSpacePlane(t *testing.T) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
+		for _, bits := range []int{26, 32} {
+			s, _ := index.NewSpace(b, fmt.Sprint("plane", bits), 2, bits)
+			if s.ByScore() != (bits == 26) {
+				t.Fatalf("%d bits: ByScore %v", bits, s.ByScore())
+			}
+			r := rand.New(rand.NewPCG(7, uint64(bits)))
+			side := uint64(1) << bits
+			const n = 3000
+			pts := make(map[string][]uint64, n)
+			var batch []index.SpacePoint
+			for i := range n {
+				id := fmt.Sprint("p", i)
+				p := []uint64{r.Uint64N(side), r.Uint64N(side)}
+				pts[id] = p
+				batch = append(batch, index.SpacePoint{ID: id, Point: p})
+			}
+			if err := s.PutMany(ctx, batch...); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := s.Len(ctx); err != nil || n != int64(len(pts)) {
+				t.Fatalf("Len = %d, %v", n, err)
+			}
+			check := func(what string, hits []index.PointHit, inside func(p []uint64) bool) {
+				t.Helper()
+				var want []string
+				for id, p := range pts {
+					if inside(p) {
+						want = append(want, id)
+					}
+				}
+				sort.Strings(want)
+				if got := hitIDs(hits); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+					t.Fatalf("%d bits, %s: %d hits %v, want %d %v", bits, what, len(got), got, len(want), want)
+				}
+				for _, h := range hits {
+					if !reflect.DeepEqual(h.Point, pts[h.ID]) || !inside(h.Point) {
+						t.Fatalf("%d bits, %s: %s at %v, put at %v", bits, what, h.ID, h.Point, pts[h.ID])
+					}
+				}
+			}
+			dist := func(a, c []uint64) float64 {
+				x, y := float64(a[0])-float64(c[0]), float64(a[1])-float64(c[1])
+				return math.Sqrt(x*x + y*y)
+			}
+			var boxHits, boxScan, inHits, inScan, nearHits, nearScan int
+			for q := range 60 {
+				// Boxes expected to hold 10 to 300 points.
+				frac := math.Sqrt(float64(10+r.IntN(290)) / n)
+				w, h := uint64(frac*float64(side)), uint64(frac*float64(side))
+				lo := []uint64{r.Uint64N(side - w), r.Uint64N(side - h)}
+				hi := []uint64{lo[0] + w, lo[1] + h}
+				hits, st, err := s.BoxStats(ctx, lo, hi)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Ranges > s.MaxRanges || st.Rounds != 1 {
+					t.Fatalf("box stats %+v", st)
+				}
+				check(fmt.Sprintf("box %v..%v", lo, hi), hits, func(p []uint64) bool {
+					return p[0] >= lo[0] && p[0] <= hi[0] && p[1] >= lo[1] && p[1] <= hi[1]
+				})
+				boxHits, boxScan = boxHits+len(hits), boxScan+st.Scanned
+				c := []uint64{r.Uint64N(side), r.Uint64N(side)}
+				rad := frac * float64(side) / 2
+				in, st, err := s.WithinStats(ctx, c, rad)
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(fmt.Sprintf("within %.0f of %v", rad, c), in, func(p []uint64) bool { return dist(p, c) <= rad })
+				for i := 1; i < len(in); i++ {
+					if in[i].Dist < in[i-1].Dist {
+						t.Fatalf("within: not nearest first")
+					}
+				}
+				inHits, inScan = inHits+len(in), inScan+st.Scanned
+				k := 1 + q*5
+				near, st, err := s.Nearest(ctx, c, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids := make([]string, 0, n)
+				for id := range pts {
+					ids = append(ids, id)
+				}
+				sort.Slice(ids, func(i, j int) bool {
+					di, dj := dist(pts[ids[i]], c), dist(pts[ids[j]], c)
+					return di < dj || di == dj && ids[i] < ids[j]
+				})
+				if len(near) != k {
+					t.Fatalf("nearest %d: %d", k, len(near))
+				}
+				for i := range near {
+					if near[i].ID != ids[i] {
+						t.Fatalf("%d bits, nearest %d of %v: #%d = %s, want %s", bits, k, c, i, near[i].ID, ids[i])
+					}
+				}
+				nearHits, nearScan = nearHits+k, nearScan+st.Scanned
+			}
+			ratio := func(scan, hits int) float64 { return float64(scan) / float64(max(hits, 1)) }
+			t.Logf("%d bits: members read per point returned: box %.2f, within %.2f, nearest %.2f",
+				bits, ratio(boxScan, boxHits), ratio(inScan, inHits), ratio(nearScan, nearHits))
+			if ratio(boxScan, boxHits) > 1.4 || ratio(inScan, inHits) > 1.4 || ratio(nearScan, nearHits) > 1.8 {
+				t.Errorf("%d bits: read too much: box %d for %d, within %d for %d, nearest %d for %d",
+					bits, boxScan, boxHits, inScan, inHits, nearScan, nearHits)
+			}
+			// PutMany moves points, an id given twice keeps its last.
+			if err := s.PutMany(ctx, index.SpacePoint{ID: "p3", Point: []uint64{1, 1}},
+				index.SpacePoint{ID: "p3", Point: []uint64{2, 3}}, index.SpacePoint{ID: "p4", Point: []uint64{9, 9}}); err != nil {
+				t.Fatal(err)
+			}
+			if hits, _ := s.Box(ctx, []uint64{0, 0}, []uint64{10, 10}); !reflect.DeepEqual(hitIDs(hits), []string{"p3", "p4"}) ||
+				!reflect.DeepEqual(hits[0].Point, []uint64{2, 3}) && !reflect.DeepEqual(hits[1].Point, []uint64{2, 3}) {
+				t.Fatalf("after PutMany moves: %+v", hits)
+			}
+			// Remove and move, in this layout.
+			if ok, err := s.Remove(ctx, "p1"); !ok || err != nil {
+				t.Fatalf("Remove p1: %v %v", ok, err)
+			}
+			if err := s.Put(ctx, "p2", []uint64{5, 7}); err != nil {
+				t.Fatal(err)
+			}
+			if p, ok, _ := s.Get(ctx, "p2"); !ok || !reflect.DeepEqual(p, []uint64{5, 7}) {
+				t.Fatalf("Get p2 = %v %v", p, ok)
+			}
+			if _, ok, _ := s.Get(ctx, "p1"); ok {
+				t.Fatal("p1 still there")
+			}
+			if n, _ := s.Len(ctx); n != int64(len(pts)-1) {
+				t.Fatalf("Len after remove = %d", n)
+			}
+		}
+	})
+}
+
+// PutMany of more points than one round trip carries (64 commands of
+// 1,000): every point is stored, in both layouts.
+func TestSpacePutManyRounds(t *testing.T) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
+		for _, bits := range []int{20, 32} {
+			s, _ := index.NewSpace(b, fmt.Sprint("rounds", bits), 2, bits)
+			const n = 64*1000 + 1500
+			pts := make([]index.SpacePoint, n)
+			for i := range pts {
+				pts[i] = index.SpacePoint{ID: fmt.Sprint(i), Point: []uint64{uint64(i) % 1000, uint64(i) / 1000}}
+			}
+			if err := s.PutMany(ctx, pts...); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := s.Len(ctx); err != nil || got != n {
+				t.Fatalf("%d bits: Len = %d, %v; want %d", bits, got, err, n)
+			}
+			for _, i := range []int{0, 63999, 64000, n - 1} {
+				if p, ok, err := s.Get(ctx, fmt.Sprint(i)); err != nil || !ok || !reflect.DeepEqual(p, pts[i].Point) {
+					t.Fatalf("%d bits: Get %d = %v %v %v", bits, i, p, ok, err)
+				}
+			}
+			hits, _ := s.Box(ctx, []uint64{10, 60}, []uint64{19, 65})
+			if len(hits) != 60 {
+				t.Fatalf("%d bits: box holds %d points, want 60", bits, len(hits))
+			}
+		}
+	})
 }
