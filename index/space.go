@@ -36,7 +36,9 @@ import (
 //     one Lua script each, so the two keys never disagree.
 //
 // (Before the score layout existed every Space used the second one: a
-// space of at most 53 bits written then must be loaded again.)
+// space of at most 53 bits written then must be loaded again. Such a
+// space is recognised by its ids hash: the first call on it returns
+// ErrSpaceLayout rather than answers read through the wrong layout.)
 //
 // A query (Box, Within, Nearest) decomposes its region into at most
 // MaxRanges ranges of codes (see decompose: best-first splits of aligned
@@ -74,6 +76,9 @@ type Space struct {
 	// the density; every Nearest refreshes it in its own round trip).
 	count atomic.Int64
 	pool  sync.Pool // of *decomp
+	// layoutOK is set once a score-layout space has checked that its
+	// name holds no lex-layout data (checkLayout).
+	layoutOK atomic.Bool
 }
 
 // scoreBits is the widest code a double holds exactly.
@@ -88,6 +93,29 @@ func NewSpace(b backend.Backend, name string, dims, bits int) (*Space, error) {
 	return &Space{b: b, Name: name, Dims: dims, Bits: bits, MaxRanges: min(256, max(32, 8<<min(dims, 8))),
 		zkey: "{" + name + "}:z", hkey: "{" + name + "}:ids", width: (dims*bits + 7) / 8,
 		byScore: dims*bits <= scoreBits}, nil
+}
+
+// ErrSpaceLayout is returned by every call on a space of at most 53 bits
+// whose keys were written in the lex layout (before the score layout
+// existed): its points must be loaded again.
+var ErrSpaceLayout = errors.New("index: space written in the lex layout of an earlier version")
+
+// checkLayout makes a score-layout space refuse data of the lex layout:
+// read as scores, its members (score 0) would answer queries wrongly
+// instead of failing. One EXISTS per Space value, then an atomic load.
+func (s *Space) checkLayout(ctx context.Context) error {
+	if !s.byScore || s.layoutOK.Load() {
+		return nil
+	}
+	v, err := s.b.Do(ctx, "EXISTS", s.hkey)
+	if err != nil {
+		return err
+	}
+	if n, err := asInt(v); err != nil || n != 0 {
+		return fmt.Errorf("%w: %s exists; delete %s and %s and Put the points again", ErrSpaceLayout, s.hkey, s.zkey, s.hkey)
+	}
+	s.layoutOK.Store(true)
+	return nil
 }
 
 // ByScore reports whether the space keeps its codes as scores (Dims×Bits
@@ -237,6 +265,9 @@ return old and 1 or 0
 
 // Put stores (or moves) id at point p, atomically.
 func (s *Space) Put(ctx context.Context, id string, p []uint64) error {
+	if err := s.checkLayout(ctx); err != nil {
+		return err
+	}
 	if err := s.check(p); err != nil {
 		return err
 	}
@@ -306,6 +337,9 @@ func (s *Space) PutMany(ctx context.Context, pts ...SpacePoint) error {
 			return fmt.Errorf("point %q: %w", p.ID, err)
 		}
 	}
+	if err := s.checkLayout(ctx); err != nil {
+		return err
+	}
 	flush := func(cmds []backend.Cmd) error {
 		res, err := s.b.Pipeline(ctx, cmds)
 		if err != nil {
@@ -369,6 +403,9 @@ func (s *Space) PutMany(ctx context.Context, pts ...SpacePoint) error {
 
 // Remove drops id and reports whether it was there.
 func (s *Space) Remove(ctx context.Context, id string) (bool, error) {
+	if err := s.checkLayout(ctx); err != nil {
+		return false, err
+	}
 	var v any
 	var err error
 	if s.byScore {
@@ -385,6 +422,9 @@ func (s *Space) Remove(ctx context.Context, id string) (bool, error) {
 
 // Get returns the point of id.
 func (s *Space) Get(ctx context.Context, id string) ([]uint64, bool, error) {
+	if err := s.checkLayout(ctx); err != nil {
+		return nil, false, err
+	}
 	if s.byScore {
 		v, err := s.b.Do(ctx, "ZSCORE", s.zkey, id)
 		if err != nil || v == nil {
@@ -444,6 +484,9 @@ func (s *Space) lenCmd() backend.Cmd {
 
 // Len is the number of points.
 func (s *Space) Len(ctx context.Context) (int64, error) {
+	if err := s.checkLayout(ctx); err != nil {
+		return 0, err
+	}
 	v, err := s.b.Do(ctx, s.lenCmd()...)
 	if err != nil {
 		return 0, err
@@ -560,6 +603,9 @@ func (s *Space) rangesFor(r region) int {
 // number of points is unknown) it also reads that number in the same
 // pipeline, keeps it for rangesFor and Nearest, and returns it (else -1).
 func (s *Space) query(ctx context.Context, r region, count bool) ([]PointHit, SpaceStats, int64, error) {
+	if err := s.checkLayout(ctx); err != nil {
+		return nil, SpaceStats{}, -1, err
+	}
 	var st SpaceStats
 	count = count || s.count.Load() <= 0
 	z, runs := s.decompose(r, s.rangesFor(r))

@@ -583,3 +583,46 @@ func TestSpacePutManyRounds(t *testing.T) {
 		}
 	})
 }
+
+// TestSpaceOldLayoutRefused: a space of at most 53 bits written in the lex
+// layout (score 0, member = code ++ id, plus the ids hash) by an earlier
+// version is refused with ErrSpaceLayout by every call, never read as if
+// its scores were codes; once its keys are gone the space works.
+func TestSpaceOldLayoutRefused(t *testing.T) {
+	eachBackend(t, func(t *testing.T, ctx context.Context, b backend.Backend) {
+		s, err := index.NewSpace(b, "legacy", 2, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _ := s.Encode([]uint64{3, 4})
+		if _, err := b.Do(ctx, "ZADD", "{legacy}:z", "0", string(code)+"a"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Do(ctx, "HSET", "{legacy}:ids", "a", string(code)); err != nil {
+			t.Fatal(err)
+		}
+		calls := map[string]func() error{
+			"Box":     func() error { _, err := s.Box(ctx, []uint64{0, 0}, []uint64{255, 255}); return err },
+			"Get":     func() error { _, _, err := s.Get(ctx, "a"); return err },
+			"Len":     func() error { _, err := s.Len(ctx); return err },
+			"Put":     func() error { return s.Put(ctx, "b", []uint64{1, 1}) },
+			"PutMany": func() error { return s.PutMany(ctx, index.SpacePoint{ID: "c", Point: []uint64{2, 2}}) },
+			"Remove":  func() error { _, err := s.Remove(ctx, "a"); return err },
+			"Nearest": func() error { _, _, err := s.Nearest(ctx, []uint64{3, 4}, 1); return err },
+		}
+		for name, call := range calls {
+			if err := call(); !errors.Is(err, index.ErrSpaceLayout) {
+				t.Errorf("%s on a lex-layout space: %v, want ErrSpaceLayout", name, err)
+			}
+		}
+		if _, err := b.Do(ctx, "DEL", "{legacy}:z", "{legacy}:ids"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Put(ctx, "a", []uint64{3, 4}); err != nil {
+			t.Fatal(err)
+		}
+		if p, ok, err := s.Get(ctx, "a"); err != nil || !ok || !reflect.DeepEqual(p, []uint64{3, 4}) {
+			t.Errorf("Get after reloading = %v %v %v", p, ok, err)
+		}
+	})
+}
