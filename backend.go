@@ -6,12 +6,14 @@ import (
 	"fmt"
 
 	"github.com/ordo-db/ordo/backend"
+	"github.com/ordo-db/ordo/internal/engine"
 )
 
 // Backend returns db as a backend.Backend, for the index and lock
 // packages: index.NewCollection(db.Backend(), ...), lock.New(db.Backend(), ...).
-// It uses only the public API (Do, Conn); replies are normalized as
-// backend.Backend documents.
+// Commands go through the public API (Do, Conn); replies are normalized
+// as backend.Backend documents. It is also a backend.HashReader: hashes
+// are read under the engine lock, with no command and no RESP.
 func (db *DB) Backend() backend.Backend { return embedded{db} }
 
 type embedded struct{ db *DB }
@@ -98,4 +100,36 @@ func (b embedded) Tx(ctx context.Context, cmds []backend.Cmd) ([]backend.Result,
 
 func (b embedded) Eval(ctx context.Context, s *backend.Script, keys []string, args ...any) (any, error) {
 	return s.Run(ctx, b.Do, keys, args...)
+}
+
+// ReadHashes reads every key under one hold of the engine lock, then
+// calls fn outside it (fn may use the database).
+func (b embedded) ReadHashes(ctx context.Context, keys []string, fn func(i int, pairs []string)) error {
+	db := b.db
+	if !db.enter() {
+		return ErrClosed
+	}
+	defer db.leave()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var all []string
+	ends := make([]int, len(keys))
+	now := engine.NowMs()
+	db.e.Lock()
+	for i, k := range keys {
+		var err error
+		if all, _, err = db.peekFields(all, k, now, false); err != nil {
+			db.e.Unlock()
+			return err
+		}
+		ends[i] = len(all)
+	}
+	db.e.Unlock()
+	start := 0
+	for i, end := range ends {
+		fn(i, all[start:end:end])
+		start = end
+	}
+	return nil
 }

@@ -74,6 +74,21 @@ type Router interface {
 	DoAt(ctx context.Context, key string, args ...any) (any, error)
 }
 
+// HashReader is implemented by Backends that read hashes in-process,
+// with no command and no reply to encode (the embedded database). The
+// index library uses it, when present, where it would send HGETALL: a
+// Collection's point gets and the objects of its queries. It answers as
+// HGETALL would, key by key.
+type HashReader interface {
+	// ReadHashes reads the hashes at keys, all at one instant (no write
+	// in between), and calls fn for each, in order, with its index in
+	// keys and its fields and values as alternating pairs (empty for a
+	// key that does not exist or has expired). The strings are the
+	// caller's to keep; the pairs slice is valid only during the call. A
+	// key holding another type stops the read with an *Error (WRONGTYPE).
+	ReadHashes(ctx context.Context, keys []string, fn func(i int, pairs []string)) error
+}
+
 // Script is a Lua script with its SHA1, loaded on first use.
 type Script struct {
 	Src string
