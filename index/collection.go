@@ -112,7 +112,7 @@ func (c *Collection) Key(parts ...string) string {
 }
 
 // ObjectKey is the hash that stores object id.
-func (c *Collection) ObjectKey(id string) string { return c.Key("obj", id) }
+func (c *Collection) ObjectKey(id string) string { return "{" + c.Name + "}:obj:" + id } // Key("obj", id) in one allocation
 
 // Numeric returns the numeric index called name, for queries. It panics
 // if the collection has no such numeric index.
@@ -224,6 +224,11 @@ func (c *Collection) Delete(ctx context.Context, id string) (bool, error) {
 
 // Get returns object id.
 func (c *Collection) Get(ctx context.Context, id string) (Object, bool, error) {
+	if hr, ok := c.b.(backend.HashReader); ok {
+		var o Object
+		err := hr.ReadHashes(ctx, []string{c.ObjectKey(id)}, func(_ int, pairs []string) { o = pairsObject(pairs) })
+		return o, o != nil, err
+	}
 	v, err := c.b.Do(ctx, "HGETALL", c.ObjectKey(id))
 	if err != nil {
 		return nil, false, err
@@ -236,15 +241,32 @@ func (c *Collection) Get(ctx context.Context, id string) (Object, bool, error) {
 }
 
 // Objects returns the objects ids, in the order given, with one pipelined
-// HGETALL per id (one round trip). An id whose object no longer exists
-// (deleted since a query returned it) is left out.
+// HGETALL per id (one round trip; on a backend.HashReader, one read of
+// them all at one instant). An id whose object no longer exists (deleted
+// since a query returned it) is left out.
 func (c *Collection) Objects(ctx context.Context, ids []string) ([]Doc, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	cmds := make([]backend.Cmd, len(ids))
+	keys := make([]string, len(ids))
 	for i, id := range ids {
-		cmds[i] = backend.Cmd{"HGETALL", c.ObjectKey(id)}
+		keys[i] = c.ObjectKey(id)
+	}
+	if hr, ok := c.b.(backend.HashReader); ok {
+		docs := make([]Doc, 0, len(ids))
+		err := hr.ReadHashes(ctx, keys, func(i int, pairs []string) {
+			if o := pairsObject(pairs); o != nil {
+				docs = append(docs, Doc{ID: ids[i], Fields: o})
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		return docs, nil
+	}
+	cmds := make([]backend.Cmd, len(ids))
+	for i, k := range keys {
+		cmds[i] = backend.Cmd{"HGETALL", k}
 	}
 	res, err := c.b.Pipeline(ctx, cmds)
 	if err != nil {
@@ -264,6 +286,18 @@ func (c *Collection) Objects(ctx context.Context, ids []string) ([]Doc, error) {
 		}
 	}
 	return docs, nil
+}
+
+// pairsObject makes an Object of field/value pairs (nil for none).
+func pairsObject(pairs []string) Object {
+	if len(pairs) == 0 {
+		return nil
+	}
+	o := make(Object, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		o[pairs[i]] = pairs[i+1]
+	}
+	return o
 }
 
 // Find returns the objects that q selects in the composite (or ordered)
