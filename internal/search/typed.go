@@ -202,13 +202,65 @@ func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Resu
 	res := Result{Total: total, Docs: make([]Doc, len(page))}
 	content := !so.noContent && !(so.retSet && len(so.ret) == 0)
 	for i, hh := range page {
-		d := Doc{Key: hh.key, Score: hh.score}
-		if content {
-			d.Fields = ix.fieldsOf(e, hh.key, so)
+		res.Docs[i] = Doc{Key: hh.key, Score: hh.score}
+	}
+	switch {
+	case !content:
+	case !ix.json && !so.retSet:
+		ix.hashPage(e, res.Docs)
+	default:
+		for i := range res.Docs {
+			res.Docs[i].Fields = ix.fieldsOf(e, res.Docs[i].Key, so)
 		}
-		res.Docs[i] = d
 	}
 	return res, nil
+}
+
+// hashPage fills the Fields of a page of hash documents with all their
+// fields, copied into one string and one slice for the whole page (two
+// allocations per page, not per document or field). Each document's
+// Fields is capped, so appending to one never overwrites the next.
+func (ix *index) hashPage(e *engine.Engine, docs []Doc) {
+	hs := make([]*engine.Hash, len(docs))
+	pairs := 0
+	for i, d := range docs {
+		v, _, _ := e.Peek(ix.db, d.Key)
+		if h, _ := v.Obj().(*engine.Hash); h != nil {
+			hs[i] = h
+			pairs += 2 * h.Len()
+		}
+	}
+	out := make([]string, 0, pairs)
+	ends := make([]int, len(docs))
+	size := 0
+	for i, h := range hs {
+		if h != nil {
+			// Each's strings alias the hash: copied below, under the lock.
+			h.Each(func(f, v string) bool {
+				out = append(out, f, v)
+				size += len(f) + len(v)
+				return true
+			})
+		}
+		ends[i] = len(out)
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for _, s := range out {
+		sb.WriteString(s)
+	}
+	all, at := sb.String(), 0
+	for i, s := range out {
+		out[i] = all[at : at+len(s)]
+		at += len(s)
+	}
+	start := 0
+	for i, end := range ends {
+		if end > start {
+			docs[i].Fields = out[start:end:end]
+		}
+		start = end
+	}
 }
 
 // resolve checks a typed query's fields against ix (names are
