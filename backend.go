@@ -103,33 +103,39 @@ func (b embedded) Eval(ctx context.Context, s *backend.Script, keys []string, ar
 }
 
 // ReadHashes reads every key under one hold of the engine lock, then
-// calls fn outside it (fn may use the database).
+// calls fn with nothing held (fn may use the database, even close it).
 func (b embedded) ReadHashes(ctx context.Context, keys []string, fn func(i int, pairs []string)) error {
-	db := b.db
-	if !db.enter() {
-		return ErrClosed
-	}
-	defer db.leave()
-	if err := ctx.Err(); err != nil {
+	var small [8]int // a point get allocates no ends
+	all, ends, err := b.db.readHashes(ctx, keys, small[:0])
+	if err != nil {
 		return err
 	}
-	var all []string
-	ends := make([]int, len(keys))
-	now := engine.NowMs()
-	db.e.Lock()
-	for i, k := range keys {
-		var err error
-		if all, _, err = db.peekFields(all, k, now, false); err != nil {
-			db.e.Unlock()
-			return err
-		}
-		ends[i] = len(all)
-	}
-	db.e.Unlock()
 	start := 0
 	for i, end := range ends {
 		fn(i, all[start:end:end])
 		start = end
 	}
 	return nil
+}
+
+// readHashes reads the hashes at keys into one slice of pairs; ends[i]
+// is where key i's pairs end.
+func (db *DB) readHashes(ctx context.Context, keys []string, ends []int) (all []string, _ []int, err error) {
+	if !db.enter() {
+		return nil, nil, ErrClosed
+	}
+	defer db.leave()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	now := engine.NowMs()
+	db.e.Lock()
+	defer db.e.Unlock()
+	for _, k := range keys {
+		if all, _, err = db.peekFields(all, k, now, false); err != nil {
+			return nil, nil, err
+		}
+		ends = append(ends, len(all))
+	}
+	return all, ends, nil
 }
