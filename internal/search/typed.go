@@ -269,8 +269,7 @@ func (ix *index) hashPage(e *engine.Engine, docs []Doc) {
 func resolve(ix *index, n *node) (*node, error) {
 	c := *n
 	c.kids = nil
-	want := map[opKind]fieldType{opNum: typeNumeric, opTag: typeTag, opGeo: typeGeo, opTerm: typeText, opPrefix: typeText}
-	if t, ok := want[n.op]; ok && !(n.field == "" && t == typeText) {
+	if t, ok := leafType(n.op); ok && !(n.field == "" && t == typeText) {
 		f := ix.attr(n.field)
 		if f == nil || f.noindex {
 			return nil, fmt.Errorf("search: unknown field %s", n.field)
@@ -305,8 +304,24 @@ func resolve(ix *index, n *node) (*node, error) {
 	return &c, nil
 }
 
-// fieldsOf returns the document's fields as name, value pairs (all, or
-// RETURN's), as writeFields writes them.
+// leafType is the field type a leaf of kind op queries.
+func leafType(op opKind) (fieldType, bool) {
+	switch op {
+	case opNum:
+		return typeNumeric, true
+	case opTag:
+		return typeTag, true
+	case opGeo:
+		return typeGeo, true
+	case opTerm, opPrefix:
+		return typeText, true
+	}
+	return 0, false
+}
+
+// fieldsOf returns the document's fields as name, value pairs, as
+// writeFields writes them: a JSON document's (all, or RETURN's), or a
+// hash's RETURN fields (all of a hash's: hashPage).
 func (ix *index) fieldsOf(e *engine.Engine, key string, o *searchOpts) []string {
 	v, _, _ := e.Peek(ix.db, key)
 	if ix.json {
@@ -332,25 +347,6 @@ func (ix *index) fieldsOf(e *engine.Engine, key string, o *searchOpts) []string 
 	h, _ := v.Obj().(*engine.Hash)
 	if h == nil {
 		return nil
-	}
-	if !o.retSet {
-		// Each's strings may alias the hash: copy them, into one string
-		// that the pairs slice (two allocations per document).
-		var sb strings.Builder
-		h.Each(func(f, v string) bool {
-			sb.WriteString(f)
-			sb.WriteString(v)
-			return true
-		})
-		all := sb.String()
-		out := make([]string, 0, 2*h.Len())
-		at := 0
-		h.Each(func(f, v string) bool {
-			out = append(out, all[at:at+len(f)], all[at+len(f):at+len(f)+len(v)])
-			at += len(f) + len(v)
-			return true
-		})
-		return out
 	}
 	var out []string
 	for _, r := range o.ret {
