@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // Backend returns db as a backend.Backend, for the index and lock
@@ -138,4 +140,158 @@ func (db *DB) readHashes(ctx context.Context, keys []string, ends []int) (all []
 		ends = append(ends, len(all))
 	}
 	return all, ends, nil
+}
+
+// Atomically plans under the engine lock, then WATCHes the keys the plan
+// read and runs its commands in MULTI/EXEC, in that same hold of the lock
+// unless a command has to wait: every command goes through the engine's
+// normal path (statistics, keyspace events, tracking, replica and memory
+// checks; the log gets the transaction as one record). A command can
+// wait only under CLIENT PAUSE: the lock is released meanwhile, and the
+// WATCH makes EXEC abort if a write got in, so the plan runs again on the
+// new data (so it does when the WATCH itself waited).
+func (b embedded) Atomically(ctx context.Context, plan func(v backend.View) ([]backend.Cmd, error)) ([]backend.Result, error) {
+	db := b.db
+	if !db.enter() {
+		return nil, ErrClosed
+	}
+	defer db.leave()
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c := db.newConn() // a fresh one per attempt: no WATCH left over
+		res, again, err := c.atomically(ctx, plan)
+		c.close()
+		if !again {
+			return res, err
+		}
+	}
+}
+
+// atomically is one attempt of Atomically; again asks for another (EXEC
+// aborted by a watched key, or the WATCH waited).
+func (c *Conn) atomically(ctx context.Context, plan func(v backend.View) ([]backend.Cmd, error)) (res []backend.Result, again bool, err error) {
+	e := c.db.e
+	v := &view{db: c.db, now: engine.NowMs()}
+	// call runs one command with the lock held, waiting (lock released)
+	// if it must; waited reports that.
+	call := func(args ...[]byte) (r resp.Value, waited bool, err error) {
+		c.w.Reset()
+		if wt := e.Call(c.cl, args, &c.w); wt != nil {
+			e.Unlock()
+			err = e.Wait(ctx, wt) // writes the reply into c.w
+			e.Lock()
+			if errors.Is(err, engine.ErrClosed) {
+				err = ErrClosed
+			}
+			if err != nil {
+				return r, true, err
+			}
+			waited = true
+		}
+		r, _, perr := resp.ParseReply(c.w.Buf)
+		if perr != nil {
+			return r, waited, fmt.Errorf("ordo: reply: %w", perr)
+		}
+		if r.Kind == resp.KindError && string(args[0]) != "EXEC" {
+			return r, waited, &Error{Msg: r.Str}
+		}
+		return r, waited, nil
+	}
+	var exec resp.Value
+	var hook func(context.Context) error
+	ran := false
+	func() {
+		e.Lock()
+		defer e.Unlock() // also if plan panics
+		var cmds []backend.Cmd
+		if cmds, err = plan(v); err != nil || len(cmds) == 0 {
+			return
+		}
+		if len(v.keys) > 0 {
+			var waited bool
+			if _, waited, err = call(append([][]byte{[]byte("WATCH")}, v.keys...)...); err != nil || waited {
+				again = waited && err == nil // the plan may be stale: plan again
+				return
+			}
+		}
+		if _, _, err = call([]byte("MULTI")); err != nil {
+			return
+		}
+		for _, cmd := range cmds {
+			argv := make([][]byte, len(cmd))
+			for i, a := range cmd {
+				argv[i] = toArg(a)
+			}
+			if _, _, err = call(argv...); err != nil { // refused while queued
+				call([]byte("DISCARD"))
+				return
+			}
+		}
+		if exec, _, err = call([]byte("EXEC")); err == nil {
+			ran, hook = true, e.SyncHook
+		}
+	}()
+	if err != nil || !ran {
+		return nil, again, err
+	}
+	if hook != nil {
+		if err := hook(ctx); err != nil {
+			return nil, false, err
+		}
+	}
+	switch exec.Kind {
+	case resp.KindError:
+		return nil, false, &Error{Msg: exec.Str}
+	case resp.KindNull:
+		return nil, true, nil // a watched key changed: plan again
+	}
+	res = make([]backend.Result, len(exec.Elems))
+	for i, x := range exec.Elems {
+		if x.Kind == resp.KindError {
+			res[i].Err = &Error{Msg: x.Str}
+			continue
+		}
+		res[i].Val = normalize(toGo(x))
+	}
+	return res, false, nil
+}
+
+// view is the backend.View of Atomically: reads with Peek, under the
+// lock, remembering the keys read (for WATCH).
+type view struct {
+	db   *DB
+	now  int64
+	keys [][]byte
+}
+
+func (v *view) peek(key string) (engine.Value, bool) {
+	if !slices.ContainsFunc(v.keys, func(k []byte) bool { return string(k) == key }) {
+		v.keys = append(v.keys, []byte(key))
+	}
+	val, at, ok := v.db.e.Peek(0, key)
+	if !ok || (at >= 0 && at <= v.now) {
+		return engine.Value{}, false
+	}
+	return val, true
+}
+
+func (v *view) Type(key string) string {
+	val, ok := v.peek(key)
+	if !ok {
+		return "none"
+	}
+	return val.TypeName()
+}
+
+func (v *view) HGet(key, field string) (string, bool) {
+	val, ok := v.peek(key)
+	if !ok {
+		return "", false
+	}
+	if h, _ := val.Obj().(*engine.Hash); h != nil {
+		return h.Get(field)
+	}
+	return "", false
 }

@@ -69,11 +69,15 @@ var ErrEmptyObject = errors.New("index: an object needs at least one field")
 // Put and Delete are one Lua script each: it replaces (or deletes) the
 // object's hash and swaps every index entry (ZADD/ZREM for numeric
 // indexes; HGET old member, ZREM, ZADD, HSET for composite ones), so
-// readers never see an object and its index entries disagree. Index
+// readers never see an object and its index entries disagree. On a
+// backend.Atomic (the embedded database) the same checks and commands
+// run from Go instead, as one MULTI/EXEC with nothing between the reads
+// and the writes: no Lua, same keys, same results, same errors. Index
 // values are computed and validated in Go first: a field that does not
 // parse as its index's type returns an error and writes nothing.
 // Queries use the indexes (Numeric, Composite) and fetch whole objects
-// with HGETALL in one pipelined round trip.
+// with HGETALL in one pipelined round trip (on a backend.HashReader, one
+// in-process read).
 type Collection struct {
 	b         backend.Backend
 	Name      string
@@ -198,6 +202,9 @@ func (c *Collection) Put(ctx context.Context, id string, obj Object) (replaced b
 	for f, v := range obj {
 		args = append(args, f, v)
 	}
+	if a, ok := c.b.(backend.Atomic); ok {
+		return c.swapAtomic(ctx, a, id, obj, ikeys, iargs)
+	}
 	args = append(args, iargs...)
 	v, err := c.b.Eval(ctx, swapScript, append([]string{c.ObjectKey(id)}, ikeys...), args...)
 	if err != nil {
@@ -214,12 +221,90 @@ func (c *Collection) Delete(ctx context.Context, id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if a, ok := c.b.(backend.Atomic); ok {
+		return c.swapAtomic(ctx, a, id, nil, ikeys, iargs)
+	}
 	v, err := c.b.Eval(ctx, swapScript, append([]string{c.ObjectKey(id)}, ikeys...), append([]any{id, "del", 0}, iargs...)...)
 	if err != nil {
 		return false, err
 	}
 	n, err := asInt(v)
 	return n == 1, err
+}
+
+// swapAtomic does the swap script's work (Put: obj set; Delete: obj nil)
+// on a backend.Atomic, in Go: the same type checks before any write (same
+// errors), the same commands, in one transaction with nothing between the
+// reads and the writes. It reports whether the object existed.
+func (c *Collection) swapAtomic(ctx context.Context, a backend.Atomic, id string, obj Object, ikeys []string, iargs []any) (bool, error) {
+	okey := c.ObjectKey(id)
+	existed := false
+	res, err := a.Atomically(ctx, func(v backend.View) ([]backend.Cmd, error) {
+		check := func(key, t string) error {
+			if have := v.Type(key); have != "none" && have != t {
+				return &backend.Error{Msg: "WRONGTYPE " + key + " holds a " + have + ", not a " + t}
+			}
+			return nil
+		}
+		if err := check(okey, "hash"); err != nil {
+			return nil, err
+		}
+		for i, k := 0, 0; i < len(iargs); i += 2 {
+			if err := check(ikeys[k], "zset"); err != nil {
+				return nil, err
+			}
+			if kind := iargs[i].(string); kind == "n" || kind == "n-" {
+				k++
+				continue
+			}
+			if err := check(ikeys[k+1], "hash"); err != nil {
+				return nil, err
+			}
+			k += 2
+		}
+		existed = v.Type(okey) != "none"
+		cmds := make([]backend.Cmd, 0, 2+2*len(iargs))
+		if existed {
+			cmds = append(cmds, backend.Cmd{"DEL", okey})
+		}
+		if obj != nil {
+			hset := make(backend.Cmd, 0, 2+2*len(obj))
+			hset = append(hset, "HSET", okey)
+			for f, val := range obj {
+				hset = append(hset, f, val)
+			}
+			cmds = append(cmds, hset)
+		}
+		for i, k := 0, 0; i < len(iargs); i += 2 {
+			kind, val := iargs[i].(string), iargs[i+1].(string)
+			switch kind {
+			case "n":
+				cmds = append(cmds, backend.Cmd{"ZADD", ikeys[k], val, id})
+				k++
+			case "n-":
+				cmds = append(cmds, backend.Cmd{"ZREM", ikeys[k], id})
+				k++
+			default:
+				z, h := ikeys[k], ikeys[k+1]
+				k += 2
+				old, had := v.HGet(h, id)
+				switch {
+				case kind == "c":
+					if had {
+						cmds = append(cmds, backend.Cmd{"ZREM", z, old})
+					}
+					cmds = append(cmds, backend.Cmd{"ZADD", z, 0, val}, backend.Cmd{"HSET", h, id, val})
+				case had:
+					cmds = append(cmds, backend.Cmd{"ZREM", z, old}, backend.Cmd{"HDEL", h, id})
+				}
+			}
+		}
+		return cmds, nil
+	})
+	if err == nil {
+		err = firstErr(res)
+	}
+	return existed && err == nil, err
 }
 
 // Get returns object id.
