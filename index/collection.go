@@ -333,10 +333,7 @@ func (c *Collection) Objects(ctx context.Context, ids []string) ([]Doc, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	keys := make([]string, len(ids))
-	for i, id := range ids {
-		keys[i] = c.ObjectKey(id)
-	}
+	keys := c.objectKeys(ids)
 	if hr, ok := c.b.(backend.HashReader); ok {
 		docs := make([]Doc, 0, len(ids))
 		err := hr.ReadHashes(ctx, keys, func(i int, pairs []string) {
@@ -371,6 +368,29 @@ func (c *Collection) Objects(ctx context.Context, ids []string) ([]Doc, error) {
 		}
 	}
 	return docs, nil
+}
+
+// objectKeys is ObjectKey of each id, substrings of one string (one
+// allocation for the keys of a whole query's objects).
+func (c *Collection) objectKeys(ids []string) []string {
+	prefix := "{" + c.Name + "}:obj:"
+	n := 0
+	for _, id := range ids {
+		n += len(prefix) + len(id)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, id := range ids {
+		sb.WriteString(prefix)
+		sb.WriteString(id)
+	}
+	all, at := sb.String(), 0
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = all[at : at+len(prefix)+len(id)]
+		at += len(prefix) + len(id)
+	}
+	return keys
 }
 
 // pairsObject makes an Object of field/value pairs (nil for none).
