@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -250,4 +251,48 @@ func TestAtomicallyReplansAfterAWaitedWrite(t *testing.T) {
 	if n, _ := db.Do(ctx, "HGET", "c", "n").Int64(); n != 101 {
 		t.Errorf("counter %d, want 101", n)
 	}
+}
+
+// TestBackendDoRepliesAsReply: the embedded backend's Do, which parses
+// replies straight to their normalized form, gives what Reply.Result
+// gives for every RESP2 shape (two databases, the same commands).
+func TestBackendDoRepliesAsReply(t *testing.T) {
+	ctx := context.Background()
+	dbs := []*ordo.DB{openMem(t), openMem(t)}
+	for _, db := range dbs {
+		db.Do(ctx, "SET", "max", "9223372036854775806")
+		db.Do(ctx, "SET", "min", "-9223372036854775807")
+		db.Do(ctx, "RPUSH", "l", "a", "", "b\r\nc")
+		db.Do(ctx, "XADD", "x", "1-1", "f", "v")
+		db.Do(ctx, "HSET", "h", "f", "v")
+	}
+	b := dbs[0].Backend()
+	for _, cmd := range [][]any{
+		{"PING"}, {"GET", "nope"}, {"INCR", "max"}, {"GET", "max"}, {"DECR", "min"}, {"DECR", "min"}, {"INCRBY", "n", -5},
+		{"LRANGE", "l", 0, -1}, {"LRANGE", "nope", 0, -1}, {"XRANGE", "x", "-", "+"}, {"HGETALL", "h"},
+		{"LPOP", "l", 0}, {"GET", "h"}, {"NOSUCHCOMMAND"}, {"ECHO", strings.Repeat("é", 5000)},
+		{"SCAN", 0}, {"ZRANGE", "nope", 0, -1, "WITHSCORES"}, {"EVAL", "return {1, 'a', {err='X y'}, {2}}", 0},
+		{"BLPOP", "nope", "0.01"},
+	} {
+		got, gerr := b.Do(ctx, cmd...)
+		want, werr := dbs[1].Do(ctx, cmd...).Result()
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || show(got) != show(want) {
+			t.Errorf("%v: backend %s %v, Reply %s %v", cmd, show(got), gerr, show(want), werr)
+		}
+	}
+}
+
+// show prints a reply value with its Go types, errors by message.
+func show(v any) string {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = show(e)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	case *ordo.Error:
+		return "error(" + x.Msg + ")"
+	}
+	return fmt.Sprintf("%T(%q)", v, fmt.Sprint(v))
 }
