@@ -1,17 +1,23 @@
 package ordo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 
 	"github.com/ordo-db/ordo/backend"
+	"github.com/ordo-db/ordo/internal/engine"
+	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // Backend returns db as a backend.Backend, for the index and lock
 // packages: index.NewCollection(db.Backend(), ...), lock.New(db.Backend(), ...).
-// It uses only the public API (Do, Conn); replies are normalized as
-// backend.Backend documents.
+// Commands go through the public API (Do, Conn); replies are normalized
+// as backend.Backend documents. It is also a backend.HashReader: hashes
+// are read under the engine lock, with no command and no RESP.
 func (db *DB) Backend() backend.Backend { return embedded{db} }
 
 type embedded struct{ db *DB }
@@ -49,7 +55,108 @@ func normalize(v any) any {
 }
 
 func (b embedded) Do(ctx context.Context, args ...any) (any, error) {
-	return value(b.db.Do(ctx, args...))
+	if len(args) == 0 {
+		return value(b.db.Do(ctx))
+	}
+	argv := make([][]byte, len(args))
+	for i, a := range args {
+		argv[i] = toArg(a)
+	}
+	c := b.db.newConn()
+	defer c.close()
+	buf, err := c.run(ctx, argv)
+	if err != nil {
+		return nil, err
+	}
+	// The reply straight to its normalized form (no Reply, no resp.Value
+	// tree); anything unexpected takes the general path.
+	if v, n, ok := parseRESP2(buf); ok && n == len(buf) {
+		if e, isErr := v.(*Error); isErr {
+			return nil, e
+		}
+		return v, nil
+	}
+	v, _, perr := resp.ParseReply(buf)
+	if perr != nil {
+		return nil, fmt.Errorf("ordo: reply: %w", perr)
+	}
+	return value(newReply(v))
+}
+
+// parseRESP2 parses one RESP2 reply into its normalized value (see
+// backend.Backend; an error reply is an *Error value) and returns how
+// many bytes it took; ok is false for anything but RESP2's five types.
+func parseRESP2(b []byte) (v any, n int, ok bool) {
+	if len(b) < 3 {
+		return nil, 0, false
+	}
+	end := bytes.IndexByte(b, '\r')
+	if end < 1 || end+1 >= len(b) || b[end+1] != '\n' {
+		return nil, 0, false
+	}
+	line, rest := b[1:end], end+2
+	switch b[0] {
+	case '+':
+		return string(line), rest, true
+	case '-':
+		return &Error{Msg: string(line)}, rest, true
+	case ':':
+		x, ok := atoi(line)
+		return x, rest, ok
+	case '$':
+		l, ok := atoi(line)
+		if !ok || l < 0 {
+			return nil, rest, ok
+		}
+		if int64(len(b)-rest) < l+2 {
+			return nil, 0, false
+		}
+		return string(b[rest : rest+int(l)]), rest + int(l) + 2, true
+	case '*':
+		l, ok := atoi(line)
+		if !ok || l < 0 {
+			return nil, rest, ok
+		}
+		if l > int64(len(b)) {
+			return nil, 0, false
+		}
+		arr := make([]any, l)
+		for i := range arr {
+			x, m, ok := parseRESP2(b[rest:])
+			if !ok {
+				return nil, 0, false
+			}
+			arr[i], rest = x, rest+m
+		}
+		return arr, rest, true
+	}
+	return nil, 0, false
+}
+
+// atoi parses a RESP length or integer.
+func atoi(b []byte) (int64, bool) {
+	if len(b) > 18 { // 19 digits may overflow: the slow way
+		x, err := strconv.ParseInt(string(b), 10, 64)
+		return x, err == nil
+	}
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	var x int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		x = x*10 + int64(c-'0')
+	}
+	if neg {
+		x = -x
+	}
+	return x, true
 }
 
 func (b embedded) Pipeline(ctx context.Context, cmds []backend.Cmd) ([]backend.Result, error) {
@@ -98,4 +205,196 @@ func (b embedded) Tx(ctx context.Context, cmds []backend.Cmd) ([]backend.Result,
 
 func (b embedded) Eval(ctx context.Context, s *backend.Script, keys []string, args ...any) (any, error) {
 	return s.Run(ctx, b.Do, keys, args...)
+}
+
+// ReadHashes reads every key under one hold of the engine lock, then
+// calls fn with nothing held (fn may use the database, even close it).
+func (b embedded) ReadHashes(ctx context.Context, keys []string, fn func(i int, pairs []string)) error {
+	var small [8]int // a point get allocates no ends
+	all, ends, err := b.db.readHashes(ctx, keys, small[:0])
+	if err != nil {
+		return err
+	}
+	start := 0
+	for i, end := range ends {
+		fn(i, all[start:end:end])
+		start = end
+	}
+	return nil
+}
+
+// readHashes reads the hashes at keys into one slice of pairs; ends[i]
+// is where key i's pairs end.
+func (db *DB) readHashes(ctx context.Context, keys []string, ends []int) (all []string, _ []int, err error) {
+	if !db.enter() {
+		return nil, nil, ErrClosed
+	}
+	defer db.leave()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	now := engine.NowMs()
+	db.e.Lock()
+	defer db.e.Unlock()
+	for _, k := range keys {
+		if all, _, err = db.peekFields(all, k, now, false); err != nil {
+			return nil, nil, err
+		}
+		ends = append(ends, len(all))
+	}
+	return all, ends, nil
+}
+
+// Atomically plans under the engine lock, then WATCHes the keys the plan
+// read and runs its commands in MULTI/EXEC, in that same hold of the lock
+// unless a command has to wait: every command goes through the engine's
+// normal path (statistics, keyspace events, tracking, replica and memory
+// checks; the log gets the transaction as one record). A command can
+// wait only under CLIENT PAUSE: the lock is released meanwhile, and the
+// WATCH makes EXEC abort if a write got in, so the plan runs again on the
+// new data (so it does when the WATCH itself waited).
+func (b embedded) Atomically(ctx context.Context, plan func(v backend.View) ([]backend.Cmd, error)) ([]backend.Result, error) {
+	db := b.db
+	if !db.enter() {
+		return nil, ErrClosed
+	}
+	defer db.leave()
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c := db.newConn() // a fresh one per attempt: no WATCH left over
+		res, again, err := c.atomically(ctx, plan)
+		c.close()
+		if !again {
+			return res, err
+		}
+	}
+}
+
+// atomically is one attempt of Atomically; again asks for another (EXEC
+// aborted by a watched key, or the WATCH waited).
+func (c *Conn) atomically(ctx context.Context, plan func(v backend.View) ([]backend.Cmd, error)) (res []backend.Result, again bool, err error) {
+	e := c.db.e
+	v := &view{db: c.db, now: engine.NowMs()}
+	// call runs one command with the lock held, waiting (lock released)
+	// if it must; waited reports that.
+	call := func(args ...[]byte) (r resp.Value, waited bool, err error) {
+		c.w.Reset()
+		if wt := e.Call(c.cl, args, &c.w); wt != nil {
+			e.Unlock()
+			err = e.Wait(ctx, wt) // writes the reply into c.w
+			e.Lock()
+			if errors.Is(err, engine.ErrClosed) {
+				err = ErrClosed
+			}
+			if err != nil {
+				return r, true, err
+			}
+			waited = true
+		}
+		r, _, perr := resp.ParseReply(c.w.Buf)
+		if perr != nil {
+			return r, waited, fmt.Errorf("ordo: reply: %w", perr)
+		}
+		if r.Kind == resp.KindError && string(args[0]) != "EXEC" {
+			return r, waited, &Error{Msg: r.Str}
+		}
+		return r, waited, nil
+	}
+	var exec resp.Value
+	var hook func(context.Context) error
+	ran := false
+	func() {
+		e.Lock()
+		defer e.Unlock() // also if plan panics
+		var cmds []backend.Cmd
+		if cmds, err = plan(v); err != nil || len(cmds) == 0 {
+			return
+		}
+		if len(v.keys) > 0 {
+			var waited bool
+			if _, waited, err = call(append([][]byte{[]byte("WATCH")}, v.keys...)...); err != nil || waited {
+				again = waited && err == nil // the plan may be stale: plan again
+				return
+			}
+		}
+		if _, _, err = call([]byte("MULTI")); err != nil {
+			return
+		}
+		for _, cmd := range cmds {
+			argv := make([][]byte, len(cmd))
+			for i, a := range cmd {
+				argv[i] = toArg(a)
+			}
+			if _, _, err = call(argv...); err != nil { // refused while queued
+				call([]byte("DISCARD"))
+				return
+			}
+		}
+		if exec, _, err = call([]byte("EXEC")); err == nil {
+			ran, hook = true, e.SyncHook
+		}
+	}()
+	if err != nil || !ran {
+		return nil, again, err
+	}
+	if hook != nil {
+		if err := hook(ctx); err != nil {
+			return nil, false, err
+		}
+	}
+	switch exec.Kind {
+	case resp.KindError:
+		return nil, false, &Error{Msg: exec.Str}
+	case resp.KindNull:
+		return nil, true, nil // a watched key changed: plan again
+	}
+	res = make([]backend.Result, len(exec.Elems))
+	for i, x := range exec.Elems {
+		if x.Kind == resp.KindError {
+			res[i].Err = &Error{Msg: x.Str}
+			continue
+		}
+		res[i].Val = normalize(toGo(x))
+	}
+	return res, false, nil
+}
+
+// view is the backend.View of Atomically: reads with Peek, under the
+// lock, remembering the keys read (for WATCH).
+type view struct {
+	db   *DB
+	now  int64
+	keys [][]byte
+}
+
+func (v *view) peek(key string) (engine.Value, bool) {
+	if !slices.ContainsFunc(v.keys, func(k []byte) bool { return string(k) == key }) {
+		v.keys = append(v.keys, []byte(key))
+	}
+	val, at, ok := v.db.e.Peek(0, key)
+	if !ok || (at >= 0 && at <= v.now) {
+		return engine.Value{}, false
+	}
+	return val, true
+}
+
+func (v *view) Type(key string) string {
+	val, ok := v.peek(key)
+	if !ok {
+		return "none"
+	}
+	return val.TypeName()
+}
+
+func (v *view) HGet(key, field string) (string, bool) {
+	val, ok := v.peek(key)
+	if !ok {
+		return "", false
+	}
+	if h, _ := val.Obj().(*engine.Hash); h != nil {
+		return h.Get(field)
+	}
+	return "", false
 }

@@ -219,16 +219,30 @@ func (c *Conn) DoArgs(ctx context.Context, args [][]byte) *Reply {
 }
 
 func (c *Conn) do(ctx context.Context, argv [][]byte) *Reply {
+	buf, err := c.run(ctx, argv)
+	if err != nil {
+		return &Reply{err: err}
+	}
+	v, _, err := resp.ParseReply(buf)
+	if err != nil {
+		return &Reply{err: fmt.Errorf("ordo: reply: %w", err)}
+	}
+	return newReply(v)
+}
+
+// run executes argv and returns its reply as the engine wrote it (RESP,
+// in the Conn's buffer: valid until its next command).
+func (c *Conn) run(ctx context.Context, argv [][]byte) ([]byte, error) {
 	if isSubscribe(argv[0]) {
-		return &Reply{err: errSubscribeDo}
+		return nil, errSubscribeDo
 	}
 	db := c.db
 	if !db.enter() {
-		return &Reply{err: ErrClosed}
+		return nil, ErrClosed
 	}
 	defer db.leave()
 	if err := ctx.Err(); err != nil {
-		return &Reply{err: err}
+		return nil, err
 	}
 	e := db.e
 	c.w.Reset()
@@ -241,20 +255,16 @@ func (c *Conn) do(ctx context.Context, argv [][]byte) *Reply {
 			if errors.Is(err, engine.ErrClosed) {
 				err = ErrClosed
 			}
-			return &Reply{err: err}
+			return nil, err
 		}
 	}
 	if hook != nil {
 		// appendfsync: no reply before its changes are durable enough.
 		if err := hook(ctx); err != nil {
-			return &Reply{err: err}
+			return nil, err
 		}
 	}
-	v, _, err := resp.ParseReply(c.w.Buf)
-	if err != nil {
-		return &Reply{err: fmt.Errorf("ordo: reply: %w", err)}
-	}
-	return newReply(v)
+	return c.w.Buf, nil
 }
 
 // errSubscribeDo refuses the subscription commands in Do: a subscribed

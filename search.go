@@ -2,8 +2,10 @@ package ordo
 
 import (
 	"context"
+	"slices"
 	"strings"
 
+	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/search"
 )
 
@@ -229,4 +231,79 @@ func (db *DB) Search(ctx context.Context, index string, q Query, opts SearchOpti
 		out.Docs[i] = Doc(d)
 	}
 	return out, nil
+}
+
+// GetDoc returns the document at key as Search returns one: a hash's
+// fields and values, or "$" and a JSON document's text. It is a direct
+// lookup under the engine lock, with no command and no RESP: ok is false
+// when the key does not exist or has expired, and a key of another type
+// gets a WRONGTYPE *Error. Unlike HGETALL it is not counted in INFO's
+// keyspace_hits and misses, and does not refresh the key's LRU/LFU clock.
+func (db *DB) GetDoc(ctx context.Context, key string) (Doc, bool, error) {
+	if !db.enter() {
+		return Doc{}, false, ErrClosed
+	}
+	defer db.leave()
+	if err := ctx.Err(); err != nil {
+		return Doc{}, false, err
+	}
+	e := db.e
+	e.Lock()
+	fields, ok, err := db.peekFields(nil, key, engine.NowMs(), true)
+	e.Unlock()
+	if !ok {
+		return Doc{}, false, err
+	}
+	return Doc{Key: key, Fields: fields}, true, nil
+}
+
+// peekFields appends the fields and values of the hash at key in
+// database 0 (or "$" and the text of a JSON document, if json) to dst,
+// copied into one string. ok is false for a missing or expired key, and
+// err a WRONGTYPE *Error for a key of another type. The lock must be
+// held.
+func (db *DB) peekFields(dst []string, key string, now int64, json bool) (out []string, ok bool, err error) {
+	v, at, ok := db.e.Peek(0, key)
+	if !ok || (at >= 0 && at <= now) {
+		return dst, false, nil
+	}
+	switch o := v.Obj().(type) {
+	case *engine.Hash:
+		return appendHash(dst, o), true, nil
+	case *engine.JSON:
+		if json {
+			return append(dst, "$", o.String()), true, nil
+		}
+	}
+	return dst, false, &Error{Msg: engine.ErrWrongType}
+}
+
+// appendHash appends h's fields and values as pairs, substrings of one
+// string: one allocation per hash, however many fields it has. Each's
+// strings alias the hash: they are collected in one pass, then copied.
+func appendHash(dst []string, h *engine.Hash) []string {
+	start, n := len(dst), 0
+	dst = slices.Grow(dst, 2*h.Len())
+	h.Each(func(f, v string) bool {
+		dst = append(dst, f, v)
+		n += len(f) + len(v)
+		return true
+	})
+	copyOut(dst[start:], n)
+	return dst
+}
+
+// copyOut replaces strs, whose lengths add up to n, by copies that are
+// substrings of one new string.
+func copyOut(strs []string, n int) {
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, s := range strs {
+		sb.WriteString(s)
+	}
+	all, at := sb.String(), 0
+	for i, s := range strs {
+		strs[i] = all[at : at+len(s)]
+		at += len(s)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ordo-db/ordo"
+	"github.com/ordo-db/ordo/backend"
 )
 
 func openMem(t *testing.T) *ordo.DB {
@@ -346,4 +347,127 @@ func ExampleDB_Search() {
 	name, _ := res.Docs[0].Get("name")
 	fmt.Println(res.Total, res.Docs[0].Key, name)
 	// Output: 1 user:2 Alan Turing
+}
+
+// TestGetDocAnswersAsHGETALL: GetDoc and the backend's ReadHashes give
+// what HGETALL (and JSON.GET) give, for hashes, JSON documents, missing
+// keys, keys of another type and keys past their TTL that no command has
+// touched yet.
+func TestGetDocAnswersAsHGETALL(t *testing.T) {
+	ctx := context.Background()
+	db := openMem(t)
+	do := func(args ...any) *ordo.Reply {
+		t.Helper()
+		r := db.Do(ctx, args...)
+		if err := r.Err(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return r
+	}
+	do("HSET", "h", "a", "1", "b", "", "", "empty field", "é", "ü")
+	do("HSET", "long", "a", "1", "long", strings.Repeat("x", 300)) // a hashtable
+	big := []any{"HSET", "big"}
+	for i := range 600 { // past the listpack: a hashtable
+		big = append(big, fmt.Sprint("f", i), fmt.Sprint(i))
+	}
+	do(big...)
+	for key, enc := range map[string]string{"h": "listpack", "long": "hashtable", "big": "hashtable"} {
+		if got, _ := db.Do(ctx, "OBJECT", "ENCODING", key).Text(); got != enc {
+			t.Fatalf("%s is %s, want %s (both encodings are read)", key, got, enc)
+		}
+	}
+	do("JSON.SET", "j", "$", `{"a":[1,2],"b":"x"}`)
+	do("SET", "s", "v")
+	do("HSET", "gone", "a", "1")
+	do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	do("PEXPIRE", "gone", 1)
+	time.Sleep(5 * time.Millisecond) // past its TTL; nothing touches it before GetDoc
+
+	for _, key := range []string{"h", "long", "big", "missing", "gone"} {
+		d, ok, err := db.GetDoc(ctx, key)
+		if err != nil {
+			t.Fatalf("GetDoc %s: %v", key, err)
+		}
+		var got []string
+		rh := db.Backend().(backend.HashReader)
+		err = rh.ReadHashes(ctx, []string{key, "missing"}, func(i int, pairs []string) {
+			if i == 0 {
+				got = slices.Clone(pairs)
+			} else if len(pairs) != 0 {
+				t.Errorf("ReadHashes: missing key has %q", pairs)
+			}
+		})
+		if err != nil {
+			t.Fatalf("ReadHashes %s: %v", key, err)
+		}
+		want, err := db.Do(ctx, "HGETALL", key).StringSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok != (len(want) > 0) || !slices.Equal(d.Fields, want) || !slices.Equal(got, want) || (ok && d.Key != key) {
+			t.Errorf("%s: GetDoc %v %q, ReadHashes %q, HGETALL %q", key, ok, d.Fields, got, want)
+		}
+	}
+	d, ok, err := db.GetDoc(ctx, "j")
+	want, _ := db.Do(ctx, "JSON.GET", "j").Text()
+	if err != nil || !ok || !slices.Equal(d.Fields, []string{"$", want}) {
+		t.Errorf("GetDoc j = %q %v %v, JSON.GET %q", d.Fields, ok, err, want)
+	}
+	hgetallErr := db.Do(ctx, "HGETALL", "s").Err()
+	for _, key := range []string{"s", "j"} {
+		err := db.Backend().(backend.HashReader).ReadHashes(ctx, []string{"h", key}, func(int, []string) {
+			t.Errorf("ReadHashes %s called back despite the error", key)
+		})
+		var e *ordo.Error
+		if !errors.As(err, &e) || err.Error() != hgetallErr.Error() {
+			t.Errorf("ReadHashes %s: %v, HGETALL on a string: %v", key, err, hgetallErr)
+		}
+	}
+	if _, ok, err := db.GetDoc(ctx, "s"); ok || err == nil || err.Error() != hgetallErr.Error() {
+		t.Errorf("GetDoc s = %v %v, HGETALL: %v", ok, err, hgetallErr)
+	}
+
+	// The strings are the caller's: later writes do not change them; fn
+	// may use the database (it runs outside the engine lock).
+	d, _, _ = db.GetDoc(ctx, "h")
+	before := slices.Clone(d.Fields)
+	err = db.Backend().(backend.HashReader).ReadHashes(ctx, []string{"h"}, func(int, []string) {
+		do("HSET", "h", "a", "2")
+	})
+	if err != nil || !slices.Equal(d.Fields, before) {
+		t.Errorf("after HSET: %q (was %q), %v", d.Fields, before, err)
+	}
+
+	db.Close()
+	if _, _, err := db.GetDoc(ctx, "h"); err != ordo.ErrClosed {
+		t.Errorf("GetDoc after Close: %v", err)
+	}
+	if err := db.Backend().(backend.HashReader).ReadHashes(ctx, []string{"h"}, func(int, []string) {}); err != ordo.ErrClosed {
+		t.Errorf("ReadHashes after Close: %v", err)
+	}
+}
+
+// TestSearchDocsOwnTheirFields: a page's documents share one allocation,
+// but appending to one document's Fields leaves the next one alone.
+func TestSearchDocsOwnTheirFields(t *testing.T) {
+	ctx := context.Background()
+	db := openMem(t)
+	if err := db.CreateIndex(ctx, ordo.IndexSpec{Name: "ix", Prefixes: []string{"d:"}, Fields: []ordo.IndexField{ordo.NumericField("n").Sorted()}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		db.Do(ctx, "HSET", fmt.Sprint("d:", i), "n", i, "x", "y")
+	}
+	db.Do(ctx, "HSET", "d:3", "other", "no n") // in the index, without n
+	r, err := db.Search(ctx, "ix", ordo.NumRange("n", "-inf", "+inf"), ordo.SearchOptions{SortBy: []ordo.SortKey{{Field: "n"}}})
+	if err != nil || len(r.Docs) != 3 {
+		t.Fatalf("%v %v", r, err)
+	}
+	_ = append(r.Docs[0].Fields, "extra", "field")
+	for i, d := range r.Docs {
+		want, _ := db.Do(ctx, "HGETALL", d.Key).StringSlice()
+		if d.Key != fmt.Sprint("d:", i) || !slices.Equal(d.Fields, want) {
+			t.Errorf("doc %d: %s %q, HGETALL %q", i, d.Key, d.Fields, want)
+		}
+	}
 }

@@ -13,7 +13,10 @@
 //     database, in-process.
 //
 // Every implementation normalizes replies the same way (see Backend), and
-// returns every error reply as an *Error.
+// returns every error reply as an *Error. A backend that runs in-process
+// may also offer shortcuts, as optional interfaces (HashReader, Atomic):
+// libraries use them when present and send commands otherwise, with the
+// same results either way.
 package backend
 
 import (
@@ -72,6 +75,49 @@ type Backend interface {
 // the server that owns key's slot.
 type Router interface {
 	DoAt(ctx context.Context, key string, args ...any) (any, error)
+}
+
+// HashReader is implemented by Backends that read hashes in-process,
+// with no command and no reply to encode (the embedded database). The
+// index library uses it, when present, where it would send HGETALL: a
+// Collection's point gets and the objects of its queries. It answers as
+// HGETALL would, key by key.
+type HashReader interface {
+	// ReadHashes reads the hashes at keys, all at one instant (no write
+	// in between), and calls fn for each, in order, with its index in
+	// keys and its fields and values as alternating pairs (empty for a
+	// key that does not exist or has expired). The strings are the
+	// caller's to keep; the pairs slice is valid only during the call. A
+	// key holding another type stops the read with an *Error (WRONGTYPE).
+	ReadHashes(ctx context.Context, keys []string, fn func(i int, pairs []string)) error
+}
+
+// Atomic is implemented by Backends that can read and then write with
+// nothing in between, in-process (the embedded database): what a Lua
+// script does on a server, without the script. The index library uses
+// it, when present, for a Collection's Put and Delete.
+type Atomic interface {
+	// Atomically calls plan with a View of the data as it is now, then
+	// runs the commands plan returns as one transaction (MULTI/EXEC,
+	// logged and replicated as one), with no other write in between:
+	// nothing changes what plan saw before its commands run. An error from
+	// plan is returned as is, and nothing runs; so is a command refused
+	// while queued (its *Error), as in Tx. Otherwise the Results are
+	// EXEC's, one per command. plan runs while the backend is held: it must
+	// not call the backend, and may be called again if a write got in
+	// between (CLIENT PAUSE).
+	Atomically(ctx context.Context, plan func(v View) ([]Cmd, error)) ([]Result, error)
+}
+
+// View reads the data for Atomic's plan; it is valid only during plan.
+// It reads as a command would, with no side effect: a key past its TTL
+// is missing.
+type View interface {
+	// Type is the type of key as TYPE names it ("none": no such key).
+	Type(key string) string
+	// HGet returns the value of field in the hash at key (false when the
+	// key or the field does not exist, or key is not a hash).
+	HGet(key, field string) (string, bool)
 }
 
 // Script is a Lua script with its SHA1, loaded on first use.

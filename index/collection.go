@@ -69,11 +69,15 @@ var ErrEmptyObject = errors.New("index: an object needs at least one field")
 // Put and Delete are one Lua script each: it replaces (or deletes) the
 // object's hash and swaps every index entry (ZADD/ZREM for numeric
 // indexes; HGET old member, ZREM, ZADD, HSET for composite ones), so
-// readers never see an object and its index entries disagree. Index
+// readers never see an object and its index entries disagree. On a
+// backend.Atomic (the embedded database) the same checks and commands
+// run from Go instead, as one MULTI/EXEC with nothing between the reads
+// and the writes: no Lua, same keys, same results, same errors. Index
 // values are computed and validated in Go first: a field that does not
 // parse as its index's type returns an error and writes nothing.
 // Queries use the indexes (Numeric, Composite) and fetch whole objects
-// with HGETALL in one pipelined round trip.
+// with HGETALL in one pipelined round trip (on a backend.HashReader, one
+// in-process read).
 type Collection struct {
 	b         backend.Backend
 	Name      string
@@ -112,7 +116,7 @@ func (c *Collection) Key(parts ...string) string {
 }
 
 // ObjectKey is the hash that stores object id.
-func (c *Collection) ObjectKey(id string) string { return c.Key("obj", id) }
+func (c *Collection) ObjectKey(id string) string { return "{" + c.Name + "}:obj:" + id } // Key("obj", id) in one allocation
 
 // Numeric returns the numeric index called name, for queries. It panics
 // if the collection has no such numeric index.
@@ -198,6 +202,9 @@ func (c *Collection) Put(ctx context.Context, id string, obj Object) (replaced b
 	for f, v := range obj {
 		args = append(args, f, v)
 	}
+	if a, ok := c.b.(backend.Atomic); ok {
+		return c.swapAtomic(ctx, a, id, obj, ikeys, iargs)
+	}
 	args = append(args, iargs...)
 	v, err := c.b.Eval(ctx, swapScript, append([]string{c.ObjectKey(id)}, ikeys...), args...)
 	if err != nil {
@@ -214,6 +221,9 @@ func (c *Collection) Delete(ctx context.Context, id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if a, ok := c.b.(backend.Atomic); ok {
+		return c.swapAtomic(ctx, a, id, nil, ikeys, iargs)
+	}
 	v, err := c.b.Eval(ctx, swapScript, append([]string{c.ObjectKey(id)}, ikeys...), append([]any{id, "del", 0}, iargs...)...)
 	if err != nil {
 		return false, err
@@ -222,8 +232,88 @@ func (c *Collection) Delete(ctx context.Context, id string) (bool, error) {
 	return n == 1, err
 }
 
+// swapAtomic does the swap script's work (Put: obj set; Delete: obj nil)
+// on a backend.Atomic, in Go: the same type checks before any write (same
+// errors), the same commands, in one transaction with nothing between the
+// reads and the writes. It reports whether the object existed.
+func (c *Collection) swapAtomic(ctx context.Context, a backend.Atomic, id string, obj Object, ikeys []string, iargs []any) (bool, error) {
+	okey := c.ObjectKey(id)
+	existed := false
+	res, err := a.Atomically(ctx, func(v backend.View) ([]backend.Cmd, error) {
+		check := func(key, t string) error {
+			if have := v.Type(key); have != "none" && have != t {
+				return &backend.Error{Msg: "WRONGTYPE " + key + " holds a " + have + ", not a " + t}
+			}
+			return nil
+		}
+		if err := check(okey, "hash"); err != nil {
+			return nil, err
+		}
+		for i, k := 0, 0; i < len(iargs); i += 2 {
+			if err := check(ikeys[k], "zset"); err != nil {
+				return nil, err
+			}
+			if kind := iargs[i].(string); kind == "n" || kind == "n-" {
+				k++
+				continue
+			}
+			if err := check(ikeys[k+1], "hash"); err != nil {
+				return nil, err
+			}
+			k += 2
+		}
+		existed = v.Type(okey) != "none"
+		cmds := make([]backend.Cmd, 0, 2+2*len(iargs))
+		if existed {
+			cmds = append(cmds, backend.Cmd{"DEL", okey})
+		}
+		if obj != nil {
+			hset := make(backend.Cmd, 0, 2+2*len(obj))
+			hset = append(hset, "HSET", okey)
+			for f, val := range obj {
+				hset = append(hset, f, val)
+			}
+			cmds = append(cmds, hset)
+		}
+		for i, k := 0, 0; i < len(iargs); i += 2 {
+			kind, val := iargs[i].(string), iargs[i+1].(string)
+			switch kind {
+			case "n":
+				cmds = append(cmds, backend.Cmd{"ZADD", ikeys[k], val, id})
+				k++
+			case "n-":
+				cmds = append(cmds, backend.Cmd{"ZREM", ikeys[k], id})
+				k++
+			default:
+				z, h := ikeys[k], ikeys[k+1]
+				k += 2
+				old, had := v.HGet(h, id)
+				switch {
+				case kind == "c":
+					if had {
+						cmds = append(cmds, backend.Cmd{"ZREM", z, old})
+					}
+					cmds = append(cmds, backend.Cmd{"ZADD", z, 0, val}, backend.Cmd{"HSET", h, id, val})
+				case had:
+					cmds = append(cmds, backend.Cmd{"ZREM", z, old}, backend.Cmd{"HDEL", h, id})
+				}
+			}
+		}
+		return cmds, nil
+	})
+	if err == nil {
+		err = firstErr(res)
+	}
+	return existed && err == nil, err
+}
+
 // Get returns object id.
 func (c *Collection) Get(ctx context.Context, id string) (Object, bool, error) {
+	if hr, ok := c.b.(backend.HashReader); ok {
+		var o Object
+		err := hr.ReadHashes(ctx, []string{c.ObjectKey(id)}, func(_ int, pairs []string) { o = pairsObject(pairs) })
+		return o, o != nil, err
+	}
 	v, err := c.b.Do(ctx, "HGETALL", c.ObjectKey(id))
 	if err != nil {
 		return nil, false, err
@@ -236,15 +326,29 @@ func (c *Collection) Get(ctx context.Context, id string) (Object, bool, error) {
 }
 
 // Objects returns the objects ids, in the order given, with one pipelined
-// HGETALL per id (one round trip). An id whose object no longer exists
-// (deleted since a query returned it) is left out.
+// HGETALL per id (one round trip; on a backend.HashReader, one read of
+// them all at one instant). An id whose object no longer exists (deleted
+// since a query returned it) is left out.
 func (c *Collection) Objects(ctx context.Context, ids []string) ([]Doc, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	keys := c.objectKeys(ids)
+	if hr, ok := c.b.(backend.HashReader); ok {
+		docs := make([]Doc, 0, len(ids))
+		err := hr.ReadHashes(ctx, keys, func(i int, pairs []string) {
+			if o := pairsObject(pairs); o != nil {
+				docs = append(docs, Doc{ID: ids[i], Fields: o})
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		return docs, nil
+	}
 	cmds := make([]backend.Cmd, len(ids))
-	for i, id := range ids {
-		cmds[i] = backend.Cmd{"HGETALL", c.ObjectKey(id)}
+	for i, k := range keys {
+		cmds[i] = backend.Cmd{"HGETALL", k}
 	}
 	res, err := c.b.Pipeline(ctx, cmds)
 	if err != nil {
@@ -264,6 +368,41 @@ func (c *Collection) Objects(ctx context.Context, ids []string) ([]Doc, error) {
 		}
 	}
 	return docs, nil
+}
+
+// objectKeys is ObjectKey of each id, substrings of one string (one
+// allocation for the keys of a whole query's objects).
+func (c *Collection) objectKeys(ids []string) []string {
+	prefix := "{" + c.Name + "}:obj:"
+	n := 0
+	for _, id := range ids {
+		n += len(prefix) + len(id)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, id := range ids {
+		sb.WriteString(prefix)
+		sb.WriteString(id)
+	}
+	all, at := sb.String(), 0
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = all[at : at+len(prefix)+len(id)]
+		at += len(prefix) + len(id)
+	}
+	return keys
+}
+
+// pairsObject makes an Object of field/value pairs (nil for none).
+func pairsObject(pairs []string) Object {
+	if len(pairs) == 0 {
+		return nil
+	}
+	o := make(Object, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		o[pairs[i]] = pairs[i+1]
+	}
+	return o
 }
 
 // Find returns the objects that q selects in the composite (or ordered)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ordo-db/ordo"
+	"github.com/ordo-db/ordo/index"
 	"github.com/tidwall/buntdb"
 )
 
@@ -60,7 +61,7 @@ type store interface {
 }
 
 // --- Ordo: hashes with an engine index (TAG city, NUMERIC age, NUMERIC
-// score); a put is one HSET, the query the typed Search.
+// score); a put is one HSET, the query the typed Search, a get GetDoc.
 
 type ordoStore struct {
 	db  *ordo.DB
@@ -102,12 +103,64 @@ func (s *ordoStore) query(city string) int {
 	return len(r.Docs)
 }
 
+// get is GetDoc: a direct lookup of the hash, all its fields copied out
+// (the same answer as HGETALL, without a command or RESP).
 func (s *ordoStore) get(i int) bool {
-	v, err := s.db.Do(s.ctx, "HGETALL", "u:"+strconv.Itoa(i)).Slice()
-	return err == nil && len(v) == 8
+	d, ok, err := s.db.GetDoc(s.ctx, "u:"+strconv.Itoa(i))
+	return err == nil && ok && len(d.Fields) == 8
 }
 
 func (s *ordoStore) close() { s.db.Close() }
+
+// --- Ordo through the index library: an index.Collection on the
+// embedded database (db.Backend()), with BuntDB's two indexes exactly: a
+// numeric index on score and a (city, age) composite index, queried as
+// BuntDB is (city = X, 30 <= age <= 40, first 100 in index order, whole
+// objects). Put is the collection's atomic swap, get Collection.Get.
+
+type collStore struct {
+	db  *ordo.DB
+	c   *index.Collection
+	ctx context.Context
+}
+
+func openColl(dir string) *collStore {
+	o := &ordo.Options{Sync: ordo.SyncEverySec}
+	if policy() == "memory" {
+		o = &ordo.Options{InMemory: true}
+	}
+	db, err := ordo.Open(dir, o)
+	if err != nil {
+		panic(err)
+	}
+	c := index.NewCollection(db.Backend(), "u",
+		index.NumericIndex("score", "score"),
+		index.CompositeIndex("city_age", index.Field{Name: "city", Type: index.String}, index.Field{Name: "age", Type: index.Int}))
+	return &collStore{db: db, c: c, ctx: context.Background()}
+}
+
+func (s *collStore) put(i int) {
+	o := object(i)
+	_, err := s.c.Put(s.ctx, strconv.Itoa(i), index.Object{"name": o.Name, "city": o.City, "age": strconv.Itoa(o.Age), "score": o.Score})
+	if err != nil {
+		panic(err)
+	}
+}
+
+func (s *collStore) query(city string) int {
+	ds, err := s.c.Find(s.ctx, "city_age", index.Where(city).Between(30, 40).Limit(0, 100))
+	if err != nil {
+		panic(err)
+	}
+	return len(ds)
+}
+
+func (s *collStore) get(i int) bool {
+	o, ok, err := s.c.Get(s.ctx, strconv.Itoa(i))
+	return err == nil && ok && len(o) == 4
+}
+
+func (s *collStore) close() { s.db.Close() }
 
 // --- BuntDB: JSON values with a numeric index on score and a (city, age)
 // composite index; the query is AscendRange over the composite index.
@@ -174,8 +227,11 @@ func (s *buntStore) get(i int) bool {
 func (s *buntStore) close() { s.db.Close() }
 
 func open(kind, dir string) store {
-	if kind == "ordo" {
+	switch kind {
+	case "ordo":
 		return openOrdo(dir)
+	case "coll":
+		return openColl(dir)
 	}
 	return openBunt(dir)
 }
@@ -219,6 +275,9 @@ func BenchmarkQueryOrdo(b *testing.B) { benchRow(b, "ordo", "query") }
 func BenchmarkQueryBunt(b *testing.B) { benchRow(b, "bunt", "query") }
 func BenchmarkGetOrdo(b *testing.B)   { benchRow(b, "ordo", "get") }
 func BenchmarkGetBunt(b *testing.B)   { benchRow(b, "bunt", "get") }
+func BenchmarkPutColl(b *testing.B)   { benchRow(b, "coll", "put") }
+func BenchmarkQueryColl(b *testing.B) { benchRow(b, "coll", "query") }
+func BenchmarkGetColl(b *testing.B)   { benchRow(b, "coll", "get") }
 
 // TestSameAnswers: both stores return the same objects for the query
 // (the comparison is of equal work).
@@ -246,11 +305,40 @@ func TestSameAnswers(t *testing.T) {
 			return true
 		})
 	})
+	// The collection returns BuntDB's objects in BuntDB's order: (city,
+	// age, then key; its ids are the keys without "u:").
+	co := openColl(t.TempDir())
+	defer co.close()
+	for i := range 2000 {
+		co.put(i)
+	}
+	ds, err := co.c.Find(co.ctx, "city_age", index.Where("city3").Between(30, 40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kc []string
+	for _, d := range ds {
+		kc = append(kc, "u:"+d.ID)
+		if o := object(mustAtoi(t, d.ID)); d.Fields["city"] != o.City || d.Fields["name"] != o.Name {
+			t.Fatalf("collection object %s = %v", d.ID, d.Fields)
+		}
+	}
+	if !slices.Equal(kc, kb) {
+		t.Fatalf("collection %v\nbuntdb %v", kc, kb)
+	}
 	slices.Sort(ko)
 	slices.Sort(kb)
 	if len(ko) == 0 || !slices.Equal(ko, kb) {
 		t.Fatalf("ordo %d objects, buntdb %d", len(ko), len(kb))
 	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // --- Memory: each store loads the N objects alone in a child process,
@@ -302,8 +390,9 @@ func memOf(t *testing.T, kind string) (rssB, heap int64) {
 }
 
 // TestSideBySide (ORDO_BENCH=1; ORDO_BENCH_COUNT rounds, 5 by default)
-// measures every row for both stores, alternating, and prints each row's
-// medians and the ratio Ordo/BuntDB (rates: higher is better for Ordo;
+// measures every row for the three stores (BuntDB; Ordo with an FT index;
+// Ordo through index.Collection), alternating, and prints each row's
+// medians and the ratios to BuntDB (rates: higher is better for Ordo;
 // memory: lower is).
 func TestSideBySide(t *testing.T) {
 	if os.Getenv("ORDO_BENCH") == "" {
@@ -316,7 +405,7 @@ func TestSideBySide(t *testing.T) {
 	rows := []string{"put", "query", "get"}
 	rate := map[string][]float64{}
 	for range count {
-		for _, kind := range []string{"bunt", "ordo"} {
+		for _, kind := range []string{"bunt", "ordo", "coll"} {
 			// put: N indexed puts into a new store, timed as a whole; then
 			// query and get on that loaded store.
 			st := open(kind, t.TempDir())
@@ -347,19 +436,24 @@ func TestSideBySide(t *testing.T) {
 		return v[len(v)/2]
 	}
 	fmt.Printf("embedded, %d objects, sync %s, median of %d, GOMAXPROCS %d\n", N, policy(), count, runtime.GOMAXPROCS(0))
-	fmt.Printf("%-28s %14s %14s %8s\n", "row", "BuntDB", "Ordo", "Ordo/Bunt")
+	fmt.Printf("Ordo: hashes with an FT index (HSET, Search, GetDoc); Collection: index.Collection on the embedded DB\n")
+	fmt.Printf("%-28s %14s %14s %9s %14s %9s\n", "row", "BuntDB", "Ordo", "Ordo/Bunt", "Collection", "Coll/Bunt")
 	for _, row := range rows {
-		b, o := med(rate["bunt"+row]), med(rate["ordo"+row])
-		fmt.Printf("%-28s %12.0f/s %12.0f/s %8.2fx\n", map[string]string{
-			"put": "indexed put", "query": "range query, 100 objects", "get": "point get"}[row], b, o, o/b)
+		b, o, c := med(rate["bunt"+row]), med(rate["ordo"+row]), med(rate["coll"+row])
+		fmt.Printf("%-28s %12.0f/s %12.0f/s %8.2fx %12.0f/s %8.2fx\n", map[string]string{
+			"put": "indexed put", "query": "range query, 100 objects", "get": "point get"}[row], b, o, o/b, c, c/b)
 	}
-	var rb, hb, ro, ho []float64
+	mem := map[string][2][]float64{}
 	for range min(count, 3) {
-		r, h := memOf(t, "bunt")
-		rb, hb = append(rb, float64(r)), append(hb, float64(h))
-		r, h = memOf(t, "ordo")
-		ro, ho = append(ro, float64(r)), append(ho, float64(h))
+		for _, kind := range []string{"bunt", "ordo", "coll"} {
+			r, h := memOf(t, kind)
+			m := mem[kind]
+			m[0], m[1] = append(m[0], float64(r)), append(m[1], float64(h))
+			mem[kind] = m
+		}
 	}
-	fmt.Printf("%-28s %12.1fMB %12.1fMB %8.2fx\n", "RSS after load", med(rb)/1e6, med(ro)/1e6, med(ro)/med(rb))
-	fmt.Printf("%-28s %12.1fMB %12.1fMB %8.2fx\n", "Go heap in use after load", med(hb)/1e6, med(ho)/1e6, med(ho)/med(hb))
+	for i, what := range []string{"RSS after load", "Go heap in use after load"} {
+		b, o, c := med(mem["bunt"][i]), med(mem["ordo"][i]), med(mem["coll"][i])
+		fmt.Printf("%-28s %12.1fMB %12.1fMB %8.2fx %12.1fMB %8.2fx\n", what, b/1e6, o/1e6, o/b, c/1e6, c/b)
+	}
 }

@@ -202,13 +202,65 @@ func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Resu
 	res := Result{Total: total, Docs: make([]Doc, len(page))}
 	content := !so.noContent && !(so.retSet && len(so.ret) == 0)
 	for i, hh := range page {
-		d := Doc{Key: hh.key, Score: hh.score}
-		if content {
-			d.Fields = ix.fieldsOf(e, hh.key, so)
+		res.Docs[i] = Doc{Key: hh.key, Score: hh.score}
+	}
+	switch {
+	case !content:
+	case !ix.json && !so.retSet:
+		ix.hashPage(e, res.Docs)
+	default:
+		for i := range res.Docs {
+			res.Docs[i].Fields = ix.fieldsOf(e, res.Docs[i].Key, so)
 		}
-		res.Docs[i] = d
 	}
 	return res, nil
+}
+
+// hashPage fills the Fields of a page of hash documents with all their
+// fields, copied into one string and one slice for the whole page (two
+// allocations per page, not per document or field). Each document's
+// Fields is capped, so appending to one never overwrites the next.
+func (ix *index) hashPage(e *engine.Engine, docs []Doc) {
+	hs := make([]*engine.Hash, len(docs))
+	pairs := 0
+	for i, d := range docs {
+		v, _, _ := e.Peek(ix.db, d.Key)
+		if h, _ := v.Obj().(*engine.Hash); h != nil {
+			hs[i] = h
+			pairs += 2 * h.Len()
+		}
+	}
+	out := make([]string, 0, pairs)
+	ends := make([]int, len(docs))
+	size := 0
+	for i, h := range hs {
+		if h != nil {
+			// Each's strings alias the hash: copied below, under the lock.
+			h.Each(func(f, v string) bool {
+				out = append(out, f, v)
+				size += len(f) + len(v)
+				return true
+			})
+		}
+		ends[i] = len(out)
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for _, s := range out {
+		sb.WriteString(s)
+	}
+	all, at := sb.String(), 0
+	for i, s := range out {
+		out[i] = all[at : at+len(s)]
+		at += len(s)
+	}
+	start := 0
+	for i, end := range ends {
+		if end > start {
+			docs[i].Fields = out[start:end:end]
+		}
+		start = end
+	}
 }
 
 // resolve checks a typed query's fields against ix (names are
@@ -217,8 +269,7 @@ func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Resu
 func resolve(ix *index, n *node) (*node, error) {
 	c := *n
 	c.kids = nil
-	want := map[opKind]fieldType{opNum: typeNumeric, opTag: typeTag, opGeo: typeGeo, opTerm: typeText, opPrefix: typeText}
-	if t, ok := want[n.op]; ok && !(n.field == "" && t == typeText) {
+	if t, ok := leafType(n.op); ok && !(n.field == "" && t == typeText) {
 		f := ix.attr(n.field)
 		if f == nil || f.noindex {
 			return nil, fmt.Errorf("search: unknown field %s", n.field)
@@ -253,8 +304,24 @@ func resolve(ix *index, n *node) (*node, error) {
 	return &c, nil
 }
 
-// fieldsOf returns the document's fields as name, value pairs (all, or
-// RETURN's), as writeFields writes them.
+// leafType is the field type a leaf of kind op queries.
+func leafType(op opKind) (fieldType, bool) {
+	switch op {
+	case opNum:
+		return typeNumeric, true
+	case opTag:
+		return typeTag, true
+	case opGeo:
+		return typeGeo, true
+	case opTerm, opPrefix:
+		return typeText, true
+	}
+	return 0, false
+}
+
+// fieldsOf returns the document's fields as name, value pairs, as
+// writeFields writes them: a JSON document's (all, or RETURN's), or a
+// hash's RETURN fields (all of a hash's: hashPage).
 func (ix *index) fieldsOf(e *engine.Engine, key string, o *searchOpts) []string {
 	v, _, _ := e.Peek(ix.db, key)
 	if ix.json {
@@ -280,25 +347,6 @@ func (ix *index) fieldsOf(e *engine.Engine, key string, o *searchOpts) []string 
 	h, _ := v.Obj().(*engine.Hash)
 	if h == nil {
 		return nil
-	}
-	if !o.retSet {
-		// Each's strings may alias the hash: copy them, into one string
-		// that the pairs slice (two allocations per document).
-		var sb strings.Builder
-		h.Each(func(f, v string) bool {
-			sb.WriteString(f)
-			sb.WriteString(v)
-			return true
-		})
-		all := sb.String()
-		out := make([]string, 0, 2*h.Len())
-		at := 0
-		h.Each(func(f, v string) bool {
-			out = append(out, all[at:at+len(f)], all[at+len(f):at+len(f)+len(v)])
-			at += len(f) + len(v)
-			return true
-		})
-		return out
 	}
 	var out []string
 	for _, r := range o.ret {
