@@ -1,10 +1,12 @@
 package search
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/ds/jsonpath"
 	"github.com/ordo-db/ordo/internal/engine"
@@ -42,31 +44,17 @@ type field struct {
 	ord           int            // TEXT: the field's bit in text masks
 }
 
-// doc is one indexed hash: what was indexed for it, so that a change can
-// remove exactly that.
+// doc is one indexed document's record, by id in fixed-size pages:
+// what scoring reads, and where the rest of what was indexed for it (its
+// key, tags and terms; numbers and points are in their fields' columns)
+// is, so that a change can remove exactly that.
 type doc struct {
-	key     string
-	nums    []string   // per field: parseNumber key ("" none)
-	tags    [][]string // per field: distinct normalized tags
-	geos    []geoPoint // per field (GEO)
-	terms   []string   // distinct indexed terms (words and "+stems") of every TEXT field
-	has     uint64     // bit i: the hash has field i (INDEXMISSING); fields past 64 always present
-	maxFreq uint32     // the largest term frequency (TFIDF's norm)
-	length  uint32     // the sum of term frequencies (TFIDF.DOCNORM, BM25)
-	score   float64    // the document's score (SCORE_FIELD, else the index's SCORE)
-	seq     uint64     // order of indexing: RediSearch's document id, which breaks score ties
-}
-
-// records is the number of index entries of d.
-func (d *doc) records() int {
-	n := len(d.terms)
-	for i := range d.nums {
-		if d.nums[i] != "" {
-			n++
-		}
-		n += len(d.tags[i])
-	}
-	return n
+	rec     uint32  // offset of the document's record in index.recs
+	maxFreq uint32  // the largest term frequency (TFIDF's norm)
+	length  uint32  // the sum of term frequencies (TFIDF.DOCNORM, BM25)
+	seq     uint64  // order of indexing: RediSearch's document id, which breaks score ties; 0: a free id
+	has     uint64  // bit i: the hash has field i (INDEXMISSING); fields past 64 always present
+	score   float64 // the document's score (SCORE_FIELD, else the index's SCORE)
 }
 
 // tentry is one term of one document: its frequency (occurrences
@@ -104,14 +92,22 @@ type index struct {
 	records  int      // index entries (FT.INFO num_records)
 	seq      uint64   // the last document's seq
 
-	ids  map[string]uint32 // key -> doc id
-	docs []*doc            // by id; nil for a free id
-	free []uint32
-	live int
+	docs  [][]doc  // by id, in pages of pageSize
+	top   uint32   // ids handed out so far
+	free  []uint32 // ids of removed documents, reused first
+	live  int
+	keys  keyTable // key -> id
+	recs  []byte   // the documents' records (recordOf), appended
+	dead  int      // bytes of recs no document uses
+	recSc []byte   // addSource's record, reused
 
-	nums  []*numTree                   // per field (numeric)
-	tags  []map[string]map[uint32]bool // per field (tag): tag -> docs
-	texts map[string]map[uint32]tentry // term -> doc -> entry, every TEXT field
+	nums  []*numTree           // per field (numeric)
+	tags  []*dict[struct{}]    // per field (tag): tag -> documents
+	tagc  [][]uint32           // per field (tag): by id, its tag's id+1 if it has one, multiTag if several, 0 if none
+	geos  [][]geoPoint         // per field (geo): by id
+	terms *dict[uint64]        // every TEXT field's terms -> documents and their tpacked entries
+	over  []tentry             // text entries too large to pack (tpacked), by index
+	overF []uint32             // free indexes of over
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
 
@@ -121,21 +117,71 @@ type index struct {
 	scratch termScratch // addSource's, reused
 }
 
+const (
+	pageBits = 10
+	pageSize = 1 << pageBits
+)
+
 func newIndex(name string, db int) *index {
-	return &index{name: name, db: db, ids: map[string]uint32{}, lang: "english", langF: "__language", scoreF: "__score", score: 1}
+	return &index{name: name, db: db, lang: "english", langF: "__language", scoreF: "__score", score: 1, terms: newDict[uint64]()}
 }
 
 func (ix *index) initFields() {
 	ix.nums = make([]*numTree, len(ix.fields))
-	ix.tags = make([]map[string]map[uint32]bool, len(ix.fields))
-	ix.texts = map[string]map[uint32]tentry{}
+	ix.tags = make([]*dict[struct{}], len(ix.fields))
+	ix.geos = make([][]geoPoint, len(ix.fields))
+	ix.tagc = make([][]uint32, len(ix.fields))
+	ix.terms = newDict[uint64]()
+	ix.over, ix.overF = nil, nil
 	ix.totalLen, ix.records = 0, 0
 	for i, f := range ix.fields {
 		switch f.typ {
 		case typeNumeric:
 			ix.nums[i] = &numTree{}
 		case typeTag:
-			ix.tags[i] = map[string]map[uint32]bool{}
+			ix.tags[i] = newDict[struct{}]()
+		}
+	}
+}
+
+// doc returns document id's record (seq 0: a free id).
+func (ix *index) doc(id uint32) *doc { return &ix.docs[id>>pageBits][id&(pageSize-1)] }
+
+// live reports whether id is a document's.
+func (ix *index) isDoc(id uint32) bool { return id < ix.top && ix.doc(id).seq != 0 }
+
+// A document's record in recs: uvarint length of the rest, uvarint key
+// length, the key, then for each TAG field (in schema order) uvarint
+// count and its tags' ids, then uvarint count and the ids of its terms.
+// Records are only appended (a changed document gets a new one), so a
+// key read from one stays valid; recs is compacted into a new array when
+// more than half of it is dead.
+
+// key returns document id's key. The string is a view of recs, immutable.
+func (ix *index) key(id uint32) string {
+	off := int(ix.doc(id).rec)
+	_, w := binary.Uvarint(ix.recs[off:])
+	off += w
+	n, w := binary.Uvarint(ix.recs[off:])
+	off += w
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&ix.recs[off], int(n))
+}
+
+// idOf returns the id of the document at key.
+func (ix *index) idOf(key string) (uint32, bool) { return ix.keys.find(key, ix.key) }
+
+// eachDoc calls fn for every document, in id order, until fn returns false.
+func (ix *index) eachDoc(fn func(id uint32, d *doc) bool) {
+	for p, page := range ix.docs {
+		for i := range page {
+			if d := &page[i]; d.seq != 0 {
+				if !fn(uint32(p<<pageBits|i), d) {
+					return
+				}
+			}
 		}
 	}
 }
@@ -187,15 +233,16 @@ func (f *field) normTag(t string) string {
 // clear forgets every document (and ends any initial walk).
 func (ix *index) clear() {
 	ix.scan.active = false
-	ix.ids = map[string]uint32{}
-	ix.docs, ix.free, ix.live = nil, nil, 0
+	ix.docs, ix.top, ix.free, ix.live = nil, 0, nil, 0
+	ix.keys = keyTable{}
+	ix.recs, ix.dead = nil, 0
 	ix.initFields()
 }
 
 // update re-reads key from the engine (lock held) and indexes its current
 // value: the document is removed, then added back if key holds a hash.
 func (ix *index) update(e *engine.Engine, key string) {
-	if id, ok := ix.ids[key]; ok {
+	if id, ok := ix.idOf(key); ok {
 		ix.remove(id)
 	}
 	v, _, ok := e.Peek(ix.db, key)
@@ -206,7 +253,7 @@ func (ix *index) update(e *engine.Engine, key string) {
 	if !ok {
 		return
 	}
-	ix.addSource(strings.Clone(key), src)
+	ix.addSource(key, src)
 }
 
 // fieldSource is a document's fields: a hash.
@@ -219,12 +266,21 @@ type fieldSource interface {
 // counts as an indexing failure, as in RediSearch.
 func (ix *index) add(key string, h fieldSource) { ix.addSource(key, hashSource{h}) }
 
+// numScratch is one NUMERIC value parsed by addSource.
+type numScratch struct {
+	fi    int
+	f     float64
+	exact string
+}
+
+// geoScratch is one GEO value parsed by addSource.
+type geoScratch struct {
+	fi int
+	p  geoPoint
+}
+
 func (ix *index) addSource(key string, h source) {
-	d := &doc{
-		nums:  make([]string, len(ix.fields)),
-		tags:  make([][]string, len(ix.fields)),
-		score: ix.score,
-	}
+	d := doc{score: ix.score}
 	if v, ok := h.get(ix.scoreF); ok {
 		if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1 {
 			d.score = f
@@ -236,7 +292,7 @@ func (ix *index) addSource(key string, h source) {
 			lang = v
 		}
 	}
-	entries := ix.scratch.reset()
+	sc := ix.scratch.reset(len(ix.fields))
 	hs, isHash := h.(hashSource)
 	var one [1]string // a hash field's value, without a slice per field
 	for i, f := range ix.fields {
@@ -264,24 +320,21 @@ func (ix *index) addSource(key string, h source) {
 		val := vals[0]
 		switch f.typ {
 		case typeNumeric:
-			k, ok := parseNumber(val)
+			x, exact, ok := numValue(val)
 			if !ok {
 				ix.failures++
 				return
 			}
-			d.nums[i] = k
+			sc.nums = append(sc.nums, numScratch{i, x, exact})
 		case typeGeo:
 			p, ok := parseGeo(val)
 			if !ok {
 				ix.failures++
 				return
 			}
-			if d.geos == nil {
-				d.geos = make([]geoPoint, len(ix.fields))
-			}
-			d.geos[i] = p
+			sc.geos = append(sc.geos, geoScratch{i, p})
 		case typeTag:
-			var tags []string
+			tags := sc.tags[i][:0]
 			for _, val := range vals {
 				for t := range strings.SplitSeq(val, string(f.sep)) {
 					if t = f.normTag(t); (t != "" || f.empty) && !slices.Contains(tags, t) {
@@ -289,81 +342,184 @@ func (ix *index) addSource(key string, h source) {
 					}
 				}
 			}
-			d.tags[i] = tags
+			sc.tags[i] = tags
 		case typeText:
 			base := uint32(0)
 			for _, val := range vals {
-				base = ix.analyze(d, entries, f, val, lang, base) + multiTextGap
+				base = ix.analyze(&d, sc, f, val, lang, base) + multiTextGap
 			}
 		}
 	}
-	d.terms = make([]string, 0, len(entries.at))
-	npos := 0
-	for t, i := range entries.at {
-		d.terms = append(d.terms, t)
-		npos += len(entries.es[i].pos)
-	}
-	// Every term's positions in one array: a document's postings are
-	// added and removed together.
-	posBuf := make([]uint32, 0, npos)
-	d.key = key
+	id := ix.allocID()
 	ix.seq++
 	d.seq = ix.seq
-	var id uint32
-	if n := len(ix.free); n > 0 {
-		id = ix.free[n-1]
-		ix.free = ix.free[:n-1]
-		ix.docs[id] = d
-	} else {
-		id = uint32(len(ix.docs))
-		ix.docs = append(ix.docs, d)
+	records := len(sc.terms) + len(sc.nums)
+	// The record: key, tags' ids per TAG field, terms' ids.
+	b := ix.recSc[:0]
+	b = binary.AppendUvarint(b, uint64(len(key)))
+	b = append(b, key...)
+	for i, f := range ix.fields {
+		if f.typ != typeTag {
+			continue
+		}
+		b = binary.AppendUvarint(b, uint64(len(sc.tags[i])))
+		cv := uint32(0)
+		for _, t := range sc.tags[i] {
+			tid := ix.tags[i].intern(t)
+			ix.tags[i].posts[tid].add(id, struct{}{})
+			b = binary.AppendUvarint(b, uint64(tid))
+			cv = tid + 1
+		}
+		if len(sc.tags[i]) > 1 {
+			cv = multiTag
+		}
+		if cv != 0 || int(id) < len(ix.tagc[i]) {
+			col := ix.tagc[i]
+			for int(id) >= len(col) {
+				col = append(col, 0)
+			}
+			col[id] = cv
+			ix.tagc[i] = col
+		}
+		records += len(sc.tags[i])
 	}
-	ix.ids[key] = id
+	b = binary.AppendUvarint(b, uint64(len(sc.terms)))
+	for j, t := range sc.terms {
+		tid := ix.terms.intern(t)
+		ix.terms.posts[tid].add(id, ix.pack(&sc.es[j]))
+		b = binary.AppendUvarint(b, uint64(tid))
+	}
+	ix.recSc = b
+	d.rec = uint32(len(ix.recs))
+	ix.recs = binary.AppendUvarint(ix.recs, uint64(len(b)))
+	ix.recs = append(ix.recs, b...)
+	*ix.doc(id) = d
+	for _, n := range sc.nums {
+		ix.nums[n.fi].insert(id, n.f, n.exact)
+	}
+	for _, g := range sc.geos {
+		col := ix.geos[g.fi]
+		for int(id) >= len(col) {
+			col = append(col, geoPoint{})
+		}
+		col[id] = g.p
+		ix.geos[g.fi] = col
+	}
+	ix.keys.insert(key, id, ix.key)
 	ix.live++
 	ix.totalLen += uint64(d.length)
-	ix.records += d.records()
-	for i := range ix.fields {
-		if k := d.nums[i]; k != "" {
-			ix.nums[i].insert(numEntry{k, id})
-		}
-		for _, t := range d.tags[i] {
-			s := ix.tags[i][t]
-			if s == nil {
-				s = map[uint32]bool{}
-				ix.tags[i][t] = s
-			}
-			s[id] = true
-		}
-	}
-	for _, t := range d.terms {
-		e := entries.es[entries.at[t]]
-		s := ix.texts[t]
-		if s == nil {
-			s = map[uint32]tentry{}
-			ix.texts[t] = s
-		}
-		n := len(posBuf)
-		posBuf = append(posBuf, e.pos...)
-		e.pos = posBuf[n:len(posBuf):len(posBuf)]
-		s[id] = e
-	}
+	ix.records += records
 }
 
-// termScratch collects one document's terms (addSource), reused from
-// document to document: its map and its entries' position buffers stay
+// multiTag marks, in a tag column, a document with several tags.
+const multiTag = math.MaxUint32
+
+// allocID returns a free document id (its record zero).
+func (ix *index) allocID() uint32 {
+	if n := len(ix.free); n > 0 {
+		id := ix.free[n-1]
+		ix.free = ix.free[:n-1]
+		return id
+	}
+	id := ix.top
+	if id&(pageSize-1) == 0 {
+		ix.docs = append(ix.docs, make([]doc, pageSize))
+	}
+	ix.top++
+	return id
+}
+
+// A text posting's value packs the common entry, a frequency below 2^15
+// in fields 0-15 at one position, into 64 bits: 1<<63 | freq<<48 |
+// mask<<32 | position. Any other entry is held in ix.over, and the value
+// is its index there.
+const packed = 1 << 63
+
+func (ix *index) pack(e *tentry) uint64 {
+	if e.freq < 1<<15 && e.mask < 1<<16 && len(e.pos) == 1 {
+		return packed | uint64(e.freq)<<48 | e.mask<<32 | uint64(e.pos[0])
+	}
+	o := tentry{freq: e.freq, mask: e.mask, pos: slices.Clone(e.pos)}
+	if n := len(ix.overF); n > 0 {
+		i := ix.overF[n-1]
+		ix.overF = ix.overF[:n-1]
+		ix.over[i] = o
+		return uint64(i)
+	}
+	ix.over = append(ix.over, o)
+	return uint64(len(ix.over) - 1)
+}
+
+// unpack returns the entry of a posting's value; an entry's single
+// position is appended to buf (the entry's pos is then a view of it).
+func (ix *index) unpack(v uint64, buf []uint32) (tentry, []uint32) {
+	if v&packed == 0 {
+		return ix.over[v], buf
+	}
+	n := len(buf)
+	buf = append(buf, uint32(v))
+	return tentry{freq: uint32(v>>48) & (1<<15 - 1), mask: (v >> 32) & 0xffff, pos: buf[n : n+1 : n+1]}, buf
+}
+
+// entryMask is the TEXT fields of a posting's value.
+func (ix *index) entryMask(v uint64) uint64 {
+	if v&packed == 0 {
+		return ix.over[v].mask
+	}
+	return (v >> 32) & 0xffff
+}
+
+// termMask returns the TEXT fields in which document id has term t.
+func (ix *index) termMask(t string, id uint32) (uint64, bool) {
+	p := ix.terms.list(t)
+	if p == nil {
+		return 0, false
+	}
+	v, ok := p.get(id)
+	if !ok {
+		return 0, false
+	}
+	return ix.entryMask(v), true
+}
+
+// termDocs is the number of documents holding term t.
+func (ix *index) termDocs(t string) int {
+	if p := ix.terms.list(t); p != nil {
+		return p.n
+	}
+	return 0
+}
+
+// termScratch collects one document's terms, tags, numbers and points
+// (addSource), reused from document to document: its map and buffers stay
 // allocated.
 type termScratch struct {
-	at map[string]int32 // term -> index in es
-	es []tentry
+	at    map[string]int32 // term -> index in es and terms
+	es    []tentry
+	terms []string
+	tags  [][]string // per field
+	nums  []numScratch
+	geos  []geoScratch
 }
 
-func (sc *termScratch) reset() *termScratch {
+func (sc *termScratch) reset(fields int) *termScratch {
 	if sc.at == nil || len(sc.at) > 4096 {
 		sc.at = map[string]int32{}
 		sc.es = nil
 	}
 	clear(sc.at)
 	sc.es = sc.es[:0]
+	clear(sc.terms)
+	sc.terms = sc.terms[:0]
+	if len(sc.tags) != fields {
+		sc.tags = make([][]string, fields)
+	}
+	for i := range sc.tags {
+		clear(sc.tags[i])
+		sc.tags[i] = sc.tags[i][:0]
+	}
+	sc.nums = sc.nums[:0]
+	sc.geos = sc.geos[:0]
 	return sc
 }
 
@@ -379,6 +535,7 @@ func (sc *termScratch) get(term string) *tentry {
 		sc.es = append(sc.es, tentry{})
 	}
 	sc.at[term] = int32(n)
+	sc.terms = append(sc.terms, term)
 	return &sc.es[n]
 }
 
@@ -438,32 +595,73 @@ func (ix *index) stemOf(word, lang string) string {
 }
 
 func (ix *index) remove(id uint32) {
-	d := ix.docs[id]
-	for i := range ix.fields {
-		if k := d.nums[i]; k != "" {
-			ix.nums[i].remove(numEntry{k, id})
-		}
-		for _, t := range d.tags[i] {
-			s := ix.tags[i][t]
-			delete(s, id)
-			if len(s) == 0 {
-				delete(ix.tags[i], t)
+	d := ix.doc(id)
+	key := ix.key(id)
+	ix.keys.remove(key, id, ix.key)
+	off := int(d.rec)
+	n, w := binary.Uvarint(ix.recs[off:])
+	b := ix.recs[off+w : off+w+int(n)]
+	ix.dead += w + int(n)
+	kl, w := binary.Uvarint(b)
+	b = b[w+int(kl):]
+	records := 0
+	read := func() uint32 {
+		x, w := binary.Uvarint(b)
+		b = b[w:]
+		return uint32(x)
+	}
+	for i, f := range ix.fields {
+		switch f.typ {
+		case typeTag:
+			if col := ix.tagc[i]; int(id) < len(col) {
+				col[id] = 0
+			}
+			for k := read(); k > 0; k-- {
+				ix.tags[i].drop(read(), id)
+				records++
+			}
+		case typeNumeric:
+			if _, _, ok := ix.nums[i].value(id); ok {
+				ix.nums[i].remove(id)
+				records++
+			}
+		case typeGeo:
+			if col := ix.geos[i]; int(id) < len(col) {
+				col[id] = geoPoint{}
 			}
 		}
 	}
-	for _, t := range d.terms {
-		s := ix.texts[t]
-		delete(s, id)
-		if len(s) == 0 {
-			delete(ix.texts, t)
+	for k := read(); k > 0; k-- {
+		tid := read()
+		if v, ok := ix.terms.posts[tid].get(id); ok && v&packed == 0 {
+			ix.over[v] = tentry{}
+			ix.overF = append(ix.overF, uint32(v))
 		}
+		ix.terms.drop(tid, id)
+		records++
 	}
 	ix.totalLen -= uint64(d.length)
-	ix.records -= d.records()
-	delete(ix.ids, d.key)
-	ix.docs[id] = nil
+	ix.records -= records
+	*d = doc{}
 	ix.free = append(ix.free, id)
 	ix.live--
+	if ix.dead > 1<<16 && ix.dead*2 > len(ix.recs) {
+		ix.compact()
+	}
+}
+
+// compact copies the live records into a new array (keys read before stay
+// views of the old one, which no longer changes).
+func (ix *index) compact() {
+	recs := make([]byte, 0, (len(ix.recs)-ix.dead)*5/4+64)
+	ix.eachDoc(func(_ uint32, d *doc) bool {
+		off := int(d.rec)
+		n, w := binary.Uvarint(ix.recs[off:])
+		d.rec = uint32(len(recs))
+		recs = append(recs, ix.recs[off:off+w+int(n)]...)
+		return true
+	})
+	ix.recs, ix.dead = recs, 0
 }
 
 // rebuild re-indexes every hash of the index's database (lock held).
@@ -487,4 +685,4 @@ func (ix *index) rebuild(e *engine.Engine) {
 }
 
 // numTerms is the number of distinct terms of the TEXT fields.
-func (ix *index) numTerms() int { return len(ix.texts) }
+func (ix *index) numTerms() int { return ix.terms.len() }

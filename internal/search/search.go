@@ -342,10 +342,11 @@ func ftDrop(c *engine.Ctx, s *state, opt string) {
 	// (the command's context moves there), then the drop itself.
 	c.DB = c.E.DBs()[ix.db]
 	if deleteDocs {
-		keys := make([]string, 0, len(ix.ids))
-		for k := range ix.ids {
-			keys = append(keys, k)
-		}
+		keys := make([]string, 0, ix.live)
+		ix.eachDoc(func(id uint32, _ *doc) bool {
+			keys = append(keys, strings.Clone(ix.key(id)))
+			return true
+		})
 		slices.Sort(keys)
 		for _, k := range keys {
 			if c.Delete([]byte(k)) {
