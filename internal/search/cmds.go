@@ -261,7 +261,7 @@ type sortVal struct {
 	p   uint64  // numbers: orderedBits(f), compared first
 	f   float64 // a number's double
 	v   string  // a string; a number's exact key when its double does not say it (numCmp)
-	raw string // a number's text
+	raw string  // a number's text
 	num bool
 	has bool
 }

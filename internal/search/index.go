@@ -101,13 +101,13 @@ type index struct {
 	dead  int      // bytes of recs no document uses
 	recSc []byte   // addSource's record, reused
 
-	nums  []*numTree           // per field (numeric)
-	tags  []*dict[struct{}]    // per field (tag): tag -> documents
-	tagc  [][]uint32           // per field (tag): by id, its tag's id+1 if it has one, multiTag if several, 0 if none
-	geos  [][]geoPoint         // per field (geo): by id
-	terms *dict[uint64]        // every TEXT field's terms -> documents and their tpacked entries
-	over  []tentry             // text entries too large to pack (tpacked), by index
-	overF []uint32             // free indexes of over
+	nums  []*numTree        // per field (numeric)
+	tags  []*dict[struct{}] // per field (tag): tag -> documents
+	tagc  [][]uint32        // per field (tag): by id, its tag's id+1 if it has one, multiTag if several, 0 if none
+	geos  [][]geoPoint      // per field (geo): by id
+	terms *dict[uint64]     // every TEXT field's terms -> documents and their tpacked entries
+	over  []tentry          // text entries too large to pack (tpacked), by index
+	overF []uint32          // free indexes of over
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
 
