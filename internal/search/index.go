@@ -111,8 +111,8 @@ type index struct {
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
 
-	scan  scanState         // the initial walk of the keyspace
-	stems map[string]string // word -> stem in lang (stemOf)
+	scan  scanState // the initial walk of the keyspace
+	tmark []int32   // by term id: its entry in scratch + 1 while a document is analyzed
 
 	scratch termScratch // addSource's, reused
 }
@@ -292,23 +292,30 @@ func (ix *index) addSource(key string, h source) {
 			lang = v
 		}
 	}
-	sc := ix.scratch.reset(len(ix.fields))
+	sc := ix.scratch.reset(ix)
 	hs, isHash := h.(hashSource)
-	var one [1]string // a hash field's value, without a slice per field
+	// First every value is read and numbers and points parsed: a document
+	// that fails is left before anything is interned.
 	for i, f := range ix.fields {
-		var vals []string
-		present, ok := false, true
 		if isHash {
-			one[0], present = hs.h.Get(f.name)
-			vals = one[:]
+			v, present := hs.h.Get(f.name)
+			if present {
+				sc.vals[i] = append(sc.vals[i], v)
+			}
 		} else {
-			vals, present, ok = h.values(f)
+			vals, present, ok := h.values(f)
+			if !ok {
+				ix.failures++
+				return
+			}
+			if present { // present: at least one value
+				sc.vals[i] = append(sc.vals[i], vals...)
+			}
 		}
-		if !ok {
-			ix.failures++
-			return
-		}
-		if !present {
+	}
+	for i, f := range ix.fields {
+		vals := sc.vals[i]
+		if len(vals) == 0 {
 			continue
 		}
 		if i < 64 {
@@ -317,22 +324,29 @@ func (ix *index) addSource(key string, h source) {
 		if f.noindex {
 			continue
 		}
-		val := vals[0]
 		switch f.typ {
 		case typeNumeric:
-			x, exact, ok := numValue(val)
+			x, exact, ok := numValue(vals[0])
 			if !ok {
 				ix.failures++
 				return
 			}
 			sc.nums = append(sc.nums, numScratch{i, x, exact})
 		case typeGeo:
-			p, ok := parseGeo(val)
+			p, ok := parseGeo(vals[0])
 			if !ok {
 				ix.failures++
 				return
 			}
 			sc.geos = append(sc.geos, geoScratch{i, p})
+		}
+	}
+	for i, f := range ix.fields {
+		vals := sc.vals[i]
+		if len(vals) == 0 || f.noindex {
+			continue
+		}
+		switch f.typ {
 		case typeTag:
 			tags := sc.tags[i][:0]
 			for _, val := range vals {
@@ -353,7 +367,7 @@ func (ix *index) addSource(key string, h source) {
 	id := ix.allocID()
 	ix.seq++
 	d.seq = ix.seq
-	records := len(sc.terms) + len(sc.nums)
+	records := len(sc.tids) + len(sc.nums)
 	// The record: key, tags' ids per TAG field, terms' ids.
 	b := ix.recSc[:0]
 	b = binary.AppendUvarint(b, uint64(len(key)))
@@ -383,9 +397,8 @@ func (ix *index) addSource(key string, h source) {
 		}
 		records += len(sc.tags[i])
 	}
-	b = binary.AppendUvarint(b, uint64(len(sc.terms)))
-	for j, t := range sc.terms {
-		tid := ix.terms.intern(t)
+	b = binary.AppendUvarint(b, uint64(len(sc.tids)))
+	for j, tid := range sc.tids {
 		ix.terms.posts[tid].add(id, ix.pack(&sc.es[j]))
 		b = binary.AppendUvarint(b, uint64(tid))
 	}
@@ -490,42 +503,46 @@ func (ix *index) termDocs(t string) int {
 	return 0
 }
 
-// termScratch collects one document's terms, tags, numbers and points
-// (addSource), reused from document to document: its map and buffers stay
-// allocated.
+// termScratch collects one document's values, terms, tags, numbers and
+// points (addSource), reused from document to document: its buffers stay
+// allocated. A term's entry is found through index.tmark, by term id.
 type termScratch struct {
-	at    map[string]int32 // term -> index in es and terms
-	es    []tentry
-	terms []string
-	tags  [][]string // per field
-	nums  []numScratch
-	geos  []geoScratch
+	es   []tentry
+	tids []uint32   // the terms' ids, as es
+	vals [][]string // per field: its values
+	tags [][]string // per field
+	nums []numScratch
+	geos []geoScratch
 }
 
-func (sc *termScratch) reset(fields int) *termScratch {
-	if sc.at == nil || len(sc.at) > 4096 {
-		sc.at = map[string]int32{}
-		sc.es = nil
+func (sc *termScratch) reset(ix *index) *termScratch {
+	for _, tid := range sc.tids {
+		ix.tmark[tid] = 0
 	}
-	clear(sc.at)
+	sc.tids = sc.tids[:0]
 	sc.es = sc.es[:0]
-	clear(sc.terms)
-	sc.terms = sc.terms[:0]
-	if len(sc.tags) != fields {
+	if fields := len(ix.fields); len(sc.tags) != fields {
 		sc.tags = make([][]string, fields)
+		sc.vals = make([][]string, fields)
 	}
 	for i := range sc.tags {
 		clear(sc.tags[i])
 		sc.tags[i] = sc.tags[i][:0]
+		clear(sc.vals[i])
+		sc.vals[i] = sc.vals[i][:0]
 	}
 	sc.nums = sc.nums[:0]
 	sc.geos = sc.geos[:0]
 	return sc
 }
 
-func (sc *termScratch) get(term string) *tentry {
-	if i, ok := sc.at[term]; ok {
-		return &sc.es[i]
+// entry returns the document's entry for term tid.
+func (ix *index) entry(sc *termScratch, tid uint32) *tentry {
+	for int(tid) >= len(ix.tmark) {
+		ix.tmark = append(ix.tmark, 0)
+	}
+	if m := ix.tmark[tid]; m != 0 {
+		return &sc.es[m-1]
 	}
 	n := len(sc.es)
 	if n < cap(sc.es) {
@@ -534,19 +551,19 @@ func (sc *termScratch) get(term string) *tentry {
 	} else {
 		sc.es = append(sc.es, tentry{})
 	}
-	sc.at[term] = int32(n)
-	sc.terms = append(sc.terms, term)
+	ix.tmark[tid] = int32(n + 1)
+	sc.tids = append(sc.tids, tid)
 	return &sc.es[n]
 }
 
-// analyze indexes the words of TEXT field f's value into entries, with
-// RediSearch's frequencies: each occurrence adds max(1, weight) to its
-// word, and max(1, weight x 0.2) to its stem.
-func (ix *index) analyze(d *doc, entries *termScratch, f *field, val, lang string, base uint32) uint32 {
+// analyze indexes the words of TEXT field f's value into the scratch,
+// with RediSearch's frequencies: each occurrence adds max(1, weight) to
+// its word, and max(1, weight x 0.2) to its stem.
+func (ix *index) analyze(d *doc, sc *termScratch, f *field, val, lang string, base uint32) uint32 {
 	inc := max(1, uint32(float32(f.weight)))
 	stemInc := max(1, uint32(float32(f.weight)*stemFactor))
-	put := func(term string, pos uint32, n uint32) {
-		e := entries.get(term)
+	put := func(tid uint32, pos uint32, n uint32) {
+		e := ix.entry(sc, tid)
 		e.freq += n
 		e.mask |= 1 << f.ord
 		if pos < 1<<posBits {
@@ -559,45 +576,54 @@ func (ix *index) analyze(d *doc, entries *termScratch, f *field, val, lang strin
 	tokenize(val, ix.stop, func(t token) {
 		t.pos += base
 		last = t.pos
-		put(t.word, t.pos, inc)
+		tid := ix.terms.intern(t.word)
+		put(tid, t.pos, inc)
 		if !f.nostem {
-			if s := ix.stemOf(t.word, lang); s != "" && s != t.word {
-				put(stemPrefix+s, t.pos, stemInc)
+			if st, ok := ix.stemTerm(tid, t.word, lang); ok {
+				put(st, t.pos, stemInc)
 			}
 		}
 		if f.phonetic != "" {
 			for _, p := range phoneticCodes(t.word) {
-				put(phoneticPrefix+p, t.pos, inc)
+				put(ix.terms.intern(phoneticPrefix+p), t.pos, inc)
 			}
 		}
 	})
 	return last
 }
 
-// stemCacheMax bounds an index's cache of stems (the library allocates;
-// a vocabulary repeats).
-const stemCacheMax = 1 << 16
-
-// stemOf is stem, cached per index for its default language.
-func (ix *index) stemOf(word, lang string) string {
-	if lang != ix.lang {
-		return stem(word, lang)
-	}
-	if s, ok := ix.stems[word]; ok {
-		return s
+// stemTerm returns the id of the "+stem" term of word (id tid) in lang,
+// false if its stem is the word itself; cached by word id for the index's
+// language (the stemmer allocates, and a vocabulary repeats).
+func (ix *index) stemTerm(tid uint32, word, lang string) (uint32, bool) {
+	d := ix.terms
+	cached := lang == ix.lang
+	if cached {
+		switch v := d.stemT[tid]; {
+		case v == 1:
+			return 0, false
+		case v >= 2 && d.gen[v-2] == d.stemG[tid]:
+			return v - 2, true
+		}
 	}
 	s := stem(word, lang)
-	if len(ix.stems) >= stemCacheMax || ix.stems == nil {
-		ix.stems = map[string]string{}
+	if s == "" || s == word {
+		if cached {
+			d.stemT[tid] = 1
+		}
+		return 0, false
 	}
-	ix.stems[word] = s
-	return s
+	st := d.intern(stemPrefix + s)
+	if cached {
+		d.stemT[tid], d.stemG[tid] = st+2, d.gen[st]
+	}
+	return st, true
 }
 
 func (ix *index) remove(id uint32) {
 	d := ix.doc(id)
 	key := ix.key(id)
-	ix.keys.remove(key, id, ix.key)
+	ix.keys.remove(key, id)
 	off := int(d.rec)
 	n, w := binary.Uvarint(ix.recs[off:])
 	b := ix.recs[off+w : off+w+int(n)]

@@ -171,6 +171,10 @@ type dict[V any] struct {
 	names []string
 	posts []plist[V]
 	free  []uint32
+	gen   []uint32 // by id: bumped when the id is freed (stemT's validity)
+	// Terms only: by a word's id, its stem term's id+2 (1: the word has
+	// no other stem, 0: not known yet) and that id's gen when cached.
+	stemT, stemG []uint32
 }
 
 func newDict[V any]() *dict[V] { return &dict[V]{ids: map[string]uint32{}} }
@@ -201,10 +205,14 @@ func (d *dict[V]) intern(s string) uint32 {
 		id = d.free[n-1]
 		d.free = d.free[:n-1]
 		d.names[id] = s
+		d.stemT[id] = 0
 	} else {
 		id = uint32(len(d.names))
 		d.names = append(d.names, s)
 		d.posts = append(d.posts, plist[V]{})
+		d.gen = append(d.gen, 0)
+		d.stemT = append(d.stemT, 0)
+		d.stemG = append(d.stemG, 0)
 	}
 	d.ids[s] = id
 	return id
@@ -218,6 +226,7 @@ func (d *dict[V]) drop(id, doc uint32) {
 		delete(d.ids, d.names[id])
 		d.names[id] = ""
 		*p = plist[V]{}
+		d.gen[id]++
 		d.free = append(d.free, id)
 	}
 }
@@ -236,37 +245,43 @@ func (d *dict[V]) bytes() (n int, blocks int) {
 
 // keysBytes is the memory of the strings and their map.
 func (d *dict[V]) keysBytes() int {
-	n := len(d.ids)*24 + cap(d.names)*16 + cap(d.posts)*int(unsafe.Sizeof(plist[V]{}))
+	n := len(d.ids)*24 + cap(d.names)*16 + cap(d.posts)*int(unsafe.Sizeof(plist[V]{})) + (cap(d.gen)+cap(d.stemT)+cap(d.stemG))*4
 	for _, s := range d.names {
 		n += len(s)
 	}
 	return n
 }
 
-// keyTable maps a document's key to its id: an open-addressing table of
-// ids (linear probing, backward-shift deletion) whose keys are read from
-// the documents' records, 4 bytes a slot.
+// keyTable maps a document's key to its id: an open-addressing table
+// (linear probing, backward-shift deletion) of slots holding the id and
+// 32 bits of the key's hash, which spare reading keys from the
+// documents' records on probes; 8 bytes a slot.
 type keyTable struct {
-	slots []uint32 // id+1; 0: empty
+	slots []uint64 // hash>>32 << 32 | id+1; 0: empty
 	n     int
 	seed  maphash.Seed
 }
 
 func (t *keyTable) hash(k string) uint64 { return maphash.String(t.seed, k) }
 
+func slotOf(h uint64, id uint32) uint64 { return h&^(1<<32-1) | uint64(id+1) }
+
 // find returns the id of key k (keyOf reads a document's key).
 func (t *keyTable) find(k string, keyOf func(uint32) string) (uint32, bool) {
 	if t.n == 0 {
 		return 0, false
 	}
+	h := t.hash(k)
 	mask := uint64(len(t.slots) - 1)
-	for i := t.hash(k) & mask; ; i = (i + 1) & mask {
+	for i := (h >> 32) & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
 			return 0, false
 		}
-		if keyOf(s-1) == k {
-			return s - 1, true
+		if s>>32 == h>>32 {
+			if id := uint32(s) - 1; keyOf(id) == k {
+				return id, true
+			}
 		}
 	}
 }
@@ -276,37 +291,41 @@ func (t *keyTable) insert(k string, id uint32, keyOf func(uint32) string) {
 	if (t.n+1)*4 > len(t.slots)*3 {
 		t.grow(keyOf)
 	}
-	t.put(t.hash(k), id)
+	t.put(slotOf(t.hash(k), id))
 	t.n++
 }
 
-func (t *keyTable) put(h uint64, id uint32) {
+func (t *keyTable) put(s uint64) {
 	mask := uint64(len(t.slots) - 1)
-	i := h & mask
+	i := t.hash0(s) & mask
 	for t.slots[i] != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = id + 1
+	t.slots[i] = s
 }
+
+// hash0 is a slot's hash bits, which give its home position.
+func (t *keyTable) hash0(s uint64) uint64 { return s >> 32 }
 
 func (t *keyTable) grow(keyOf func(uint32) string) {
 	old := t.slots
-	t.slots = make([]uint32, max(16, 2*len(old)))
+	t.slots = make([]uint64, max(16, 2*len(old)))
 	if t.n == 0 {
 		t.seed = maphash.MakeSeed()
 	}
 	for _, s := range old {
 		if s != 0 {
-			t.put(t.hash(keyOf(s-1)), s-1)
+			t.put(s)
 		}
 	}
 }
 
 // remove deletes id, whose key is k.
-func (t *keyTable) remove(k string, id uint32, keyOf func(uint32) string) {
+func (t *keyTable) remove(k string, id uint32) {
 	mask := uint64(len(t.slots) - 1)
-	i := t.hash(k) & mask
-	for t.slots[i] != id+1 {
+	want := slotOf(t.hash(k), id)
+	i := t.hash0(want) & mask
+	for t.slots[i] != want {
 		if t.slots[i] == 0 {
 			return
 		}
@@ -315,7 +334,7 @@ func (t *keyTable) remove(k string, id uint32, keyOf func(uint32) string) {
 	t.n--
 	// Backward-shift: move later entries of the probe run into the hole.
 	for j := (i + 1) & mask; t.slots[j] != 0; j = (j + 1) & mask {
-		home := t.hash(keyOf(t.slots[j]-1)) & mask
+		home := t.hash0(t.slots[j]) & mask
 		// The entry at j may move to i if i lies cyclically in [home, j).
 		if (j-home)&mask >= (j-i)&mask {
 			t.slots[i] = t.slots[j]
@@ -324,3 +343,6 @@ func (t *keyTable) remove(k string, id uint32, keyOf func(uint32) string) {
 	}
 	t.slots[i] = 0
 }
+
+// bytes is the table's memory (FT.INFO).
+func (t *keyTable) bytes() int { return cap(t.slots) * 8 }
