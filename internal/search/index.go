@@ -281,28 +281,25 @@ type geoScratch struct {
 
 func (ix *index) addSource(key string, h source) {
 	d := doc{score: ix.score}
-	if v, ok := h.get(ix.scoreF); ok {
-		if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1 {
-			d.score = f
-		}
-	}
-	lang := ix.lang
-	if ix.langF != "" {
-		if v, ok := h.get(ix.langF); ok && validLanguage(v) {
-			lang = v
-		}
-	}
 	sc := ix.scratch.reset(ix)
-	hs, isHash := h.(hashSource)
-	// First every value is read and numbers and points parsed: a document
-	// that fails is left before anything is interned.
-	for i, f := range ix.fields {
-		if isHash {
-			v, present := hs.h.Get(f.name)
-			if present {
-				sc.vals[i] = append(sc.vals[i], v)
-			}
+	var scoreV, langV string
+	var hasScore, hasLang bool
+	if hs, ok := h.(hashSource); ok {
+		if eh, ok := hs.h.(*engine.Hash); ok && eh.Len() <= 64 {
+			scoreV, hasScore, langV, hasLang = ix.readHash(eh, sc)
 		} else {
+			for i, f := range ix.fields {
+				if v, present := hs.h.Get(f.name); present {
+					sc.vals[i] = append(sc.vals[i], v)
+				}
+			}
+			scoreV, hasScore = h.get(ix.scoreF)
+			if ix.langF != "" {
+				langV, hasLang = h.get(ix.langF)
+			}
+		}
+	} else {
+		for i, f := range ix.fields {
 			vals, present, ok := h.values(f)
 			if !ok {
 				ix.failures++
@@ -312,7 +309,22 @@ func (ix *index) addSource(key string, h source) {
 				sc.vals[i] = append(sc.vals[i], vals...)
 			}
 		}
+		scoreV, hasScore = h.get(ix.scoreF)
+		if ix.langF != "" {
+			langV, hasLang = h.get(ix.langF)
+		}
 	}
+	if hasScore {
+		if f, err := strconv.ParseFloat(scoreV, 64); err == nil && f >= 0 && f <= 1 {
+			d.score = f
+		}
+	}
+	lang := ix.lang
+	if hasLang && validLanguage(langV) {
+		lang = langV
+	}
+	// Numbers and points are parsed first: a document that fails is left
+	// before anything is interned.
 	for i, f := range ix.fields {
 		vals := sc.vals[i]
 		if len(vals) == 0 {
@@ -427,6 +439,55 @@ func (ix *index) addSource(key string, h source) {
 // multiTag marks, in a tag column, a document with several tags.
 const multiTag = math.MaxUint32
 
+// readHash reads the hash fields the index uses in one pass over a small
+// hash: the schema's fields into the scratch's values, and the score and
+// language fields. The values are copied into one string.
+func (ix *index) readHash(h *engine.Hash, sc *termScratch) (scoreV string, hasScore bool, langV string, hasLang bool) {
+	nf := len(ix.fields)
+	want := func(w int) string {
+		switch {
+		case w < nf:
+			return ix.fields[w].name
+		case w == nf:
+			return ix.scoreF
+		}
+		return ix.langF
+	}
+	nw := nf + 1
+	if ix.langF != "" {
+		nw++
+	}
+	buf := sc.buf[:0]
+	spans := sc.spans[:0]
+	h.Each(func(f, v string) bool {
+		for w := range nw {
+			if name := want(w); len(name) == len(f) && name == f {
+				off := len(buf)
+				buf = append(buf, v...)
+				spans = append(spans, valSpan{w, off, len(buf)})
+			}
+		}
+		return true
+	})
+	all := string(buf)
+	for _, sp := range spans {
+		v := all[sp.off:sp.end]
+		switch {
+		case sp.w < nf:
+			sc.vals[sp.w] = append(sc.vals[sp.w], v)
+		case sp.w == nf:
+			scoreV, hasScore = v, true
+		default:
+			langV, hasLang = v, true
+		}
+	}
+	sc.buf, sc.spans = buf, spans
+	return
+}
+
+// valSpan is where readHash copied the value of wanted field w.
+type valSpan struct{ w, off, end int }
+
 // allocID returns a free document id (its record zero).
 func (ix *index) allocID() uint32 {
 	if n := len(ix.free); n > 0 {
@@ -507,12 +568,14 @@ func (ix *index) termDocs(t string) int {
 // points (addSource), reused from document to document: its buffers stay
 // allocated. A term's entry is found through index.tmark, by term id.
 type termScratch struct {
-	es   []tentry
-	tids []uint32   // the terms' ids, as es
-	vals [][]string // per field: its values
-	tags [][]string // per field
-	nums []numScratch
-	geos []geoScratch
+	es    []tentry
+	tids  []uint32   // the terms' ids, as es
+	vals  [][]string // per field: its values
+	tags  [][]string // per field
+	nums  []numScratch
+	geos  []geoScratch
+	buf   []byte // readHash's
+	spans []valSpan
 }
 
 func (sc *termScratch) reset(ix *index) *termScratch {

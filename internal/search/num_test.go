@@ -156,6 +156,11 @@ func TestNumTree(t *testing.T) {
 	if tr.n != len(model) {
 		t.Fatalf("n %d, model %d", tr.n, len(model))
 	}
+	for ci, c := range tr.ch {
+		if len(c.f) == 0 || tr.maxF[ci] != c.f[len(c.f)-1] || tr.maxID[ci] != c.ids[len(c.ids)-1] {
+			t.Fatalf("chunk %d: max (%v, %d), last (%v, %d)", ci, tr.maxF[ci], tr.maxID[ci], c.f[len(c.f)-1], c.ids[len(c.ids)-1])
+		}
+	}
 	for range 300 {
 		a, b := genNum(r), genNum(r)
 		ka, _ := parseNumber(a)

@@ -281,6 +281,8 @@ func inRange(f float64, k string, lo, hi *numBound) bool {
 // costs 12 bytes in shared arrays, plus 8 in vals; no heap node per entry.
 type numTree struct {
 	ch    []numChunk
+	maxF  []float64 // by chunk: its last entry, dense for the binary search
+	maxID []uint32
 	n     int
 	vals  []float64
 	exact map[uint32]string
@@ -324,8 +326,7 @@ func (t *numTree) chunkFor(f float64, id uint32) int {
 	lo, hi := 0, len(t.ch)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		c := &t.ch[m]
-		if numLess(c.f[len(c.f)-1], c.ids[len(c.ids)-1], f, id) {
+		if numLess(t.maxF[m], t.maxID[m], f, id) {
 			lo = m + 1
 		} else {
 			hi = m
@@ -365,6 +366,7 @@ func (t *numTree) insert(id uint32, f float64, exact string) {
 	t.n++
 	if len(t.ch) == 0 {
 		t.ch = []numChunk{{f: []float64{f}, ids: []uint32{id}}}
+		t.maxF, t.maxID = []float64{f}, []uint32{id}
 		return
 	}
 	ci := t.chunkFor(f, id)
@@ -374,6 +376,7 @@ func (t *numTree) insert(id uint32, f float64, exact string) {
 		if ci == len(t.ch)-1 && j == len(c.f) {
 			// Appending in order: a new chunk, the full one stays full.
 			t.ch = append(t.ch, numChunk{f: append(make([]float64, 0, 8), f), ids: append(make([]uint32, 0, 8), id)})
+			t.maxF, t.maxID = append(t.maxF, f), append(t.maxID, id)
 			return
 		}
 		h := len(c.f) / 2
@@ -381,6 +384,9 @@ func (t *numTree) insert(id uint32, f float64, exact string) {
 		left := numChunk{f: append(make([]float64, 0, chunkMax/2+16), c.f[:h]...), ids: append(make([]uint32, 0, chunkMax/2+16), c.ids[:h]...)}
 		t.ch = slices.Insert(t.ch, ci+1, right)
 		t.ch[ci] = left
+		t.maxF = slices.Insert(t.maxF, ci, 0)
+		t.maxID = slices.Insert(t.maxID, ci, 0)
+		t.fix(ci)
 		if j >= h {
 			ci, j = ci+1, j-h
 		}
@@ -388,6 +394,13 @@ func (t *numTree) insert(id uint32, f float64, exact string) {
 	}
 	c.f = slices.Insert(c.f, j, f)
 	c.ids = slices.Insert(c.ids, j, id)
+	t.fix(ci)
+}
+
+// fix sets chunk ci's last entry in maxF and maxID.
+func (t *numTree) fix(ci int) {
+	c := &t.ch[ci]
+	t.maxF[ci], t.maxID[ci] = c.f[len(c.f)-1], c.ids[len(c.ids)-1]
 }
 
 // remove deletes document id's value, if it has one.
@@ -409,6 +422,8 @@ func (t *numTree) remove(id uint32) {
 	t.n--
 	if len(c.f) == 1 {
 		t.ch = slices.Delete(t.ch, ci, ci+1)
+		t.maxF = slices.Delete(t.maxF, ci, ci+1)
+		t.maxID = slices.Delete(t.maxID, ci, ci+1)
 		return
 	}
 	c.f = slices.Delete(c.f, j, j+1)
@@ -418,14 +433,17 @@ func (t *numTree) remove(id uint32) {
 		c.f = append(c.f, r.f...)
 		c.ids = append(c.ids, r.ids...)
 		t.ch = slices.Delete(t.ch, ci+1, ci+2)
+		t.maxF = slices.Delete(t.maxF, ci+1, ci+2)
+		t.maxID = slices.Delete(t.maxID, ci+1, ci+2)
 	}
+	t.fix(ci)
 }
 
 // startAt returns the position (chunk, index) of the first entry whose
 // double is at least f.
 func (t *numTree) startAt(f float64) (int, int) {
-	ci, _ := slices.BinarySearchFunc(t.ch, f, func(c numChunk, f float64) int {
-		if c.f[len(c.f)-1] < f {
+	ci, _ := slices.BinarySearchFunc(t.maxF, f, func(m, f float64) int {
+		if m < f {
 			return -1
 		}
 		return 1
@@ -551,7 +569,7 @@ func (t *numTree) estimate(lo, hi *numBound) int {
 
 // bytes is the memory the tree takes (FT.INFO).
 func (t *numTree) bytes() int {
-	n := cap(t.ch)*48 + cap(t.vals)*8
+	n := cap(t.ch)*48 + cap(t.vals)*8 + cap(t.maxF)*8 + cap(t.maxID)*4
 	for _, c := range t.ch {
 		n += cap(c.f)*8 + cap(c.ids)*4
 	}
