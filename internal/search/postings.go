@@ -54,12 +54,21 @@ func (p *plist[V]) add(id uint32, v V) {
 		p.n = 1
 		return
 	}
-	ci := p.chunk(id)
+	// Ids mostly arrive in increasing order: an append touches only the
+	// list's tail.
+	ci := len(p.ch) - 1
 	c := &p.ch[ci]
-	j, found := slices.BinarySearch(c.ids, id)
-	if found {
-		c.v[j] = v
-		return
+	var j int
+	if last := c.ids[len(c.ids)-1]; id > last {
+		j = len(c.ids)
+	} else {
+		ci = p.chunk(id)
+		c = &p.ch[ci]
+		var found bool
+		if j, found = slices.BinarySearch(c.ids, id); found {
+			c.v[j] = v
+			return
+		}
 	}
 	p.n++
 	if len(c.ids) >= plistChunk {
