@@ -688,26 +688,32 @@ func ftInfo(c *engine.Ctx, s *state) {
 	if ix.live > 0 {
 		perDoc = strconv.FormatFloat(float64(records)/float64(ix.live), 'g', -1, 64)
 	}
-	perRecord := "nan"
+	mem := ix.memory()
+	mb := func(n int) string { return strconv.FormatFloat(float64(n)/(1<<20), 'g', -1, 64) }
+	perRecord, offsetsPerTerm, offsetBits := "nan", "nan", "nan"
 	if records > 0 {
-		perRecord = "0"
+		perRecord = strconv.FormatFloat(float64(mem.inverted)/float64(records), 'g', -1, 64)
+		offsetBits = strconv.FormatFloat(float64(mem.offsets*8)/float64(records), 'g', -1, 64)
+	}
+	if ix.textRecs > 0 {
+		offsetsPerTerm = strconv.FormatFloat(float64(ix.offsets)/float64(ix.textRecs), 'g', -1, 64)
 	}
 	kv := []string{
 		"num_docs", strconv.Itoa(ix.live),
 		"max_doc_id", strconv.FormatUint(ix.seq, 10),
 		"num_terms", strconv.Itoa(ix.numTerms()),
 		"num_records", strconv.Itoa(records),
-		"inverted_sz_mb", "0",
+		"inverted_sz_mb", mb(mem.inverted),
 		"vector_index_sz_mb", "0",
-		"total_inverted_index_blocks", "0",
-		"offset_vectors_sz_mb", "0",
-		"doc_table_size_mb", "0",
-		"sortable_values_size_mb", "0",
-		"key_table_size_mb", "0",
+		"total_inverted_index_blocks", strconv.Itoa(mem.blocks),
+		"offset_vectors_sz_mb", mb(mem.offsets),
+		"doc_table_size_mb", mb(mem.docTable),
+		"sortable_values_size_mb", mb(mem.sortables),
+		"key_table_size_mb", mb(mem.keyTable),
 		"records_per_doc_avg", perDoc,
 		"bytes_per_record_avg", perRecord,
-		"offsets_per_term_avg", perRecord,
-		"offset_bits_per_record_avg", perRecord,
+		"offsets_per_term_avg", offsetsPerTerm,
+		"offset_bits_per_record_avg", offsetBits,
 		"hash_indexing_failures", strconv.FormatInt(ix.failures, 10),
 		"indexing", indexing,
 		"percent_indexed", strconv.FormatFloat(ix.scan.percent(), 'g', -1, 64),

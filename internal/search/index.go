@@ -90,6 +90,8 @@ type index struct {
 	score    float64  // SCORE: the default document score
 	totalLen uint64   // the sum of the documents' lengths (BM25)
 	records  int      // index entries (FT.INFO num_records)
+	textRecs int      // text entries (term, document)
+	offsets  int      // their positions
 	seq      uint64   // the last document's seq
 
 	docs  [][]doc  // by id, in pages of pageSize
@@ -133,7 +135,7 @@ func (ix *index) initFields() {
 	ix.tagc = make([][]uint32, len(ix.fields))
 	ix.terms = newDict[uint64]()
 	ix.over, ix.overF = nil, nil
-	ix.totalLen, ix.records = 0, 0
+	ix.totalLen, ix.records, ix.textRecs, ix.offsets = 0, 0, 0, 0
 	for i, f := range ix.fields {
 		switch f.typ {
 		case typeNumeric:
@@ -410,7 +412,9 @@ func (ix *index) addSource(key string, h source) {
 		records += len(sc.tags[i])
 	}
 	b = binary.AppendUvarint(b, uint64(len(sc.tids)))
+	ix.textRecs += len(sc.tids)
 	for j, tid := range sc.tids {
+		ix.offsets += len(sc.es[j].pos)
 		ix.terms.posts[tid].add(id, ix.pack(&sc.es[j]))
 		b = binary.AppendUvarint(b, uint64(tid))
 	}
@@ -723,9 +727,13 @@ func (ix *index) remove(id uint32) {
 	for k := read(); k > 0; k-- {
 		tid := read()
 		if v, ok := ix.terms.posts[tid].get(id); ok && v&packed == 0 {
+			ix.offsets -= len(ix.over[v].pos)
 			ix.over[v] = tentry{}
 			ix.overF = append(ix.overF, uint32(v))
+		} else if ok {
+			ix.offsets--
 		}
+		ix.textRecs--
 		ix.terms.drop(tid, id)
 		records++
 	}
@@ -771,6 +779,50 @@ func (ix *index) rebuild(e *engine.Engine) {
 	for _, k := range keys {
 		ix.update(e, k)
 	}
+}
+
+// memory is what an index's structures take, in bytes, as FT.INFO
+// reports it (capacities of the arrays; map entries estimated).
+type memory struct {
+	inverted  int // text and tag postings, numeric trees, the term and tag dictionaries
+	blocks    int // posting chunks (text, tag) and numeric chunks
+	offsets   int // text positions: 4 bytes each, in a posting's value or an overflow entry
+	docTable  int // document records (pages) and their forward records, keys aside
+	sortables int // per-document value columns: numbers, points, tags
+	keyTable  int // the key table and the keys' bytes
+}
+
+func (ix *index) memory() memory {
+	var m memory
+	n, b := ix.terms.bytes()
+	m.inverted += n + ix.terms.keysBytes()
+	m.blocks += b
+	m.inverted += cap(ix.over)*int(unsafe.Sizeof(tentry{})) + cap(ix.overF)*4
+	m.offsets = ix.offsets * 4
+	for i := range ix.fields {
+		if d := ix.tags[i]; d != nil {
+			n, b := d.bytes()
+			m.inverted += n + d.keysBytes()
+			m.blocks += b
+			m.sortables += cap(ix.tagc[i]) * 4
+		}
+		if t := ix.nums[i]; t != nil {
+			tb := t.bytes()
+			col := cap(t.vals) * 8
+			m.inverted += tb - col
+			m.sortables += col
+			m.blocks += len(t.ch)
+		}
+		m.sortables += cap(ix.geos[i]) * int(unsafe.Sizeof(geoPoint{}))
+	}
+	keys := 0
+	ix.eachDoc(func(id uint32, _ *doc) bool {
+		keys += len(ix.key(id))
+		return true
+	})
+	m.keyTable = ix.keys.bytes() + keys
+	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + cap(ix.free)*4 + cap(ix.recs) - keys
+	return m
 }
 
 // numTerms is the number of distinct terms of the TEXT fields.
