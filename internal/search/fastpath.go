@@ -101,6 +101,48 @@ func (t *topHeap) push(x hit) {
 	}
 }
 
+// idHeap keeps the k smallest ids pushed (a max-heap: its root is the
+// largest kept).
+type idHeap struct {
+	h []uint32
+	k int
+}
+
+func (t *idHeap) push(x uint32) {
+	h := t.h
+	if len(h) < t.k {
+		h = append(h, x)
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if h[p] >= h[i] {
+				break
+			}
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+		t.h = h
+		return
+	}
+	if x >= h[0] {
+		return
+	}
+	h[0] = x
+	for i := 0; ; {
+		l, w := 2*i+1, i
+		if l < len(h) && h[l] > h[w] {
+			w = l
+		}
+		if r := l + 1; r < len(h) && h[r] > h[w] {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
+
 // scored is a hit ordered by score (higher first), then seq.
 type scored struct {
 	score float64
@@ -202,6 +244,31 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 				return true
 			})
 			return total, nil, true
+		}
+		if ix.uniform(o.scorer) {
+			// Every match scores the same: the page is the first off+num
+			// matches by id, which is indexing order, and documents are
+			// read only for the page.
+			t := idHeap{k: k}
+			nt.scan(&lo, &hi, func(id uint32, _ float64) bool {
+				if expiring && ix.expired(e, id, now) {
+					return true
+				}
+				total++
+				t.push(id)
+				return true
+			})
+			ids := t.h
+			slices.Sort(ids)
+			hits = make([]hit, len(ids))
+			for i, id := range ids {
+				d := ix.doc(id)
+				hits[i] = hit{id: id, seq: d.seq, score: ix.scoreDoc(o.scorer, resNumeric, d)}
+				if o.explain && o.withScores {
+					hits[i].expl = ix.explain(o.scorer, resNumeric, d)
+				}
+			}
+			return total, hits, true
 		}
 		t := scoreHeap{k: k}
 		nt.scan(&lo, &hi, func(id uint32, _ float64) bool {

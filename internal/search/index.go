@@ -96,7 +96,8 @@ type index struct {
 
 	docs  [][]doc  // by id, in pages of pageSize
 	top   uint32   // ids handed out so far
-	free  []uint32 // ids of removed documents, reused first
+	holes int      // renumber once removed ids exceed this plus half the documents
+	odd   int      // documents whose score is not the index's, or with a term more than once (uniform)
 	live  int
 	keys  keyTable // key -> id
 	recs  []byte   // the documents' records (recordOf), appended
@@ -125,7 +126,7 @@ const (
 )
 
 func newIndex(name string, db int) *index {
-	return &index{name: name, db: db, lang: "english", langF: "__language", scoreF: "__score", score: 1, terms: newDict[uint64]()}
+	return &index{name: name, db: db, lang: "english", langF: "__language", scoreF: "__score", score: 1, terms: newDict[uint64](), holes: 4096}
 }
 
 func (ix *index) initFields() {
@@ -235,7 +236,7 @@ func (f *field) normTag(t string) string {
 // clear forgets every document (and ends any initial walk).
 func (ix *index) clear() {
 	ix.scan.active = false
-	ix.docs, ix.top, ix.free, ix.live = nil, 0, nil, 0
+	ix.docs, ix.top, ix.live, ix.odd = nil, 0, 0, 0
 	ix.keys = keyTable{}
 	ix.recs, ix.dead = nil, 0
 	ix.initFields()
@@ -423,6 +424,9 @@ func (ix *index) addSource(key string, h source) {
 	ix.recs = binary.AppendUvarint(ix.recs, uint64(len(b)))
 	ix.recs = append(ix.recs, b...)
 	*ix.doc(id) = d
+	if d.odd(ix) {
+		ix.odd++
+	}
 	for _, n := range sc.nums {
 		ix.nums[n.fi].insert(id, n.f, n.exact)
 	}
@@ -492,12 +496,16 @@ func (ix *index) readHash(h *engine.Hash, sc *termScratch) (scoreV string, hasSc
 // valSpan is where readHash copied the value of wanted field w.
 type valSpan struct{ w, off, end int }
 
-// allocID returns a free document id (its record zero).
+// Document ids are handed out in increasing order and never reused, so
+// that id order is indexing order (seq): posting lists grow at their
+// tails, and ties between equal scores are broken by id without reading
+// the documents (searchNumRange). A removed document leaves a hole; when
+// the holes outnumber half the documents, renumber closes them.
+
+// allocID returns a new document id (its record zero).
 func (ix *index) allocID() uint32 {
-	if n := len(ix.free); n > 0 {
-		id := ix.free[n-1]
-		ix.free = ix.free[:n-1]
-		return id
+	if holes := int(ix.top) - ix.live; holes > ix.live/2+ix.holes {
+		ix.renumber()
 	}
 	id := ix.top
 	if id&(pageSize-1) == 0 {
@@ -739,12 +747,125 @@ func (ix *index) remove(id uint32) {
 	}
 	ix.totalLen -= uint64(d.length)
 	ix.records -= records
+	if d.odd(ix) {
+		ix.odd--
+	}
 	*d = doc{}
-	ix.free = append(ix.free, id)
 	ix.live--
 	if ix.dead > 1<<16 && ix.dead*2 > len(ix.recs) {
 		ix.compact()
 	}
+}
+
+// odd reports whether d's score is not the index's, or a term occurs in
+// it more than once (its TFIDF norm is not 1).
+func (d *doc) odd(ix *index) bool { return d.score != ix.score || d.maxFreq > 1 }
+
+// uniform reports whether every document matched by a numeric or geo
+// range alone gets the same score from scorer (see scoreDoc).
+func (ix *index) uniform(scorer string) bool {
+	switch scorer {
+	case scorerTFIDF, scorerBM25, scorerDocScore:
+		return ix.odd == 0
+	case scorerDisMax, scorerHamming:
+		return true
+	}
+	return false
+}
+
+// renumber gives the documents consecutive ids from 0, in the same order,
+// in every structure that holds ids (the map from old to new ids is
+// increasing, so every sorted list stays sorted).
+func (ix *index) renumber() {
+	m := make([]uint32, ix.top) // old id -> new id + 1; 0: a hole
+	n := uint32(0)
+	for id := range ix.top {
+		if ix.doc(id).seq != 0 {
+			n++
+			m[id] = n
+		}
+	}
+	docs := make([][]doc, 0, (n+pageSize-1)/pageSize)
+	for id := range ix.top {
+		if m[id] == 0 {
+			continue
+		}
+		nid := m[id] - 1
+		if nid&(pageSize-1) == 0 {
+			docs = append(docs, make([]doc, pageSize))
+		}
+		docs[nid>>pageBits][nid&(pageSize-1)] = *ix.doc(id)
+	}
+	remap := func(ids []uint32) {
+		for i, id := range ids {
+			ids[i] = m[id] - 1
+		}
+	}
+	for i := range ix.terms.posts {
+		for _, c := range ix.terms.posts[i].ch {
+			remap(c.ids)
+		}
+	}
+	column := func(col []uint32) []uint32 {
+		if col == nil {
+			return nil
+		}
+		out := make([]uint32, n)
+		for id, v := range col {
+			if m[id] != 0 {
+				out[m[id]-1] = v
+			}
+		}
+		return out
+	}
+	for i := range ix.fields {
+		if d := ix.tags[i]; d != nil {
+			for j := range d.posts {
+				for _, c := range d.posts[j].ch {
+					remap(c.ids)
+				}
+			}
+			ix.tagc[i] = column(ix.tagc[i])
+		}
+		if t := ix.nums[i]; t != nil {
+			for _, c := range t.ch {
+				remap(c.ids)
+			}
+			remap(t.maxID)
+			vals := make([]float64, n)
+			for id := range vals {
+				vals[id] = math.NaN()
+			}
+			for id, v := range t.vals {
+				if m[id] != 0 {
+					vals[m[id]-1] = v
+				}
+			}
+			t.vals = vals
+			if t.exact != nil {
+				exact := make(map[uint32]string, len(t.exact))
+				for id, k := range t.exact {
+					exact[m[id]-1] = k
+				}
+				t.exact = exact
+			}
+		}
+		if g := ix.geos[i]; g != nil {
+			out := make([]geoPoint, n)
+			for id, p := range g {
+				if m[id] != 0 {
+					out[m[id]-1] = p
+				}
+			}
+			ix.geos[i] = out
+		}
+	}
+	for i, s := range ix.keys.slots {
+		if s != 0 {
+			ix.keys.slots[i] = s&^(1<<32-1) | uint64(m[uint32(s)-1])
+		}
+	}
+	ix.docs, ix.top = docs, n
 }
 
 // compact copies the live records into a new array (keys read before stay
@@ -821,7 +942,7 @@ func (ix *index) memory() memory {
 		return true
 	})
 	m.keyTable = ix.keys.bytes() + keys
-	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + cap(ix.free)*4 + cap(ix.recs) - keys
+	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + cap(ix.recs) - keys
 	return m
 }
 
