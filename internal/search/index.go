@@ -94,10 +94,10 @@ type index struct {
 	offsets  int      // their positions
 	seq      uint64   // the last document's seq
 
-	docs  [][]doc  // by id, in pages of pageSize
-	top   uint32   // ids handed out so far
-	holes int      // renumber once removed ids exceed this plus half the documents
-	odd   int      // documents whose score is not the index's, or with a term more than once (uniform)
+	docs  [][]doc // by id, in pages of pageSize
+	top   uint32  // ids handed out so far
+	holes int     // renumber once removed ids exceed this plus half the documents
+	odd   int     // documents whose score is not the index's, or with a term more than once (uniform)
 	live  int
 	keys  keyTable // key -> id
 	recs  []byte   // the documents' records (recordOf), appended
