@@ -250,12 +250,16 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 			// matches by id, which is indexing order, and documents are
 			// read only for the page.
 			t := idHeap{k: k}
-			nt.scan(&lo, &hi, func(id uint32, _ float64) bool {
-				if expiring && ix.expired(e, id, now) {
-					return true
+			nt.runs(&lo, &hi, func(ids []uint32) bool {
+				for _, id := range ids {
+					if expiring && ix.expired(e, id, now) {
+						continue
+					}
+					total++
+					if len(t.h) < t.k || id < t.h[0] {
+						t.push(id)
+					}
 				}
-				total++
-				t.push(id)
 				return true
 			})
 			ids := t.h

@@ -3,6 +3,7 @@ package search
 import (
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,6 +180,11 @@ func TestNumTree(t *testing.T) {
 				if tr.has(id, &lo, &hi) != in {
 					t.Fatalf("has %d (%q) in [%s %s] ex=%v: %v", id, k, a, b, ex, !in)
 				}
+			}
+			var runs []uint32
+			tr.runs(&lo, &hi, func(ids []uint32) bool { runs = append(runs, ids...); return true })
+			if !slices.Equal(runs, got) {
+				t.Fatalf("runs [%s %s] ex=%v: %v, scan %v", a, b, ex, runs, got)
 			}
 			if len(got) != want || tr.count(&lo, &hi) != want {
 				t.Fatalf("scan [%s %s] ex=%v: %d entries, count %d, want %d", a, b, ex, len(got), tr.count(&lo, &hi), want)

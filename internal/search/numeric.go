@@ -490,6 +490,41 @@ func (t *numTree) scan(lo, hi *numBound, fn func(id uint32, f float64) bool) {
 	}
 }
 
+// runs calls fn with the ids of the documents whose value lies between lo
+// and hi, in scan's order, a run of them at a time (one call per chunk
+// where the range spans it), until fn returns false.
+func (t *numTree) runs(lo, hi *numBound, fn func(ids []uint32) bool) {
+	ci, j := t.startAt(lo.f)
+	for ; ci < len(t.ch); ci, j = ci+1, 0 {
+		c := &t.ch[ci]
+		start := j
+		for ; j < len(c.f); j++ {
+			f := c.f[j]
+			if f > lo.f && f < hi.f {
+				continue
+			}
+			// An end of the range: flush the run, then check exactly.
+			if j > start && !fn(c.ids[start:j]) {
+				return
+			}
+			start = j + 1
+			if f > hi.f {
+				return
+			}
+			var k string
+			if t.exact != nil {
+				k = t.exact[c.ids[j]]
+			}
+			if inRange(f, k, lo, hi) && !fn(c.ids[j:j+1]) {
+				return
+			}
+		}
+		if j > start && !fn(c.ids[start:j]) {
+			return
+		}
+	}
+}
+
 // count is the number of documents whose value lies between lo and hi,
 // reading only the range's ends entry by entry.
 func (t *numTree) count(lo, hi *numBound) int {
