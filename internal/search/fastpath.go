@@ -245,31 +245,33 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 			})
 			return total, nil, true
 		}
-		if ix.uniform(o.scorer) {
-			// Every match scores the same: the page is the first off+num
-			// matches by id, which is indexing order, and documents are
-			// read only for the page.
-			t := idHeap{k: k}
+		if s0, ok := ix.uniform(o.scorer); ok {
+			// Every match that is not odd scores s0: the first off+num of
+			// them by id, which is indexing order, compete with the best
+			// odd ones, scored; documents are read only for those.
+			t, odd := idHeap{k: k}, scoreHeap{k: k}
 			nt.runs(&lo, &hi, func(ids []uint32) bool {
 				for _, id := range ids {
 					if expiring && ix.expired(e, id, now) {
 						continue
 					}
 					total++
-					if len(t.h) < t.k || id < t.h[0] {
+					if ix.isOdd(id) {
+						d := ix.doc(id)
+						odd.push(scored{score: ix.scoreDoc(o.scorer, resNumeric, d), seq: d.seq, id: id})
+					} else if len(t.h) < t.k || id < t.h[0] {
 						t.push(id)
 					}
 				}
 				return true
 			})
-			ids := t.h
-			slices.Sort(ids)
-			hits = make([]hit, len(ids))
-			for i, id := range ids {
-				d := ix.doc(id)
-				hits[i] = hit{id: id, seq: d.seq, score: ix.scoreDoc(o.scorer, resNumeric, d)}
-				if o.explain && o.withScores {
-					hits[i].expl = ix.explain(o.scorer, resNumeric, d)
+			for _, id := range t.h {
+				odd.push(scored{score: s0, seq: ix.doc(id).seq, id: id})
+			}
+			hits = odd.hits()
+			if o.explain && o.withScores {
+				for i := range hits {
+					hits[i].expl = ix.explain(o.scorer, resNumeric, ix.doc(hits[i].id))
 				}
 			}
 			return total, hits, true

@@ -94,10 +94,10 @@ type index struct {
 	offsets  int      // their positions
 	seq      uint64   // the last document's seq
 
-	docs  [][]doc // by id, in pages of pageSize
-	top   uint32  // ids handed out so far
-	holes int     // renumber once removed ids exceed this plus half the documents
-	odd   int     // documents whose score is not the index's, or with a term more than once (uniform)
+	docs  [][]doc  // by id, in pages of pageSize
+	top   uint32   // ids handed out so far
+	holes int      // renumber once removed ids exceed this plus half the documents
+	odd   []uint64 // bit per id: the document's score is not the index's, or a term occurs in it more than once (doc.odd)
 	live  int
 	keys  keyTable // key -> id
 	recs  []byte   // the documents' records (recordOf), appended
@@ -236,7 +236,7 @@ func (f *field) normTag(t string) string {
 // clear forgets every document (and ends any initial walk).
 func (ix *index) clear() {
 	ix.scan.active = false
-	ix.docs, ix.top, ix.live, ix.odd = nil, 0, 0, 0
+	ix.docs, ix.top, ix.live, ix.odd = nil, 0, 0, nil
 	ix.keys = keyTable{}
 	ix.recs, ix.dead = nil, 0
 	ix.initFields()
@@ -425,7 +425,7 @@ func (ix *index) addSource(key string, h source) {
 	ix.recs = append(ix.recs, b...)
 	*ix.doc(id) = d
 	if d.odd(ix) {
-		ix.odd++
+		ix.setOdd(id)
 	}
 	for _, n := range sc.nums {
 		ix.nums[n.fi].insert(id, n.f, n.exact)
@@ -747,8 +747,8 @@ func (ix *index) remove(id uint32) {
 	}
 	ix.totalLen -= uint64(d.length)
 	ix.records -= records
-	if d.odd(ix) {
-		ix.odd--
+	if int(id>>6) < len(ix.odd) {
+		ix.odd[id>>6] &^= 1 << (id & 63)
 	}
 	*d = doc{}
 	ix.live--
@@ -761,16 +761,28 @@ func (ix *index) remove(id uint32) {
 // it more than once (its TFIDF norm is not 1).
 func (d *doc) odd(ix *index) bool { return d.score != ix.score || d.maxFreq > 1 }
 
-// uniform reports whether every document matched by a numeric or geo
-// range alone gets the same score from scorer (see scoreDoc).
-func (ix *index) uniform(scorer string) bool {
-	switch scorer {
-	case scorerTFIDF, scorerBM25, scorerDocScore:
-		return ix.odd == 0
-	case scorerDisMax, scorerHamming:
-		return true
+func (ix *index) setOdd(id uint32) {
+	for int(id>>6) >= len(ix.odd) {
+		ix.odd = append(ix.odd, 0)
 	}
-	return false
+	ix.odd[id>>6] |= 1 << (id & 63)
+}
+
+// isOdd reports whether document id is odd (doc.odd).
+func (ix *index) isOdd(id uint32) bool {
+	return int(id>>6) < len(ix.odd) && ix.odd[id>>6]&(1<<(id&63)) != 0
+}
+
+// uniform reports whether scorer gives every document that is not odd
+// the same score for a match of a numeric or geo range alone (see
+// scoreDoc: those scorers read only the document's score and TFIDF's
+// norm), and that score.
+func (ix *index) uniform(scorer string) (float64, bool) {
+	switch scorer {
+	case scorerTFIDF, scorerBM25, scorerDocScore, scorerDisMax, scorerHamming:
+		return ix.scoreDoc(scorer, resNumeric, &doc{score: ix.score, maxFreq: 1, length: 1}), true
+	}
+	return 0, false
 }
 
 // renumber gives the documents consecutive ids from 0, in the same order,
@@ -865,7 +877,17 @@ func (ix *index) renumber() {
 			ix.keys.slots[i] = s&^(1<<32-1) | uint64(m[uint32(s)-1])
 		}
 	}
-	ix.docs, ix.top = docs, n
+	var odd []uint64
+	for id := range ix.top {
+		if m[id] != 0 && ix.isOdd(id) {
+			nid := m[id] - 1
+			for int(nid>>6) >= len(odd) {
+				odd = append(odd, 0)
+			}
+			odd[nid>>6] |= 1 << (nid & 63)
+		}
+	}
+	ix.docs, ix.top, ix.odd = docs, n, odd
 }
 
 // compact copies the live records into a new array (keys read before stay
