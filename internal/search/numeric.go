@@ -293,7 +293,7 @@ type numChunk struct {
 	ids []uint32
 }
 
-const chunkMax = 256
+const chunkMax = 128
 
 // less orders entries by value's double, then id.
 func numLess(fa float64, ida uint32, fb float64, idb uint32) bool {

@@ -18,8 +18,9 @@ import (
 // plistChunk ids. Inserting an id in the middle moves at most a chunk;
 // ids arriving in increasing order fill chunks completely.
 type plist[V any] struct {
-	ch []pchunk[V]
-	n  int
+	ch   []pchunk[V]
+	n    int
+	last uint32 // the largest id (when n > 0): appends read no chunk
 }
 
 type pchunk[V any] struct {
@@ -51,7 +52,7 @@ func (p *plist[V]) chunk(id uint32) int {
 func (p *plist[V]) add(id uint32, v V) {
 	if len(p.ch) == 0 {
 		p.ch = []pchunk[V]{{ids: []uint32{id}, v: []V{v}}}
-		p.n = 1
+		p.n, p.last = 1, id
 		return
 	}
 	// Ids mostly arrive in increasing order: an append touches only the
@@ -59,8 +60,9 @@ func (p *plist[V]) add(id uint32, v V) {
 	ci := len(p.ch) - 1
 	c := &p.ch[ci]
 	var j int
-	if last := c.ids[len(c.ids)-1]; id > last {
+	if id > p.last {
 		j = len(c.ids)
+		p.last = id
 	} else {
 		ci = p.chunk(id)
 		c = &p.ch[ci]
@@ -103,10 +105,16 @@ func (p *plist[V]) remove(id uint32) bool {
 		return false
 	}
 	p.n--
+	defer func() {
+		if id == p.last && len(p.ch) > 0 {
+			lc := p.ch[len(p.ch)-1].ids
+			p.last = lc[len(lc)-1]
+		}
+	}()
 	if len(c.ids) == 1 {
 		p.ch = slices.Delete(p.ch, ci, ci+1)
 		if len(p.ch) == 0 {
-			p.ch = nil
+			p.ch, p.last = nil, 0
 		}
 		return true
 	}

@@ -50,6 +50,9 @@ func TestPlist(t *testing.T) {
 	model := map[uint32]uint64{}
 	for i := range 100000 {
 		id := uint32(r.IntN(5000))
+		if i%7 == 0 {
+			id = p.last // removals and updates at the tail
+		}
 		if i < 20000 {
 			id = uint32(i) // ids in order first: chunks filled by appends
 		}
@@ -74,6 +77,9 @@ func TestPlist(t *testing.T) {
 		}
 		ids = append(ids, id)
 	})
+	if len(ids) > 0 && p.last != ids[len(ids)-1] {
+		t.Fatalf("last %d, want %d", p.last, ids[len(ids)-1])
+	}
 	if len(ids) != len(model) || !slices.IsSorted(ids) {
 		t.Fatalf("%d ids (sorted %v), want %d", len(ids), slices.IsSorted(ids), len(model))
 	}
