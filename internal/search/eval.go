@@ -7,15 +7,6 @@ import (
 
 // A result set is a sorted slice of document ids.
 
-func sortedIDs[V any](m map[uint32]V) []uint32 {
-	out := make([]uint32, 0, len(m))
-	for id := range m {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
-
 func intersect(a, b []uint32) []uint32 {
 	var out []uint32
 	for i, j := 0, 0; i < len(a) && j < len(b); {

@@ -12,7 +12,12 @@ import (
 // '@price:[a b]' LIMIT off num): its result for a document is always
 // resNumeric, so each match's score is a function of the document alone
 // and the page is kept in a bounded heap while the range is walked once
-// (no id list, no sort of the matches, no second walk for match). Sorted
+// (no id list, no sort of the matches, no second walk for match). With
+// the scorers that read only a document's score and TFIDF norm, every
+// document that is not odd (index.odd: its own score, or a repeated
+// term) scores the same, so those compete by id (indexing order) without
+// being read, and only the odd ones are scored. Without keys past their
+// TTL, the total is counted chunk by chunk (numTree.count). Sorted
 // by that same field ascending, the walk is already in order: only the
 // first off+num matches (and those tied with the last of them) become
 // hits; the rest are only counted. Keys past their TTL are skipped and not
@@ -55,49 +60,6 @@ func hitOrder(o *searchOpts, sorted bool) func(a, b hit) int {
 			return r
 		}
 		return cmp.Compare(a.seq, b.seq)
-	}
-}
-
-// topHeap keeps the best k hits pushed so far (a max-heap by order: its
-// root is the worst kept).
-type topHeap struct {
-	h     []hit
-	k     int
-	order func(a, b hit) int
-}
-
-func (t *topHeap) push(x hit) {
-	h := t.h
-	if len(h) < t.k {
-		h = append(h, x)
-		for i := len(h) - 1; i > 0; {
-			p := (i - 1) / 2
-			if t.order(h[i], h[p]) <= 0 {
-				break
-			}
-			h[i], h[p] = h[p], h[i]
-			i = p
-		}
-		t.h = h
-		return
-	}
-	if t.order(x, h[0]) >= 0 {
-		return
-	}
-	h[0] = x
-	for i := 0; ; {
-		l, w := 2*i+1, i
-		if l < len(h) && t.order(h[l], h[w]) > 0 {
-			w = l
-		}
-		if r := l + 1; r < len(h) && t.order(h[r], h[w]) > 0 {
-			w = r
-		}
-		if w == i {
-			return
-		}
-		h[i], h[w] = h[w], h[i]
-		i = w
 	}
 }
 
@@ -154,8 +116,8 @@ func (a *scored) before(b *scored) bool {
 	return a.score > b.score || a.score == b.score && a.seq < b.seq
 }
 
-// scoreHeap is topHeap for hits ordered by score: the best k scored
-// pushed so far, its root the worst kept.
+// scoreHeap keeps the best k hits (by score, then seq) pushed so far: a
+// max-heap by that order, its root the worst kept.
 type scoreHeap struct {
 	h []scored
 	k int
@@ -212,12 +174,6 @@ func (t *scoreHeap) hits() []hit {
 		out[i] = hit{id: x.id, seq: x.seq, score: x.score}
 	}
 	return out
-}
-
-// sorted returns the kept hits in order.
-func (t *topHeap) sorted() []hit {
-	slices.SortFunc(t.h, t.order)
-	return t.h
 }
 
 // searchNumRange is runSearch for a query that is the numeric range n

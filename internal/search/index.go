@@ -150,9 +150,6 @@ func (ix *index) initFields() {
 // doc returns document id's record (seq 0: a free id).
 func (ix *index) doc(id uint32) *doc { return &ix.docs[id>>pageBits][id&(pageSize-1)] }
 
-// live reports whether id is a document's.
-func (ix *index) isDoc(id uint32) bool { return id < ix.top && ix.doc(id).seq != 0 }
-
 // A document's record in recs: uvarint length of the rest, uvarint key
 // length, the key, then for each TAG field (in schema order) uvarint
 // count and its tags' ids, then uvarint count and the ids of its terms.
