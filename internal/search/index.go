@@ -446,7 +446,7 @@ const multiTag = math.MaxUint32
 
 // readHash reads the hash fields the index uses in one pass over a small
 // hash: the schema's fields into the scratch's values, and the score and
-// language fields. The values are copied into one string.
+// language fields. The values are copied into the scratch's buffer.
 func (ix *index) readHash(h *engine.Hash, sc *termScratch) (scoreV string, hasScore bool, langV string, hasLang bool) {
 	nf := len(ix.fields)
 	want := func(w int) string {
@@ -474,7 +474,13 @@ func (ix *index) readHash(h *engine.Hash, sc *termScratch) (scoreV string, hasSc
 		}
 		return true
 	})
-	all := string(buf)
+	// Views of the scratch buffer, valid until the next document: what is
+	// kept (terms, tags, exact numbers) is copied where it is interned or
+	// parsed.
+	var all string
+	if len(buf) > 0 {
+		all = unsafe.String(&buf[0], len(buf))
+	}
 	for _, sp := range spans {
 		v := all[sp.off:sp.end]
 		switch {
