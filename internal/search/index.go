@@ -118,6 +118,7 @@ type index struct {
 	tmark []int32   // by term id: its entry in scratch + 1 while a document is analyzed
 
 	scratch termScratch // addSource's, reused
+	hsrc    hashSource  // update's source for a hash
 }
 
 const (
@@ -249,6 +250,13 @@ func (ix *index) update(e *engine.Engine, key string) {
 	if !ok {
 		return
 	}
+	if h, ok := v.Obj().(*engine.Hash); ok && !ix.json {
+		// The index's own source: no interface value allocated per update.
+		ix.hsrc = hashSource{h}
+		ix.addSource(key, &ix.hsrc)
+		ix.hsrc = hashSource{}
+		return
+	}
 	src, ok := ix.sourceOf(v)
 	if !ok {
 		return
@@ -264,7 +272,7 @@ type fieldSource interface {
 // add indexes hash h at key (absent from the index). A hash whose NUMERIC
 // or GEO field does not hold a valid value is not indexed at all and
 // counts as an indexing failure, as in RediSearch.
-func (ix *index) add(key string, h fieldSource) { ix.addSource(key, hashSource{h}) }
+func (ix *index) add(key string, h fieldSource) { ix.addSource(key, &hashSource{h}) }
 
 // numScratch is one NUMERIC value parsed by addSource.
 type numScratch struct {
@@ -284,7 +292,7 @@ func (ix *index) addSource(key string, h source) {
 	sc := ix.scratch.reset(ix)
 	var scoreV, langV string
 	var hasScore, hasLang bool
-	if hs, ok := h.(hashSource); ok {
+	if hs, ok := h.(*hashSource); ok {
 		if eh, ok := hs.h.(*engine.Hash); ok && eh.Len() <= 64 {
 			scoreV, hasScore, langV, hasLang = ix.readHash(eh, sc)
 		} else {
