@@ -98,3 +98,41 @@ func keysOf(ix *index, n *node) []string {
 	}
 	return out
 }
+
+// TestRecordCompaction: re-indexing documents many times leaves dead
+// records, which are compacted away; keys, tags and terms read from the
+// records stay right.
+func TestRecordCompaction(t *testing.T) {
+	ix, err := parseCreate([][]byte{[]byte("FT.CREATE"), []byte("i"), []byte("SCHEMA"), []byte("t"), []byte("TAG"), []byte("x"), []byte("TEXT")}, 0)
+	if err != "" {
+		t.Fatal(err)
+	}
+	long := string(make([]byte, 200))
+	compacted := false
+	for i := range 3000 {
+		key := fmt.Sprint("k", i%7, long)
+		before := len(ix.recs)
+		if id, ok := ix.idOf(key); ok {
+			ix.remove(id)
+		}
+		ix.add(key, mapSource{"t": fmt.Sprint("a,", i%3), "x": fmt.Sprint("w", i%5, " common")})
+		compacted = compacted || len(ix.recs) < before
+	}
+	if !compacted || ix.dead*2 > len(ix.recs)+1<<16 {
+		t.Fatalf("compacted %v, %d dead bytes of %d", compacted, ix.dead, len(ix.recs))
+	}
+	for k := range 7 {
+		key := fmt.Sprint("k", k, long)
+		id, ok := ix.idOf(key)
+		if !ok || ix.key(id) != key {
+			t.Fatalf("%d: not found", k)
+		}
+	}
+	n, _ := parseQuery("@t:{a} common", nil, ix)
+	if got := len(ix.eval(n)); got != 7 {
+		t.Fatalf("%d documents, want 7", got)
+	}
+	if ix.records != 7*4 {
+		t.Fatalf("records %d, want 28", ix.records)
+	}
+}
