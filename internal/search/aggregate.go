@@ -64,7 +64,7 @@ func (r *aggRow) matched() val {
 	}
 	var out []val
 	for _, t := range r.mt.terms {
-		if e, ok := r.mt.ix.texts[t.term][r.id]; ok && e.mask&t.mask != 0 {
+		if m, ok := r.mt.ix.termMask(t.term, r.id); ok && m&t.mask != 0 {
 			out = append(out, strVal(t.term))
 		}
 		if len(out) == 100 {
@@ -665,8 +665,9 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 		}
 	}
 	for _, id := range ids {
-		d := ix.docs[id]
-		v, at, ok := c.E.Peek(ix.db, d.key)
+		d := ix.doc(id)
+		key := ix.key(id)
+		v, at, ok := c.E.Peek(ix.db, key)
 		if !ok || at >= 0 && at <= c.Now {
 			continue
 		}
@@ -693,7 +694,7 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 		}
 		for name, k := range docKeys {
 			if k.field == "__key" {
-				row.set(name, strVal(d.key))
+				row.set(name, strVal(strings.Clone(key)))
 				continue
 			}
 			src := k.field

@@ -73,7 +73,7 @@ func ftTagVals(c *engine.Ctx, s *state) {
 		c.Error("Not a tag field")
 		return
 	}
-	vals := sortedKeys(ix.tags[slices.Index(ix.fields, f)])
+	vals := sortedKeys(ix.tags[slices.Index(ix.fields, f)].ids)
 	c.W.Array(len(vals))
 	for _, v := range vals {
 		c.W.BulkString(v)

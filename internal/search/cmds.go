@@ -258,9 +258,10 @@ type hit struct {
 
 // sortVal is one SORTBY value: a number's order key or a string.
 type sortVal struct {
-	p   uint64 // numbers: keyPrefix(v), compared before v
-	v   string
-	raw string // a number's text
+	p   uint64  // numbers: orderedBits(f), compared first
+	f   float64 // a number's double
+	v   string  // a string; a number's exact key when its double does not say it (numCmp)
+	raw string  // a number's text
 	num bool
 	has bool
 }
@@ -347,7 +348,7 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 	if o.inkeysSet {
 		var ids []uint32
 		for _, k := range o.inkeys {
-			if id, ok := ix.ids[k]; ok {
+			if id, ok := ix.idOf(k); ok {
 				ids = append(ids, id)
 			}
 		}
@@ -370,13 +371,17 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 	if q.op == opNum && !o.general {
 		if total, hits, ok := s.searchNumRange(e, ix, q, o, now, sortF, sortFi); ok {
 			page = hits[min(o.off, len(hits)):]
-			return total, page[:min(o.num, len(page))], ""
+			page = page[:min(o.num, len(page))]
+			ix.setKeys(page)
+			return total, page, ""
 		}
 	}
 	if q.op == opAnd && !o.general {
 		if total, hits, ok := s.searchSortedAnd(e, ix, q, o, now, sortF, sortFi); ok {
 			page = hits[min(o.off, len(hits)):]
-			return total, page[:min(o.num, len(page))], ""
+			page = page[:min(o.num, len(page))]
+			ix.setKeys(page)
+			return total, page, ""
 		}
 	}
 	ids := qc.eval(q)
@@ -391,14 +396,15 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 	if len(sortF) > 0 {
 		sortBuf = make([]sortVal, 0, len(ids)*len(sortF))
 	}
+	expiring := ix.expiring(e)
 	for _, id := range ids {
-		d := ix.docs[id]
+		d := ix.doc(id)
 		// Never return a key past its TTL, even before it is reaped (the
 		// index holds exactly the hashes present: it is never stale).
-		if at := e.PeekExpire(ix.db, d.key); at >= 0 && at <= now {
+		if expiring && ix.expired(e, id, now) {
 			continue
 		}
-		h := hit{id: id, seq: d.seq, key: d.key}
+		h := hit{id: id, seq: d.seq}
 		if scored {
 			if r := qc.matchDoc(q, id); r != nil {
 				h.score = ix.scoreDoc(o.scorer, r, d)
@@ -412,11 +418,10 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 			if f.typ == typeNumeric && !o.withSortKey {
 				// The order key is in the index; the text is only for
 				// WITHSORTKEYS.
-				k := d.nums[sortFi[i]]
-				sortBuf = append(sortBuf, sortVal{p: keyPrefix(k), v: k, num: true, has: k != ""})
+				sortBuf = append(sortBuf, ix.nums[sortFi[i]].sortVal(id))
 				continue
 			}
-			sortBuf = append(sortBuf, ix.sortValue(e, d, f, sortFi[i]))
+			sortBuf = append(sortBuf, ix.sortValue(e, id, f, sortFi[i]))
 		}
 		if len(sortF) > 0 {
 			h.sort = sortBuf[start:len(sortBuf):len(sortBuf)]
@@ -428,7 +433,25 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 	hits = topK(hits, o.off+o.num, order)
 	page = hits[min(o.off, len(hits)):]
 	page = page[:min(o.num, len(page))]
+	ix.setKeys(page)
 	return total, page, ""
+}
+
+// setKeys fills in the hits' keys (copies: a hit may outlive the index's
+// arrays).
+func (ix *index) setKeys(hits []hit) {
+	for i := range hits {
+		hits[i].key = strings.Clone(ix.key(hits[i].id))
+	}
+}
+
+// expiring reports whether keys of the index's database have a TTL.
+func (ix *index) expiring(e *engine.Engine) bool { return e.DBs()[ix.db].ExpiresLen() > 0 }
+
+// expired reports whether document id's key is past its TTL at now.
+func (ix *index) expired(e *engine.Engine, id uint32, now int64) bool {
+	at := e.PeekExpire(ix.db, ix.key(id))
+	return at >= 0 && at <= now
 }
 
 // topK returns the first k hits in order (a total order), sorted: with a
@@ -481,14 +504,17 @@ func topK(hits []hit, k int, order func(a, b hit) int) []hit {
 	return h
 }
 
-// sortValue is d's value of field f for SORTBY: the number's order key,
-// or the text (lower-cased for a SORTABLE field without UNF, as
+// sortValue is document id's value of field f for SORTBY: the number's
+// order key, or the text (lower-cased for a SORTABLE field without UNF, as
 // RediSearch normalizes sortable values).
-func (ix *index) sortValue(e *engine.Engine, d *doc, f *field, fi int) sortVal {
-	if f.typ == typeNumeric && d.nums[fi] == "" {
-		return sortVal{}
+func (ix *index) sortValue(e *engine.Engine, id uint32, f *field, fi int) sortVal {
+	var num sortVal
+	if f.typ == typeNumeric {
+		if num = ix.nums[fi].sortVal(id); !num.has {
+			return sortVal{}
+		}
 	}
-	v, _, ok := e.Peek(ix.db, d.key)
+	v, _, ok := e.Peek(ix.db, ix.key(id))
 	if !ok {
 		return sortVal{}
 	}
@@ -501,7 +527,8 @@ func (ix *index) sortValue(e *engine.Engine, d *doc, f *field, fi int) sortVal {
 		return sortVal{}
 	}
 	if f.typ == typeNumeric {
-		return sortVal{p: keyPrefix(d.nums[fi]), v: d.nums[fi], raw: s, num: true, has: true}
+		num.raw = s
+		return num
 	}
 	if f.sortable && !f.unf && f.typ != typeGeo {
 		s = foldTerm(s)
@@ -661,26 +688,32 @@ func ftInfo(c *engine.Ctx, s *state) {
 	if ix.live > 0 {
 		perDoc = strconv.FormatFloat(float64(records)/float64(ix.live), 'g', -1, 64)
 	}
-	perRecord := "nan"
+	mem := ix.memory()
+	mb := func(n int) string { return strconv.FormatFloat(float64(n)/(1<<20), 'g', -1, 64) }
+	perRecord, offsetsPerTerm, offsetBits := "nan", "nan", "nan"
 	if records > 0 {
-		perRecord = "0"
+		perRecord = strconv.FormatFloat(float64(mem.inverted)/float64(records), 'g', -1, 64)
+		offsetBits = strconv.FormatFloat(float64(mem.offsets*8)/float64(records), 'g', -1, 64)
+	}
+	if ix.textRecs > 0 {
+		offsetsPerTerm = strconv.FormatFloat(float64(ix.offsets)/float64(ix.textRecs), 'g', -1, 64)
 	}
 	kv := []string{
 		"num_docs", strconv.Itoa(ix.live),
 		"max_doc_id", strconv.FormatUint(ix.seq, 10),
 		"num_terms", strconv.Itoa(ix.numTerms()),
 		"num_records", strconv.Itoa(records),
-		"inverted_sz_mb", "0",
+		"inverted_sz_mb", mb(mem.inverted),
 		"vector_index_sz_mb", "0",
-		"total_inverted_index_blocks", "0",
-		"offset_vectors_sz_mb", "0",
-		"doc_table_size_mb", "0",
-		"sortable_values_size_mb", "0",
-		"key_table_size_mb", "0",
+		"total_inverted_index_blocks", strconv.Itoa(mem.blocks),
+		"offset_vectors_sz_mb", mb(mem.offsets),
+		"doc_table_size_mb", mb(mem.docTable),
+		"sortable_values_size_mb", mb(mem.sortables),
+		"key_table_size_mb", mb(mem.keyTable),
 		"records_per_doc_avg", perDoc,
 		"bytes_per_record_avg", perRecord,
-		"offsets_per_term_avg", perRecord,
-		"offset_bits_per_record_avg", perRecord,
+		"offsets_per_term_avg", offsetsPerTerm,
+		"offset_bits_per_record_avg", offsetBits,
 		"hash_indexing_failures", strconv.FormatInt(ix.failures, 10),
 		"indexing", indexing,
 		"percent_indexed", strconv.FormatFloat(ix.scan.percent(), 'g', -1, 64),

@@ -7,15 +7,6 @@ import (
 
 // A result set is a sorted slice of document ids.
 
-func sortedIDs[V any](m map[uint32]V) []uint32 {
-	out := make([]uint32, 0, len(m))
-	for id := range m {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
-
 func intersect(a, b []uint32) []uint32 {
 	var out []uint32
 	for i, j := 0, 0; i < len(a) && j < len(b); {
@@ -71,11 +62,10 @@ func minus(a, b []uint32) []uint32 {
 
 func (ix *index) all() []uint32 {
 	out := make([]uint32, 0, ix.live)
-	for id, d := range ix.docs {
-		if d != nil {
-			out = append(out, uint32(id))
-		}
-	}
+	ix.eachDoc(func(id uint32, _ *doc) bool {
+		out = append(out, id)
+		return true
+	})
 	return out
 }
 
@@ -92,6 +82,7 @@ type qctx struct {
 	sets     map[*node][]uint32 // leaf results, for match
 	idfs     map[string][2]float64
 	arena    resArena
+	posBuf   []uint32 // positions of packed text entries (unpack), reset per document
 }
 
 // set is the (memoized) result of a tag, numeric, geo, ismissing or
@@ -156,7 +147,7 @@ func (q *qctx) variants(n *node) []string {
 	ix := q.ix
 	var out []string
 	add := func(t string) {
-		if _, ok := ix.texts[t]; ok && !slices.Contains(out, t) {
+		if _, ok := ix.terms.lookup(t); ok && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
@@ -178,7 +169,7 @@ func (q *qctx) variants(n *node) []string {
 		}
 	default:
 		var ts []string
-		for t := range ix.texts {
+		for t := range ix.terms.ids {
 			if t == "" || t[0] == '+' || t[0] == '<' {
 				continue
 			}
@@ -228,62 +219,76 @@ func (q *qctx) eval(n *node) []uint32 {
 		return nil
 	case opTerm, opPrefix, opSuffix, opInfix, opFuzzy:
 		m := q.textMask(n.field)
-		set := map[uint32]bool{}
-		for _, t := range q.variants(n) {
-			for id, e := range ix.texts[t] {
-				if e.mask&m != 0 {
-					set[id] = true
+		vars := q.variants(n)
+		var out []uint32
+		for _, t := range vars {
+			ix.terms.list(t).each(func(id uint32, v uint64) {
+				if ix.entryMask(v)&m != 0 {
+					out = append(out, id)
 				}
-			}
+			})
 		}
-		return sortedIDs(set)
+		if len(vars) > 1 {
+			slices.Sort(out)
+			out = slices.Compact(out)
+		}
+		return out
 	case opTag:
 		fi := ix.fieldIndex(n.field)
 		f := ix.fields[fi]
+		td := ix.tags[fi]
 		if len(n.tags) == 1 && !n.tags[0].prefix {
-			// One tag: its postings, without a set.
-			m := ix.tags[fi][f.normTag(n.tags[0].val)]
-			out := make([]uint32, 0, len(m))
-			for id := range m {
-				out = append(out, id)
+			// One tag: its postings, in order.
+			p := td.list(f.normTag(n.tags[0].val))
+			if p == nil {
+				return nil
 			}
-			slices.Sort(out)
-			return out
+			return p.appendIDs(make([]uint32, 0, p.n))
 		}
-		set := map[uint32]bool{}
+		var out []uint32
+		lists := 0
 		for _, t := range n.tags {
 			v := f.normTag(t.val)
 			if !t.prefix {
-				for id := range ix.tags[fi][v] {
-					set[id] = true
+				if p := td.list(v); p != nil {
+					out = p.appendIDs(out)
+					lists++
 				}
 				continue
 			}
-			for tag, docs := range ix.tags[fi] {
+			for tag, tid := range td.ids {
 				if strings.HasPrefix(tag, v) {
-					for id := range docs {
-						set[id] = true
-					}
+					out = td.posts[tid].appendIDs(out)
+					lists++
 				}
 			}
 		}
-		return sortedIDs(set)
+		if lists > 1 {
+			slices.Sort(out)
+			out = slices.Compact(out)
+		}
+		return out
 	case opNum:
 		fi := ix.fieldIndex(n.field)
+		lo, hi := boundsOf(n)
 		var out []uint32
-		ix.nums[fi].scan(n.lo, n.loEx, n.hi, n.hiEx, func(id uint32) { out = append(out, id) })
+		ix.nums[fi].scan(&lo, &hi, func(id uint32, _ float64) bool {
+			out = append(out, id)
+			return true
+		})
 		slices.Sort(out)
-		return slices.Compact(out)
+		return out
 	case opGeo:
 		return ix.geoScan(ix.fieldIndex(n.field), n.geo[0], n.geo[1], n.geo[2])
 	case opMissing:
 		fi := ix.fieldIndex(n.field)
 		var out []uint32
-		for id, d := range ix.docs {
-			if d != nil && fi < 64 && d.has&(1<<fi) == 0 {
-				out = append(out, uint32(id))
+		ix.eachDoc(func(id uint32, d *doc) bool {
+			if fi < 64 && d.has&(1<<fi) == 0 {
+				out = append(out, id)
 			}
-		}
+			return true
+		})
 		return out
 	case opIDs:
 		return n.ids
@@ -366,7 +371,6 @@ func (q *qctx) evalFiltered(n *node) (out []uint32, ok bool) {
 	if len(filters) == 0 || len(filters) == 1 && len(rest) == 0 {
 		return nil, false
 	}
-	sorted := true
 	if len(rest) > 0 {
 		out = q.eval(rest[0])
 		for _, k := range rest[1:] {
@@ -379,88 +383,83 @@ func (q *qctx) evalFiltered(n *node) (out []uint32, ok bool) {
 				best, size = i, e
 			}
 		}
-		if d := filters[best]; d.op == opTag && len(d.tags) == 1 {
-			// One tag's postings, unsorted: only the survivors are sorted.
-			fi := ix.fieldIndex(d.field)
-			for id := range ix.tags[fi][ix.fields[fi].normTag(d.tags[0].val)] {
-				out = append(out, id)
-			}
-			sorted = false
-		} else {
-			out = q.eval(d)
-		}
+		out = q.eval(filters[best])
 		filters = slices.Delete(slices.Clone(filters), best, best+1)
 	}
-	// The checks, resolved once: field positions and normalized tags.
-	type check struct {
-		fi       int
-		n        *node
-		tags     []string
-		pre      []uint64 // numeric: the field's key prefixes by id
-		loP, hiP uint64
-	}
-	checks := make([]check, len(filters))
-	for i, f := range filters {
-		c := check{fi: ix.fieldIndex(f.field), n: f}
-		if f.op == opNum {
-			c.pre = ix.nums[c.fi].pre
-			c.loP, c.hiP = keyPrefix(f.lo), keyPrefix(f.hi)
-		}
-		for _, t := range f.tags {
-			c.tags = append(c.tags, ix.fields[c.fi].normTag(t.val))
-		}
-		checks[i] = c
-	}
+	checks := ix.checksOf(filters)
 	kept := make([]uint32, 0, len(out)/2+1)
 	for _, id := range out {
-		match := true
-		for _, c := range checks {
-			if c.n.op == opNum {
-				if !numMatch(ix, c.fi, c.pre, id, c.n, c.loP, c.hiP) {
-					match = false
-					break
-				}
-				continue
-			}
-			d := ix.docs[id]
-			has := false
-			for _, t := range c.tags {
-				if slices.Contains(d.tags[c.fi], t) {
-					has = true
-					break
-				}
-			}
-			if !has {
-				match = false
-				break
-			}
-		}
-		if match {
+		if passes(checks, id) {
 			kept = append(kept, id)
 		}
-	}
-	if !sorted {
-		slices.Sort(kept)
 	}
 	return kept, true
 }
 
-// numMatch reports whether document id's value of numeric field fi is in
-// n's range, from the dense key prefixes (keyPrefix), reading the whole
-// key only when a prefix ties with a bound's.
-func numMatch(ix *index, fi int, pre []uint64, id uint32, n *node, loP, hiP uint64) bool {
-	if int(id) >= len(pre) || pre[id] == 0 {
-		return false
+// check is a filterable leaf resolved for per-document tests: a numeric
+// field's tree and bounds, or the postings of a tag field's tags.
+type check struct {
+	nt     *numTree
+	lo, hi numBound
+	col    []uint32 // the tag field's column (index.tagc)
+	tids   []uint32 // the tags' ids+1
+	tags   []*plist[struct{}]
+}
+
+func (ix *index) checksOf(leaves []*node) []check {
+	checks := make([]check, len(leaves))
+	for i, n := range leaves {
+		fi := ix.fieldIndex(n.field)
+		c := check{}
+		if n.op == opNum {
+			c.nt = ix.nums[fi]
+			c.lo, c.hi = boundsOf(n)
+		}
+		if n.op == opTag {
+			c.col = ix.tagc[fi]
+		}
+		for _, t := range n.tags {
+			if tid, ok := ix.tags[fi].lookup(ix.fields[fi].normTag(t.val)); ok {
+				c.tags = append(c.tags, &ix.tags[fi].posts[tid])
+				c.tids = append(c.tids, tid+1)
+			}
+		}
+		checks[i] = c
 	}
-	p := pre[id]
-	if p < loP || p > hiP {
-		return false
+	return checks
+}
+
+// passes reports whether document id passes every check.
+func passes(checks []check, id uint32) bool {
+	for i := range checks {
+		c := &checks[i]
+		if c.nt != nil {
+			if !c.nt.has(id, &c.lo, &c.hi) {
+				return false
+			}
+			continue
+		}
+		if int(id) >= len(c.col) || c.col[id] == 0 {
+			return false
+		}
+		if v := c.col[id]; v != multiTag {
+			if !slices.Contains(c.tids, v) {
+				return false
+			}
+			continue
+		}
+		has := false
+		for _, p := range c.tags {
+			if p.has(id) {
+				has = true
+				break
+			}
+		}
+		if !has {
+			return false
+		}
 	}
-	if p > loP && p < hiP {
-		return true
-	}
-	k := ix.docs[id].nums[fi]
-	return !(k < n.lo || n.loEx && k == n.lo || k > n.hi || n.hiEx && k == n.hi)
+	return true
 }
 
 // filterable: a numeric range, or exact tags, on a field of the index.
@@ -485,12 +484,15 @@ func (q *qctx) estimate(n *node) int {
 	ix := q.ix
 	fi := ix.fieldIndex(n.field)
 	if n.op == opNum {
-		return ix.nums[fi].estimate(n.lo, n.loEx, n.hi, n.hiEx)
+		lo, hi := boundsOf(n)
+		return ix.nums[fi].estimate(&lo, &hi)
 	}
 	f := ix.fields[fi]
 	e := 0
 	for _, t := range n.tags {
-		e += len(ix.tags[fi][f.normTag(t.val)])
+		if p := ix.tags[fi].list(f.normTag(t.val)); p != nil {
+			e += p.n
+		}
 	}
 	return e
 }

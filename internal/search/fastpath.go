@@ -12,7 +12,12 @@ import (
 // '@price:[a b]' LIMIT off num): its result for a document is always
 // resNumeric, so each match's score is a function of the document alone
 // and the page is kept in a bounded heap while the range is walked once
-// (no id list, no sort of the matches, no second walk for match). Sorted
+// (no id list, no sort of the matches, no second walk for match). With
+// the scorers that read only a document's score and TFIDF norm, every
+// document that is not odd (index.odd: its own score, or a repeated
+// term) scores the same, so those compete by id (indexing order) without
+// being read, and only the odd ones are scored. Without keys past their
+// TTL, the total is counted chunk by chunk (numTree.count). Sorted
 // by that same field ascending, the walk is already in order: only the
 // first off+num matches (and those tied with the last of them) become
 // hits; the rest are only counted. Keys past their TTL are skipped and not
@@ -34,7 +39,11 @@ func hitOrder(o *searchOpts, sorted bool) func(a, b hit) int {
 				}
 				r := cmp.Compare(x.p, y.p) // 0 for strings
 				if r == 0 {
-					r = strings.Compare(x.v, y.v)
+					if x.num && y.num {
+						r = numCmp(x.f, x.v, y.f, y.v)
+					} else {
+						r = strings.Compare(x.v, y.v)
+					}
 				}
 				if k.desc {
 					r = -r
@@ -54,21 +63,20 @@ func hitOrder(o *searchOpts, sorted bool) func(a, b hit) int {
 	}
 }
 
-// topHeap keeps the best k hits pushed so far (a max-heap by order: its
-// root is the worst kept).
-type topHeap struct {
-	h     []hit
-	k     int
-	order func(a, b hit) int
+// idHeap keeps the k smallest ids pushed (a max-heap: its root is the
+// largest kept).
+type idHeap struct {
+	h []uint32
+	k int
 }
 
-func (t *topHeap) push(x hit) {
+func (t *idHeap) push(x uint32) {
 	h := t.h
 	if len(h) < t.k {
 		h = append(h, x)
 		for i := len(h) - 1; i > 0; {
 			p := (i - 1) / 2
-			if t.order(h[i], h[p]) <= 0 {
+			if h[p] >= h[i] {
 				break
 			}
 			h[i], h[p] = h[p], h[i]
@@ -77,16 +85,16 @@ func (t *topHeap) push(x hit) {
 		t.h = h
 		return
 	}
-	if t.order(x, h[0]) >= 0 {
+	if x >= h[0] {
 		return
 	}
 	h[0] = x
 	for i := 0; ; {
 		l, w := 2*i+1, i
-		if l < len(h) && t.order(h[l], h[w]) > 0 {
+		if l < len(h) && h[l] > h[w] {
 			w = l
 		}
-		if r := l + 1; r < len(h) && t.order(h[r], h[w]) > 0 {
+		if r := l + 1; r < len(h) && h[r] > h[w] {
 			w = r
 		}
 		if w == i {
@@ -97,10 +105,75 @@ func (t *topHeap) push(x hit) {
 	}
 }
 
-// sorted returns the kept hits in order.
-func (t *topHeap) sorted() []hit {
-	slices.SortFunc(t.h, t.order)
-	return t.h
+// scored is a hit ordered by score (higher first), then seq.
+type scored struct {
+	score float64
+	seq   uint64
+	id    uint32
+}
+
+func (a *scored) before(b *scored) bool {
+	return a.score > b.score || a.score == b.score && a.seq < b.seq
+}
+
+// scoreHeap keeps the best k hits (by score, then seq) pushed so far: a
+// max-heap by that order, its root the worst kept.
+type scoreHeap struct {
+	h []scored
+	k int
+}
+
+func (t *scoreHeap) push(x scored) {
+	h := t.h
+	if len(h) < t.k {
+		h = append(h, x)
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !h[p].before(&h[i]) {
+				break
+			}
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+		t.h = h
+		return
+	}
+	if !x.before(&h[0]) {
+		return
+	}
+	h[0] = x
+	for i := 0; ; {
+		l, w := 2*i+1, i
+		if l < len(h) && h[w].before(&h[l]) {
+			w = l
+		}
+		if r := l + 1; r < len(h) && h[w].before(&h[r]) {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
+
+// hits returns the kept hits in order.
+func (t *scoreHeap) hits() []hit {
+	slices.SortFunc(t.h, func(a, b scored) int {
+		if a.before(&b) {
+			return -1
+		}
+		if b.before(&a) {
+			return 1
+		}
+		return 0
+	})
+	out := make([]hit, len(t.h))
+	for i, x := range t.h {
+		out[i] = hit{id: x.id, seq: x.seq, score: x.score}
+	}
+	return out
 }
 
 // searchNumRange is runSearch for a query that is the numeric range n
@@ -110,34 +183,69 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 	if fi < 0 || ix.nums[fi] == nil {
 		return 0, nil, false
 	}
+	nt := ix.nums[fi]
+	lo, hi := boundsOf(n)
 	k := o.off + o.num
-	expired := func(d *doc) bool {
-		at := e.PeekExpire(ix.db, d.key)
-		return at >= 0 && at <= now
-	}
+	expiring := ix.expiring(e)
 	switch {
 	case len(sortF) == 0:
 		if k <= 0 {
-			ix.nums[fi].scanEntries(n.lo, n.loEx, n.hi, n.hiEx, func(en numEntry) {
-				if !expired(ix.docs[en.doc]) {
+			if !expiring {
+				return nt.count(&lo, &hi), nil, true
+			}
+			nt.scan(&lo, &hi, func(id uint32, _ float64) bool {
+				if !ix.expired(e, id, now) {
 					total++
 				}
+				return true
 			})
 			return total, nil, true
 		}
-		t := topHeap{k: k, order: hitOrder(o, false)}
-		ix.nums[fi].scanEntries(n.lo, n.loEx, n.hi, n.hiEx, func(en numEntry) {
-			d := ix.docs[en.doc]
-			if expired(d) {
-				return
+		if s0, ok := ix.uniform(o.scorer); ok {
+			// Every match that is not odd scores s0: the first off+num of
+			// them by id, which is indexing order, compete with the best
+			// odd ones, scored; documents are read only for those.
+			t, odd := idHeap{k: k}, scoreHeap{k: k}
+			nt.runs(&lo, &hi, func(ids []uint32) bool {
+				for _, id := range ids {
+					if expiring && ix.expired(e, id, now) {
+						continue
+					}
+					total++
+					if ix.isOdd(id) {
+						d := ix.doc(id)
+						odd.push(scored{score: ix.scoreDoc(o.scorer, resNumeric, d), seq: d.seq, id: id})
+					} else if len(t.h) < t.k || id < t.h[0] {
+						t.push(id)
+					}
+				}
+				return true
+			})
+			for _, id := range t.h {
+				odd.push(scored{score: s0, seq: ix.doc(id).seq, id: id})
+			}
+			hits = odd.hits()
+			if o.explain && o.withScores {
+				for i := range hits {
+					hits[i].expl = ix.explain(o.scorer, resNumeric, ix.doc(hits[i].id))
+				}
+			}
+			return total, hits, true
+		}
+		t := scoreHeap{k: k}
+		nt.scan(&lo, &hi, func(id uint32, _ float64) bool {
+			if expiring && ix.expired(e, id, now) {
+				return true
 			}
 			total++
-			t.push(hit{id: en.doc, seq: d.seq, key: d.key, score: ix.scoreDoc(o.scorer, resNumeric, d)})
+			d := ix.doc(id)
+			t.push(scored{score: ix.scoreDoc(o.scorer, resNumeric, d), seq: d.seq, id: id})
+			return true
 		})
-		hits = t.sorted()
+		hits = t.hits()
 		if o.explain && o.withScores {
 			for i := range hits {
-				hits[i].expl = ix.explain(o.scorer, resNumeric, ix.docs[hits[i].id])
+				hits[i].expl = ix.explain(o.scorer, resNumeric, ix.doc(hits[i].id))
 			}
 		}
 		return total, hits, true
@@ -149,31 +257,43 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 }
 
 // sortedPage walks numeric range n of field fi (the SORTBY field,
-// ascending) in order, counting the documents that pass keep (nil: all)
-// and are not past their TTL, and returns the first off+num of them in
-// SORTBY order: hits are collected until off+num are held and the value
-// moves on (those tied on the value are then ordered by seq).
-func (ix *index) sortedPage(e *engine.Engine, n *node, o *searchOpts, now int64, f *field, fi int, keep func(id uint32, d *doc) bool) (total int, hits []hit) {
+// ascending) in order, counting the documents that pass checks and are
+// not past their TTL, and returns the first off+num of them in SORTBY
+// order: hits are collected until off+num are held and the value's double
+// moves on (those tied are then ordered exactly, then by seq). Without
+// checks or TTLs, the walk stops there and the range is counted.
+func (ix *index) sortedPage(e *engine.Engine, n *node, o *searchOpts, now int64, f *field, fi int, checks []check) (total int, hits []hit) {
 	k := o.off + o.num
-	var last string
-	ix.nums[fi].scanEntries(n.lo, n.loEx, n.hi, n.hiEx, func(en numEntry) {
-		d := ix.docs[en.doc]
-		if keep != nil && !keep(en.doc, d) {
-			return
+	nt := ix.nums[fi]
+	lo, hi := boundsOf(n)
+	expiring := ix.expiring(e)
+	counted := len(checks) == 0 && !expiring
+	var last float64
+	nt.scan(&lo, &hi, func(id uint32, f float64) bool {
+		if len(checks) > 0 && !passes(checks, id) {
+			return true
 		}
-		if at := e.PeekExpire(ix.db, d.key); at >= 0 && at <= now {
-			return
+		if expiring && ix.expired(e, id, now) {
+			return true
+		}
+		if len(hits) >= k && (k <= 0 || f != last) {
+			if counted {
+				return false
+			}
+			total++
+			return true
 		}
 		total++
-		if len(hits) >= k && (k <= 0 || en.key != last) {
-			return
-		}
-		last = en.key
-		hits = append(hits, hit{id: en.doc, seq: d.seq, key: d.key})
+		last = f
+		hits = append(hits, hit{id: id, seq: ix.doc(id).seq})
+		return true
 	})
+	if counted {
+		total = nt.count(&lo, &hi)
+	}
 	for i := range hits {
 		h := &hits[i]
-		d := ix.docs[h.id]
+		d := ix.doc(h.id)
 		if o.withScores {
 			h.score = ix.scoreDoc(o.scorer, resNumeric, d)
 			if o.explain {
@@ -182,10 +302,9 @@ func (ix *index) sortedPage(e *engine.Engine, n *node, o *searchOpts, now int64,
 		}
 		var v sortVal
 		if o.withSortKey {
-			v = ix.sortValue(e, d, f, fi)
+			v = ix.sortValue(e, h.id, f, fi)
 		} else {
-			key := d.nums[fi]
-			v = sortVal{p: keyPrefix(key), v: key, num: true, has: true}
+			v = nt.sortVal(h.id)
 		}
 		h.sort = []sortVal{v}
 	}
@@ -232,44 +351,6 @@ func (s *state) searchSortedAnd(e *engine.Engine, ix *index, q *node, o *searchO
 	if qc.estimate(drive) > 2*least+64 {
 		return 0, nil, false
 	}
-	type check struct {
-		fi       int
-		n        *node
-		tags     []string
-		loP, hiP uint64
-	}
-	checks := make([]check, len(others))
-	for i, k := range others {
-		c := check{fi: ix.fieldIndex(k.field), n: k}
-		if k.op == opNum {
-			c.loP, c.hiP = keyPrefix(k.lo), keyPrefix(k.hi)
-		}
-		for _, t := range k.tags {
-			c.tags = append(c.tags, ix.fields[c.fi].normTag(t.val))
-		}
-		checks[i] = c
-	}
-	keep := func(id uint32, d *doc) bool {
-		for _, c := range checks {
-			if c.n.op == opNum {
-				if !numMatch(ix, c.fi, ix.nums[c.fi].pre, id, c.n, c.loP, c.hiP) {
-					return false
-				}
-				continue
-			}
-			has := false
-			for _, t := range c.tags {
-				if slices.Contains(d.tags[c.fi], t) {
-					has = true
-					break
-				}
-			}
-			if !has {
-				return false
-			}
-		}
-		return true
-	}
-	total, hits = ix.sortedPage(e, drive, o, now, sortF[0], sortFi[0], keep)
+	total, hits = ix.sortedPage(e, drive, o, now, sortF[0], sortFi[0], ix.checksOf(others))
 	return total, hits, true
 }

@@ -47,11 +47,10 @@ func geoUnit(u string) (float64, bool) {
 // radius meters of (lon, lat), in id order.
 func (ix *index) geoScan(fi int, lon, lat, radius float64) []uint32 {
 	var out []uint32
-	for id, d := range ix.docs {
-		if d == nil || d.geos == nil || !d.geos[fi].ok {
+	for id, p := range ix.geos[fi] {
+		if !p.ok {
 			continue
 		}
-		p := d.geos[fi]
 		if geohash.Distance(lon, lat, p.lon, p.lat) <= radius {
 			out = append(out, uint32(id))
 		}

@@ -1,10 +1,12 @@
 package search
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/ds/jsonpath"
 	"github.com/ordo-db/ordo/internal/engine"
@@ -42,31 +44,17 @@ type field struct {
 	ord           int            // TEXT: the field's bit in text masks
 }
 
-// doc is one indexed hash: what was indexed for it, so that a change can
-// remove exactly that.
+// doc is one indexed document's record, by id in fixed-size pages:
+// what scoring reads, and where the rest of what was indexed for it (its
+// key, tags and terms; numbers and points are in their fields' columns)
+// is, so that a change can remove exactly that.
 type doc struct {
-	key     string
-	nums    []string   // per field: parseNumber key ("" none)
-	tags    [][]string // per field: distinct normalized tags
-	geos    []geoPoint // per field (GEO)
-	terms   []string   // distinct indexed terms (words and "+stems") of every TEXT field
-	has     uint64     // bit i: the hash has field i (INDEXMISSING); fields past 64 always present
-	maxFreq uint32     // the largest term frequency (TFIDF's norm)
-	length  uint32     // the sum of term frequencies (TFIDF.DOCNORM, BM25)
-	score   float64    // the document's score (SCORE_FIELD, else the index's SCORE)
-	seq     uint64     // order of indexing: RediSearch's document id, which breaks score ties
-}
-
-// records is the number of index entries of d.
-func (d *doc) records() int {
-	n := len(d.terms)
-	for i := range d.nums {
-		if d.nums[i] != "" {
-			n++
-		}
-		n += len(d.tags[i])
-	}
-	return n
+	rec     uint32  // offset of the document's record in index.recs
+	maxFreq uint32  // the largest term frequency (TFIDF's norm)
+	length  uint32  // the sum of term frequencies (TFIDF.DOCNORM, BM25)
+	seq     uint64  // order of indexing: RediSearch's document id, which breaks score ties; 0: a free id
+	has     uint64  // bit i: the hash has field i (INDEXMISSING); fields past 64 always present
+	score   float64 // the document's score (SCORE_FIELD, else the index's SCORE)
 }
 
 // tentry is one term of one document: its frequency (occurrences
@@ -102,40 +90,99 @@ type index struct {
 	score    float64  // SCORE: the default document score
 	totalLen uint64   // the sum of the documents' lengths (BM25)
 	records  int      // index entries (FT.INFO num_records)
+	textRecs int      // text entries (term, document)
+	offsets  int      // their positions
 	seq      uint64   // the last document's seq
 
-	ids  map[string]uint32 // key -> doc id
-	docs []*doc            // by id; nil for a free id
-	free []uint32
-	live int
+	docs  [][]doc  // by id, in pages of pageSize
+	top   uint32   // ids handed out so far
+	holes int      // renumber once removed ids exceed this plus half the documents
+	odd   []uint64 // bit per id: the document's score is not the index's, or a term occurs in it more than once (doc.odd)
+	live  int
+	keys  keyTable // key -> id
+	recs  []byte   // the documents' records (recordOf), appended
+	dead  int      // bytes of recs no document uses
+	recSc []byte   // addSource's record, reused
 
-	nums  []*numTree                   // per field (numeric)
-	tags  []map[string]map[uint32]bool // per field (tag): tag -> docs
-	texts map[string]map[uint32]tentry // term -> doc -> entry, every TEXT field
+	nums  []*numTree        // per field (numeric)
+	tags  []*dict[struct{}] // per field (tag): tag -> documents
+	tagc  [][]uint32        // per field (tag): by id, its tag's id+1 if it has one, multiTag if several, 0 if none
+	geos  [][]geoPoint      // per field (geo): by id
+	terms *dict[uint64]     // every TEXT field's terms -> documents and their tpacked entries
+	over  []tentry          // text entries too large to pack (tpacked), by index
+	overF []uint32          // free indexes of over
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
 
-	scan  scanState         // the initial walk of the keyspace
-	stems map[string]string // word -> stem in lang (stemOf)
+	scan  scanState // the initial walk of the keyspace
+	tmark []int32   // by term id: its entry in scratch + 1 while a document is analyzed
 
 	scratch termScratch // addSource's, reused
+	hsrc    hashSource  // update's source for a hash
 }
 
+const (
+	pageBits = 10
+	pageSize = 1 << pageBits
+)
+
 func newIndex(name string, db int) *index {
-	return &index{name: name, db: db, ids: map[string]uint32{}, lang: "english", langF: "__language", scoreF: "__score", score: 1}
+	return &index{name: name, db: db, lang: "english", langF: "__language", scoreF: "__score", score: 1, terms: newDict[uint64](), holes: 4096}
 }
 
 func (ix *index) initFields() {
 	ix.nums = make([]*numTree, len(ix.fields))
-	ix.tags = make([]map[string]map[uint32]bool, len(ix.fields))
-	ix.texts = map[string]map[uint32]tentry{}
-	ix.totalLen, ix.records = 0, 0
+	ix.tags = make([]*dict[struct{}], len(ix.fields))
+	ix.geos = make([][]geoPoint, len(ix.fields))
+	ix.tagc = make([][]uint32, len(ix.fields))
+	ix.terms = newDict[uint64]()
+	ix.over, ix.overF = nil, nil
+	ix.totalLen, ix.records, ix.textRecs, ix.offsets = 0, 0, 0, 0
 	for i, f := range ix.fields {
 		switch f.typ {
 		case typeNumeric:
 			ix.nums[i] = &numTree{}
 		case typeTag:
-			ix.tags[i] = map[string]map[uint32]bool{}
+			ix.tags[i] = newDict[struct{}]()
+		}
+	}
+}
+
+// doc returns document id's record (seq 0: a free id).
+func (ix *index) doc(id uint32) *doc { return &ix.docs[id>>pageBits][id&(pageSize-1)] }
+
+// A document's record in recs: uvarint length of the rest, uvarint key
+// length, the key, then for each TAG field (in schema order) uvarint
+// count and its tags' ids, then uvarint count and the ids of its terms.
+// Records are only appended (a changed document gets a new one), so a
+// key read from one stays valid; recs is compacted into a new array when
+// more than half of it is dead.
+
+// key returns document id's key. The string is a view of recs, immutable.
+func (ix *index) key(id uint32) string {
+	off := int(ix.doc(id).rec)
+	_, w := binary.Uvarint(ix.recs[off:])
+	off += w
+	n, w := binary.Uvarint(ix.recs[off:])
+	off += w
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&ix.recs[off], int(n))
+}
+
+// idOf returns the id of the document at key.
+func (ix *index) idOf(key string) (uint32, bool) { return ix.keys.find(key, ix.key) }
+
+// eachDoc calls fn for every document, in id order, until fn returns false.
+func (ix *index) eachDoc(fn func(id uint32, d *doc) bool) {
+	for p, page := range ix.docs {
+		for i := range page {
+			if d := &page[i]; d.seq != 0 {
+				if !fn(uint32(p<<pageBits|i), d) {
+					return
+				}
+			}
 		}
 	}
 }
@@ -187,26 +234,34 @@ func (f *field) normTag(t string) string {
 // clear forgets every document (and ends any initial walk).
 func (ix *index) clear() {
 	ix.scan.active = false
-	ix.ids = map[string]uint32{}
-	ix.docs, ix.free, ix.live = nil, nil, 0
+	ix.docs, ix.top, ix.live, ix.odd = nil, 0, 0, nil
+	ix.keys = keyTable{}
+	ix.recs, ix.dead = nil, 0
 	ix.initFields()
 }
 
 // update re-reads key from the engine (lock held) and indexes its current
 // value: the document is removed, then added back if key holds a hash.
 func (ix *index) update(e *engine.Engine, key string) {
-	if id, ok := ix.ids[key]; ok {
+	if id, ok := ix.idOf(key); ok {
 		ix.remove(id)
 	}
 	v, _, ok := e.Peek(ix.db, key)
 	if !ok {
 		return
 	}
+	if h, ok := v.Obj().(*engine.Hash); ok && !ix.json {
+		// The index's own source: no interface value allocated per update.
+		ix.hsrc = hashSource{h}
+		ix.addSource(key, &ix.hsrc)
+		ix.hsrc = hashSource{}
+		return
+	}
 	src, ok := ix.sourceOf(v)
 	if !ok {
 		return
 	}
-	ix.addSource(strings.Clone(key), src)
+	ix.addSource(key, src)
 }
 
 // fieldSource is a document's fields: a hash.
@@ -217,42 +272,70 @@ type fieldSource interface {
 // add indexes hash h at key (absent from the index). A hash whose NUMERIC
 // or GEO field does not hold a valid value is not indexed at all and
 // counts as an indexing failure, as in RediSearch.
-func (ix *index) add(key string, h fieldSource) { ix.addSource(key, hashSource{h}) }
+func (ix *index) add(key string, h fieldSource) { ix.addSource(key, &hashSource{h}) }
+
+// numScratch is one NUMERIC value parsed by addSource.
+type numScratch struct {
+	fi    int
+	f     float64
+	exact string
+}
+
+// geoScratch is one GEO value parsed by addSource.
+type geoScratch struct {
+	fi int
+	p  geoPoint
+}
 
 func (ix *index) addSource(key string, h source) {
-	d := &doc{
-		nums:  make([]string, len(ix.fields)),
-		tags:  make([][]string, len(ix.fields)),
-		score: ix.score,
+	d := doc{score: ix.score}
+	sc := ix.scratch.reset(ix)
+	var scoreV, langV string
+	var hasScore, hasLang bool
+	if hs, ok := h.(*hashSource); ok {
+		if eh, ok := hs.h.(*engine.Hash); ok && eh.Len() <= 64 {
+			scoreV, hasScore, langV, hasLang = ix.readHash(eh, sc)
+		} else {
+			for i, f := range ix.fields {
+				if v, present := hs.h.Get(f.name); present {
+					sc.vals[i] = append(sc.vals[i], v)
+				}
+			}
+			scoreV, hasScore = h.get(ix.scoreF)
+			if ix.langF != "" {
+				langV, hasLang = h.get(ix.langF)
+			}
+		}
+	} else {
+		for i, f := range ix.fields {
+			vals, present, ok := h.values(f)
+			if !ok {
+				ix.failures++
+				return
+			}
+			if present { // present: at least one value
+				sc.vals[i] = append(sc.vals[i], vals...)
+			}
+		}
+		scoreV, hasScore = h.get(ix.scoreF)
+		if ix.langF != "" {
+			langV, hasLang = h.get(ix.langF)
+		}
 	}
-	if v, ok := h.get(ix.scoreF); ok {
-		if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1 {
+	if hasScore {
+		if f, err := strconv.ParseFloat(scoreV, 64); err == nil && f >= 0 && f <= 1 {
 			d.score = f
 		}
 	}
 	lang := ix.lang
-	if ix.langF != "" {
-		if v, ok := h.get(ix.langF); ok && validLanguage(v) {
-			lang = v
-		}
+	if hasLang && validLanguage(langV) {
+		lang = langV
 	}
-	entries := ix.scratch.reset()
-	hs, isHash := h.(hashSource)
-	var one [1]string // a hash field's value, without a slice per field
+	// Numbers and points are parsed first: a document that fails is left
+	// before anything is interned.
 	for i, f := range ix.fields {
-		var vals []string
-		present, ok := false, true
-		if isHash {
-			one[0], present = hs.h.Get(f.name)
-			vals = one[:]
-		} else {
-			vals, present, ok = h.values(f)
-		}
-		if !ok {
-			ix.failures++
-			return
-		}
-		if !present {
+		vals := sc.vals[i]
+		if len(vals) == 0 {
 			continue
 		}
 		if i < 64 {
@@ -261,27 +344,31 @@ func (ix *index) addSource(key string, h source) {
 		if f.noindex {
 			continue
 		}
-		val := vals[0]
 		switch f.typ {
 		case typeNumeric:
-			k, ok := parseNumber(val)
+			x, exact, ok := numValue(vals[0])
 			if !ok {
 				ix.failures++
 				return
 			}
-			d.nums[i] = k
+			sc.nums = append(sc.nums, numScratch{i, x, exact})
 		case typeGeo:
-			p, ok := parseGeo(val)
+			p, ok := parseGeo(vals[0])
 			if !ok {
 				ix.failures++
 				return
 			}
-			if d.geos == nil {
-				d.geos = make([]geoPoint, len(ix.fields))
-			}
-			d.geos[i] = p
+			sc.geos = append(sc.geos, geoScratch{i, p})
+		}
+	}
+	for i, f := range ix.fields {
+		vals := sc.vals[i]
+		if len(vals) == 0 || f.noindex {
+			continue
+		}
+		switch f.typ {
 		case typeTag:
-			var tags []string
+			tags := sc.tags[i][:0]
 			for _, val := range vals {
 				for t := range strings.SplitSeq(val, string(f.sep)) {
 					if t = f.normTag(t); (t != "" || f.empty) && !slices.Contains(tags, t) {
@@ -289,87 +376,259 @@ func (ix *index) addSource(key string, h source) {
 					}
 				}
 			}
-			d.tags[i] = tags
+			sc.tags[i] = tags
 		case typeText:
 			base := uint32(0)
 			for _, val := range vals {
-				base = ix.analyze(d, entries, f, val, lang, base) + multiTextGap
+				base = ix.analyze(&d, sc, f, val, lang, base) + multiTextGap
 			}
 		}
 	}
-	d.terms = make([]string, 0, len(entries.at))
-	npos := 0
-	for t, i := range entries.at {
-		d.terms = append(d.terms, t)
-		npos += len(entries.es[i].pos)
-	}
-	// Every term's positions in one array: a document's postings are
-	// added and removed together.
-	posBuf := make([]uint32, 0, npos)
-	d.key = key
+	id := ix.allocID()
 	ix.seq++
 	d.seq = ix.seq
-	var id uint32
-	if n := len(ix.free); n > 0 {
-		id = ix.free[n-1]
-		ix.free = ix.free[:n-1]
-		ix.docs[id] = d
-	} else {
-		id = uint32(len(ix.docs))
-		ix.docs = append(ix.docs, d)
+	records := len(sc.tids) + len(sc.nums)
+	// The record: key, tags' ids per TAG field, terms' ids.
+	b := ix.recSc[:0]
+	b = binary.AppendUvarint(b, uint64(len(key)))
+	b = append(b, key...)
+	for i, f := range ix.fields {
+		if f.typ != typeTag {
+			continue
+		}
+		b = binary.AppendUvarint(b, uint64(len(sc.tags[i])))
+		cv := uint32(0)
+		for _, t := range sc.tags[i] {
+			tid := ix.tags[i].intern(t)
+			ix.tags[i].posts[tid].add(id, struct{}{})
+			b = binary.AppendUvarint(b, uint64(tid))
+			cv = tid + 1
+		}
+		if len(sc.tags[i]) > 1 {
+			cv = multiTag
+		}
+		if cv != 0 || int(id) < len(ix.tagc[i]) {
+			col := ix.tagc[i]
+			for int(id) >= len(col) {
+				col = append(col, 0)
+			}
+			col[id] = cv
+			ix.tagc[i] = col
+		}
+		records += len(sc.tags[i])
 	}
-	ix.ids[key] = id
+	b = binary.AppendUvarint(b, uint64(len(sc.tids)))
+	ix.textRecs += len(sc.tids)
+	for j, tid := range sc.tids {
+		ix.offsets += len(sc.es[j].pos)
+		ix.terms.posts[tid].add(id, ix.pack(&sc.es[j]))
+		b = binary.AppendUvarint(b, uint64(tid))
+	}
+	ix.recSc = b
+	d.rec = uint32(len(ix.recs))
+	ix.recs = binary.AppendUvarint(ix.recs, uint64(len(b)))
+	ix.recs = append(ix.recs, b...)
+	*ix.doc(id) = d
+	if d.odd(ix) {
+		ix.setOdd(id)
+	}
+	for _, n := range sc.nums {
+		ix.nums[n.fi].insert(id, n.f, n.exact)
+	}
+	for _, g := range sc.geos {
+		col := ix.geos[g.fi]
+		for int(id) >= len(col) {
+			col = append(col, geoPoint{})
+		}
+		col[id] = g.p
+		ix.geos[g.fi] = col
+	}
+	ix.keys.insert(key, id, ix.key)
 	ix.live++
 	ix.totalLen += uint64(d.length)
-	ix.records += d.records()
-	for i := range ix.fields {
-		if k := d.nums[i]; k != "" {
-			ix.nums[i].insert(numEntry{k, id})
+	ix.records += records
+}
+
+// multiTag marks, in a tag column, a document with several tags.
+const multiTag = math.MaxUint32
+
+// readHash reads the hash fields the index uses in one pass over a small
+// hash: the schema's fields into the scratch's values, and the score and
+// language fields. The values are copied into the scratch's buffer.
+func (ix *index) readHash(h *engine.Hash, sc *termScratch) (scoreV string, hasScore bool, langV string, hasLang bool) {
+	nf := len(ix.fields)
+	want := func(w int) string {
+		switch {
+		case w < nf:
+			return ix.fields[w].name
+		case w == nf:
+			return ix.scoreF
 		}
-		for _, t := range d.tags[i] {
-			s := ix.tags[i][t]
-			if s == nil {
-				s = map[uint32]bool{}
-				ix.tags[i][t] = s
+		return ix.langF
+	}
+	nw := nf + 1
+	if ix.langF != "" {
+		nw++
+	}
+	buf := sc.buf[:0]
+	spans := sc.spans[:0]
+	h.Each(func(f, v string) bool {
+		for w := range nw {
+			if name := want(w); len(name) == len(f) && name == f {
+				off := len(buf)
+				buf = append(buf, v...)
+				spans = append(spans, valSpan{w, off, len(buf)})
 			}
-			s[id] = true
+		}
+		return true
+	})
+	// Views of the scratch buffer, valid until the next document: what is
+	// kept (terms, tags, exact numbers) is copied where it is interned or
+	// parsed.
+	var all string
+	if len(buf) > 0 {
+		all = unsafe.String(&buf[0], len(buf))
+	}
+	for _, sp := range spans {
+		v := all[sp.off:sp.end]
+		switch {
+		case sp.w < nf:
+			sc.vals[sp.w] = append(sc.vals[sp.w], v)
+		case sp.w == nf:
+			scoreV, hasScore = v, true
+		default:
+			langV, hasLang = v, true
 		}
 	}
-	for _, t := range d.terms {
-		e := entries.es[entries.at[t]]
-		s := ix.texts[t]
-		if s == nil {
-			s = map[uint32]tentry{}
-			ix.texts[t] = s
-		}
-		n := len(posBuf)
-		posBuf = append(posBuf, e.pos...)
-		e.pos = posBuf[n:len(posBuf):len(posBuf)]
-		s[id] = e
-	}
+	sc.buf, sc.spans = buf, spans
+	return
 }
 
-// termScratch collects one document's terms (addSource), reused from
-// document to document: its map and its entries' position buffers stay
-// allocated.
+// valSpan is where readHash copied the value of wanted field w.
+type valSpan struct{ w, off, end int }
+
+// Document ids are handed out in increasing order and never reused, so
+// that id order is indexing order (seq): posting lists grow at their
+// tails, and ties between equal scores are broken by id without reading
+// the documents (searchNumRange). A removed document leaves a hole; when
+// the holes outnumber half the documents, renumber closes them.
+
+// allocID returns a new document id (its record zero).
+func (ix *index) allocID() uint32 {
+	if holes := int(ix.top) - ix.live; holes > ix.live/2+ix.holes {
+		ix.renumber()
+	}
+	id := ix.top
+	if id&(pageSize-1) == 0 {
+		ix.docs = append(ix.docs, make([]doc, pageSize))
+	}
+	ix.top++
+	return id
+}
+
+// A text posting's value packs the common entry, a frequency below 2^15
+// in fields 0-15 at one position, into 64 bits: 1<<63 | freq<<48 |
+// mask<<32 | position. Any other entry is held in ix.over, and the value
+// is its index there.
+const packed = 1 << 63
+
+func (ix *index) pack(e *tentry) uint64 {
+	if e.freq < 1<<15 && e.mask < 1<<16 && len(e.pos) == 1 {
+		return packed | uint64(e.freq)<<48 | e.mask<<32 | uint64(e.pos[0])
+	}
+	o := tentry{freq: e.freq, mask: e.mask, pos: slices.Clone(e.pos)}
+	if n := len(ix.overF); n > 0 {
+		i := ix.overF[n-1]
+		ix.overF = ix.overF[:n-1]
+		ix.over[i] = o
+		return uint64(i)
+	}
+	ix.over = append(ix.over, o)
+	return uint64(len(ix.over) - 1)
+}
+
+// unpack returns the entry of a posting's value; an entry's single
+// position is appended to buf (the entry's pos is then a view of it).
+func (ix *index) unpack(v uint64, buf []uint32) (tentry, []uint32) {
+	if v&packed == 0 {
+		return ix.over[v], buf
+	}
+	n := len(buf)
+	buf = append(buf, uint32(v))
+	return tentry{freq: uint32(v>>48) & (1<<15 - 1), mask: (v >> 32) & 0xffff, pos: buf[n : n+1 : n+1]}, buf
+}
+
+// entryMask is the TEXT fields of a posting's value.
+func (ix *index) entryMask(v uint64) uint64 {
+	if v&packed == 0 {
+		return ix.over[v].mask
+	}
+	return (v >> 32) & 0xffff
+}
+
+// termMask returns the TEXT fields in which document id has term t.
+func (ix *index) termMask(t string, id uint32) (uint64, bool) {
+	p := ix.terms.list(t)
+	if p == nil {
+		return 0, false
+	}
+	v, ok := p.get(id)
+	if !ok {
+		return 0, false
+	}
+	return ix.entryMask(v), true
+}
+
+// termDocs is the number of documents holding term t.
+func (ix *index) termDocs(t string) int {
+	if p := ix.terms.list(t); p != nil {
+		return p.n
+	}
+	return 0
+}
+
+// termScratch collects one document's values, terms, tags, numbers and
+// points (addSource), reused from document to document: its buffers stay
+// allocated. A term's entry is found through index.tmark, by term id.
 type termScratch struct {
-	at map[string]int32 // term -> index in es
-	es []tentry
+	es    []tentry
+	tids  []uint32   // the terms' ids, as es
+	vals  [][]string // per field: its values
+	tags  [][]string // per field
+	nums  []numScratch
+	geos  []geoScratch
+	buf   []byte // readHash's
+	spans []valSpan
 }
 
-func (sc *termScratch) reset() *termScratch {
-	if sc.at == nil || len(sc.at) > 4096 {
-		sc.at = map[string]int32{}
-		sc.es = nil
+func (sc *termScratch) reset(ix *index) *termScratch {
+	for _, tid := range sc.tids {
+		ix.tmark[tid] = 0
 	}
-	clear(sc.at)
+	sc.tids = sc.tids[:0]
 	sc.es = sc.es[:0]
+	if fields := len(ix.fields); len(sc.tags) != fields {
+		sc.tags = make([][]string, fields)
+		sc.vals = make([][]string, fields)
+	}
+	for i := range sc.tags {
+		clear(sc.tags[i])
+		sc.tags[i] = sc.tags[i][:0]
+		clear(sc.vals[i])
+		sc.vals[i] = sc.vals[i][:0]
+	}
+	sc.nums = sc.nums[:0]
+	sc.geos = sc.geos[:0]
 	return sc
 }
 
-func (sc *termScratch) get(term string) *tentry {
-	if i, ok := sc.at[term]; ok {
-		return &sc.es[i]
+// entry returns the document's entry for term tid.
+func (ix *index) entry(sc *termScratch, tid uint32) *tentry {
+	for int(tid) >= len(ix.tmark) {
+		ix.tmark = append(ix.tmark, 0)
+	}
+	if m := ix.tmark[tid]; m != 0 {
+		return &sc.es[m-1]
 	}
 	n := len(sc.es)
 	if n < cap(sc.es) {
@@ -378,18 +637,19 @@ func (sc *termScratch) get(term string) *tentry {
 	} else {
 		sc.es = append(sc.es, tentry{})
 	}
-	sc.at[term] = int32(n)
+	ix.tmark[tid] = int32(n + 1)
+	sc.tids = append(sc.tids, tid)
 	return &sc.es[n]
 }
 
-// analyze indexes the words of TEXT field f's value into entries, with
-// RediSearch's frequencies: each occurrence adds max(1, weight) to its
-// word, and max(1, weight x 0.2) to its stem.
-func (ix *index) analyze(d *doc, entries *termScratch, f *field, val, lang string, base uint32) uint32 {
+// analyze indexes the words of TEXT field f's value into the scratch,
+// with RediSearch's frequencies: each occurrence adds max(1, weight) to
+// its word, and max(1, weight x 0.2) to its stem.
+func (ix *index) analyze(d *doc, sc *termScratch, f *field, val, lang string, base uint32) uint32 {
 	inc := max(1, uint32(float32(f.weight)))
 	stemInc := max(1, uint32(float32(f.weight)*stemFactor))
-	put := func(term string, pos uint32, n uint32) {
-		e := entries.get(term)
+	put := func(tid uint32, pos uint32, n uint32) {
+		e := ix.entry(sc, tid)
 		e.freq += n
 		e.mask |= 1 << f.ord
 		if pos < 1<<posBits {
@@ -402,68 +662,257 @@ func (ix *index) analyze(d *doc, entries *termScratch, f *field, val, lang strin
 	tokenize(val, ix.stop, func(t token) {
 		t.pos += base
 		last = t.pos
-		put(t.word, t.pos, inc)
+		tid := ix.terms.intern(t.word)
+		put(tid, t.pos, inc)
 		if !f.nostem {
-			if s := ix.stemOf(t.word, lang); s != "" && s != t.word {
-				put(stemPrefix+s, t.pos, stemInc)
+			if st, ok := ix.stemTerm(tid, t.word, lang); ok {
+				put(st, t.pos, stemInc)
 			}
 		}
 		if f.phonetic != "" {
 			for _, p := range phoneticCodes(t.word) {
-				put(phoneticPrefix+p, t.pos, inc)
+				put(ix.terms.intern(phoneticPrefix+p), t.pos, inc)
 			}
 		}
 	})
 	return last
 }
 
-// stemCacheMax bounds an index's cache of stems (the library allocates;
-// a vocabulary repeats).
-const stemCacheMax = 1 << 16
-
-// stemOf is stem, cached per index for its default language.
-func (ix *index) stemOf(word, lang string) string {
-	if lang != ix.lang {
-		return stem(word, lang)
-	}
-	if s, ok := ix.stems[word]; ok {
-		return s
+// stemTerm returns the id of the "+stem" term of word (id tid) in lang,
+// false if its stem is the word itself; cached by word id for the index's
+// language (the stemmer allocates, and a vocabulary repeats).
+func (ix *index) stemTerm(tid uint32, word, lang string) (uint32, bool) {
+	d := ix.terms
+	cached := lang == ix.lang
+	if cached {
+		switch v := d.stemT[tid]; {
+		case v == 1:
+			return 0, false
+		case v >= 2 && d.gen[v-2] == d.stemG[tid]:
+			return v - 2, true
+		}
 	}
 	s := stem(word, lang)
-	if len(ix.stems) >= stemCacheMax || ix.stems == nil {
-		ix.stems = map[string]string{}
+	if s == "" || s == word {
+		if cached {
+			d.stemT[tid] = 1
+		}
+		return 0, false
 	}
-	ix.stems[word] = s
-	return s
+	st := d.intern(stemPrefix + s)
+	if cached {
+		d.stemT[tid], d.stemG[tid] = st+2, d.gen[st]
+	}
+	return st, true
 }
 
 func (ix *index) remove(id uint32) {
-	d := ix.docs[id]
-	for i := range ix.fields {
-		if k := d.nums[i]; k != "" {
-			ix.nums[i].remove(numEntry{k, id})
-		}
-		for _, t := range d.tags[i] {
-			s := ix.tags[i][t]
-			delete(s, id)
-			if len(s) == 0 {
-				delete(ix.tags[i], t)
+	d := ix.doc(id)
+	key := ix.key(id)
+	ix.keys.remove(key, id)
+	off := int(d.rec)
+	n, w := binary.Uvarint(ix.recs[off:])
+	b := ix.recs[off+w : off+w+int(n)]
+	ix.dead += w + int(n)
+	kl, w := binary.Uvarint(b)
+	b = b[w+int(kl):]
+	records := 0
+	read := func() uint32 {
+		x, w := binary.Uvarint(b)
+		b = b[w:]
+		return uint32(x)
+	}
+	for i, f := range ix.fields {
+		switch f.typ {
+		case typeTag:
+			if col := ix.tagc[i]; int(id) < len(col) {
+				col[id] = 0
+			}
+			for k := read(); k > 0; k-- {
+				ix.tags[i].drop(read(), id)
+				records++
+			}
+		case typeNumeric:
+			if _, _, ok := ix.nums[i].value(id); ok {
+				ix.nums[i].remove(id)
+				records++
+			}
+		case typeGeo:
+			if col := ix.geos[i]; int(id) < len(col) {
+				col[id] = geoPoint{}
 			}
 		}
 	}
-	for _, t := range d.terms {
-		s := ix.texts[t]
-		delete(s, id)
-		if len(s) == 0 {
-			delete(ix.texts, t)
+	for k := read(); k > 0; k-- {
+		tid := read()
+		if v, ok := ix.terms.posts[tid].get(id); ok && v&packed == 0 {
+			ix.offsets -= len(ix.over[v].pos)
+			ix.over[v] = tentry{}
+			ix.overF = append(ix.overF, uint32(v))
+		} else if ok {
+			ix.offsets--
 		}
+		ix.textRecs--
+		ix.terms.drop(tid, id)
+		records++
 	}
 	ix.totalLen -= uint64(d.length)
-	ix.records -= d.records()
-	delete(ix.ids, d.key)
-	ix.docs[id] = nil
-	ix.free = append(ix.free, id)
+	ix.records -= records
+	if int(id>>6) < len(ix.odd) {
+		ix.odd[id>>6] &^= 1 << (id & 63)
+	}
+	*d = doc{}
 	ix.live--
+	if ix.dead > 1<<16 && ix.dead*2 > len(ix.recs) {
+		ix.compact()
+	}
+}
+
+// odd reports whether d's score is not the index's, or a term occurs in
+// it more than once (its TFIDF norm is not 1).
+func (d *doc) odd(ix *index) bool { return d.score != ix.score || d.maxFreq > 1 }
+
+func (ix *index) setOdd(id uint32) {
+	for int(id>>6) >= len(ix.odd) {
+		ix.odd = append(ix.odd, 0)
+	}
+	ix.odd[id>>6] |= 1 << (id & 63)
+}
+
+// isOdd reports whether document id is odd (doc.odd).
+func (ix *index) isOdd(id uint32) bool {
+	return int(id>>6) < len(ix.odd) && ix.odd[id>>6]&(1<<(id&63)) != 0
+}
+
+// uniform reports whether scorer gives every document that is not odd
+// the same score for a match of a numeric or geo range alone (see
+// scoreDoc: those scorers read only the document's score and TFIDF's
+// norm), and that score.
+func (ix *index) uniform(scorer string) (float64, bool) {
+	switch scorer {
+	case scorerTFIDF, scorerBM25, scorerDocScore, scorerDisMax, scorerHamming:
+		return ix.scoreDoc(scorer, resNumeric, &doc{score: ix.score, maxFreq: 1, length: 1}), true
+	}
+	return 0, false
+}
+
+// renumber gives the documents consecutive ids from 0, in the same order,
+// in every structure that holds ids (the map from old to new ids is
+// increasing, so every sorted list stays sorted).
+func (ix *index) renumber() {
+	m := make([]uint32, ix.top) // old id -> new id + 1; 0: a hole
+	n := uint32(0)
+	for id := range ix.top {
+		if ix.doc(id).seq != 0 {
+			n++
+			m[id] = n
+		}
+	}
+	docs := make([][]doc, 0, (n+pageSize-1)/pageSize)
+	for id := range ix.top {
+		if m[id] == 0 {
+			continue
+		}
+		nid := m[id] - 1
+		if nid&(pageSize-1) == 0 {
+			docs = append(docs, make([]doc, pageSize))
+		}
+		docs[nid>>pageBits][nid&(pageSize-1)] = *ix.doc(id)
+	}
+	remap := func(ids []uint32) {
+		for i, id := range ids {
+			ids[i] = m[id] - 1
+		}
+	}
+	for i := range ix.terms.posts {
+		for _, c := range ix.terms.posts[i].ch {
+			remap(c.ids)
+		}
+	}
+	column := func(col []uint32) []uint32 {
+		if col == nil {
+			return nil
+		}
+		out := make([]uint32, n)
+		for id, v := range col {
+			if m[id] != 0 {
+				out[m[id]-1] = v
+			}
+		}
+		return out
+	}
+	for i := range ix.fields {
+		if d := ix.tags[i]; d != nil {
+			for j := range d.posts {
+				for _, c := range d.posts[j].ch {
+					remap(c.ids)
+				}
+			}
+			ix.tagc[i] = column(ix.tagc[i])
+		}
+		if t := ix.nums[i]; t != nil {
+			for _, c := range t.ch {
+				remap(c.ids)
+			}
+			remap(t.maxID)
+			vals := make([]float64, n)
+			for id := range vals {
+				vals[id] = math.NaN()
+			}
+			for id, v := range t.vals {
+				if m[id] != 0 {
+					vals[m[id]-1] = v
+				}
+			}
+			t.vals = vals
+			if t.exact != nil {
+				exact := make(map[uint32]string, len(t.exact))
+				for id, k := range t.exact {
+					exact[m[id]-1] = k
+				}
+				t.exact = exact
+			}
+		}
+		if g := ix.geos[i]; g != nil {
+			out := make([]geoPoint, n)
+			for id, p := range g {
+				if m[id] != 0 {
+					out[m[id]-1] = p
+				}
+			}
+			ix.geos[i] = out
+		}
+	}
+	for i, s := range ix.keys.slots {
+		if s != 0 {
+			ix.keys.slots[i] = s&^(1<<32-1) | uint64(m[uint32(s)-1])
+		}
+	}
+	var odd []uint64
+	for id := range ix.top {
+		if m[id] != 0 && ix.isOdd(id) {
+			nid := m[id] - 1
+			for int(nid>>6) >= len(odd) {
+				odd = append(odd, 0)
+			}
+			odd[nid>>6] |= 1 << (nid & 63)
+		}
+	}
+	ix.docs, ix.top, ix.odd = docs, n, odd
+}
+
+// compact copies the live records into a new array (keys read before stay
+// views of the old one, which no longer changes).
+func (ix *index) compact() {
+	recs := make([]byte, 0, (len(ix.recs)-ix.dead)*5/4+64)
+	ix.eachDoc(func(_ uint32, d *doc) bool {
+		off := int(d.rec)
+		n, w := binary.Uvarint(ix.recs[off:])
+		d.rec = uint32(len(recs))
+		recs = append(recs, ix.recs[off:off+w+int(n)]...)
+		return true
+	})
+	ix.recs, ix.dead = recs, 0
 }
 
 // rebuild re-indexes every hash of the index's database (lock held).
@@ -486,5 +935,49 @@ func (ix *index) rebuild(e *engine.Engine) {
 	}
 }
 
+// memory is what an index's structures take, in bytes, as FT.INFO
+// reports it (capacities of the arrays; map entries estimated).
+type memory struct {
+	inverted  int // text and tag postings, numeric trees, the term and tag dictionaries
+	blocks    int // posting chunks (text, tag) and numeric chunks
+	offsets   int // text positions: 4 bytes each, in a posting's value or an overflow entry
+	docTable  int // document records (pages) and their forward records, keys aside
+	sortables int // per-document value columns: numbers, points, tags
+	keyTable  int // the key table and the keys' bytes
+}
+
+func (ix *index) memory() memory {
+	var m memory
+	n, b := ix.terms.bytes()
+	m.inverted += n + ix.terms.keysBytes()
+	m.blocks += b
+	m.inverted += cap(ix.over)*int(unsafe.Sizeof(tentry{})) + cap(ix.overF)*4
+	m.offsets = ix.offsets * 4
+	for i := range ix.fields {
+		if d := ix.tags[i]; d != nil {
+			n, b := d.bytes()
+			m.inverted += n + d.keysBytes()
+			m.blocks += b
+			m.sortables += cap(ix.tagc[i]) * 4
+		}
+		if t := ix.nums[i]; t != nil {
+			tb := t.bytes()
+			col := cap(t.vals) * 8
+			m.inverted += tb - col
+			m.sortables += col
+			m.blocks += len(t.ch)
+		}
+		m.sortables += cap(ix.geos[i]) * int(unsafe.Sizeof(geoPoint{}))
+	}
+	keys := 0
+	ix.eachDoc(func(id uint32, _ *doc) bool {
+		keys += len(ix.key(id))
+		return true
+	})
+	m.keyTable = ix.keys.bytes() + keys
+	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + cap(ix.recs) - keys
+	return m
+}
+
 // numTerms is the number of distinct terms of the TEXT fields.
-func (ix *index) numTerms() int { return len(ix.texts) }
+func (ix *index) numTerms() int { return ix.terms.len() }

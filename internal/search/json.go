@@ -140,5 +140,5 @@ func (ix *index) sourceOf(v engine.Value) (source, bool) {
 	if !ok {
 		return nil, false
 	}
-	return hashSource{h}, true
+	return &hashSource{h}, true
 }

@@ -3,7 +3,9 @@ package search
 import (
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -89,37 +91,110 @@ func TestParseNumberRandom(t *testing.T) {
 	}
 }
 
+// genNum is a random number's text: small integers and decimals, integers
+// around 2^53 and 2^63, long decimals, huge and tiny exponents, infinities.
+func genNum(r *rand.Rand) string {
+	switch r.IntN(8) {
+	case 0:
+		return strconv.FormatInt(r.Int64N(40)-20, 10)
+	case 1:
+		return strconv.FormatInt(1<<53+r.Int64N(8)-4, 10)
+	case 2:
+		return "-" + strconv.FormatUint(1<<63+uint64(r.IntN(4)), 10)
+	case 3:
+		return "25500.1234" + strconv.Itoa(r.IntN(10)) + "0000000000000" + strconv.Itoa(r.IntN(3))
+	case 4:
+		return []string{"inf", "-inf", "1e400", "-1e400", "1e-400", "0.0", "-0"}[r.IntN(7)]
+	case 5:
+		return strconv.Itoa(r.IntN(10)) + "." + strconv.Itoa(r.IntN(100))
+	}
+	return strconv.FormatInt(r.Int64N(2000)-1000, 10)
+}
+
+// TestNumValue: a value held as (double, exact key or "") gives back the
+// exact key, and numCmp orders values exactly.
+func TestNumValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		a, b := genNum(r), genNum(r)
+		ka, _ := parseNumber(a)
+		kb, _ := parseNumber(b)
+		fa, ea, ok1 := numValue(a)
+		fb, eb, ok2 := numValue(b)
+		if !ok1 || !ok2 {
+			t.Fatalf("%q %q not numbers", a, b)
+		}
+		if exactKey(fa, ea) != ka {
+			t.Fatalf("%q: key %q, want %q", a, exactKey(fa, ea), ka)
+		}
+		if got, want := numCmp(fa, ea, fb, eb), strings.Compare(ka, kb); got != want {
+			t.Fatalf("%q vs %q: %d, want %d", a, b, got, want)
+		}
+	}
+}
+
 func TestNumTree(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	tr := &numTree{}
-	model := map[numEntry]bool{}
+	model := map[uint32]string{} // doc -> key
 	for i := range 20000 {
-		e := numEntry{key: string(rune('a' + r.IntN(20))), doc: uint32(r.IntN(500))}
-		if r.IntN(3) == 0 {
-			if tr.remove(e) != model[e] {
-				t.Fatalf("step %d: remove %v", i, e)
+		id := uint32(r.IntN(500))
+		if _, ok := model[id]; ok || r.IntN(3) == 0 {
+			tr.remove(id)
+			delete(model, id)
+			continue
+		}
+		s := genNum(r)
+		f, exact, _ := numValue(s)
+		tr.insert(id, f, exact)
+		model[id], _ = parseNumber(s)
+		if i%1000 == 0 {
+			if tr.n != len(model) {
+				t.Fatalf("step %d: n %d, model %d", i, tr.n, len(model))
 			}
-			delete(model, e)
-		} else if !model[e] {
-			tr.insert(e)
-			model[e] = true
 		}
 	}
 	if tr.n != len(model) {
 		t.Fatalf("n %d, model %d", tr.n, len(model))
 	}
-	for _, q := range [][2]string{{"c", "f"}, {"a", "z"}, {"g", "g"}} {
+	for ci, c := range tr.ch {
+		if len(c.f) == 0 || tr.maxF[ci] != c.f[len(c.f)-1] || tr.maxID[ci] != c.ids[len(c.ids)-1] {
+			t.Fatalf("chunk %d: max (%v, %d), last (%v, %d)", ci, tr.maxF[ci], tr.maxID[ci], c.f[len(c.f)-1], c.ids[len(c.ids)-1])
+		}
+	}
+	for range 300 {
+		a, b := genNum(r), genNum(r)
+		ka, _ := parseNumber(a)
+		kb, _ := parseNumber(b)
 		for _, ex := range []bool{false, true} {
-			var got []numEntry
-			tr.scan(q[0], ex, q[1], ex, func(d uint32) { got = append(got, numEntry{doc: d}) })
-			n := 0
-			for e := range model {
-				if (e.key > q[0] || !ex && e.key == q[0]) && (e.key < q[1] || !ex && e.key == q[1]) {
-					n++
+			n := &node{op: opNum, lo: ka, hi: kb, loEx: ex, hiEx: ex}
+			lo, hi := boundsOf(n)
+			var got []uint32
+			tr.scan(&lo, &hi, func(d uint32, _ float64) bool { got = append(got, d); return true })
+			want := 0
+			for id, k := range model {
+				in := (k > ka || !ex && k == ka) && (k < kb || !ex && k == kb)
+				if in {
+					want++
+				}
+				if tr.has(id, &lo, &hi) != in {
+					t.Fatalf("has %d (%q) in [%s %s] ex=%v: %v", id, k, a, b, ex, !in)
 				}
 			}
-			if len(got) != n {
-				t.Errorf("scan %v ex=%v: %d entries, want %d", q, ex, len(got), n)
+			var runs []uint32
+			tr.runs(&lo, &hi, func(ids []uint32) bool { runs = append(runs, ids...); return true })
+			if !slices.Equal(runs, got) {
+				t.Fatalf("runs [%s %s] ex=%v: %v, scan %v", a, b, ex, runs, got)
+			}
+			if len(got) != want || tr.count(&lo, &hi) != want {
+				t.Fatalf("scan [%s %s] ex=%v: %d entries, count %d, want %d", a, b, ex, len(got), tr.count(&lo, &hi), want)
+			}
+			for j := 1; j < len(got); j++ {
+				fa, _, _ := tr.value(got[j-1])
+				fb, _, _ := tr.value(got[j])
+				if fa > fb {
+					t.Fatalf("scan out of order")
+				}
 			}
 		}
 	}

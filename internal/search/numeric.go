@@ -1,7 +1,10 @@
 package search
 
 import (
-	"sort"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ordo-db/ordo/internal/engine"
 )
@@ -123,155 +126,499 @@ tail:
 	return string(b), true
 }
 
-// numEntry is one indexed value of one document.
-type numEntry struct {
-	key string // parseNumber's encoding
-	doc uint32
+// Numbers in the index. A value is held as its float64 (the nearest
+// double) and, only when that double's shortest decimal is not the value
+// itself (integers beyond 2^53, more than 15 significant digits, 1e400),
+// its exact key too (parseNumber's encoding). Rounding to the nearest
+// double is monotonic (a < b gives double(a) <= double(b)), so doubles
+// order the values except among equal doubles, where the exact keys
+// decide; two values whose doubles are equal and both say them are equal.
+// Most values cost 8 bytes, and comparisons are float comparisons.
+
+// numValue parses s: its double, and its exact key when the double does
+// not say it ("" when it does); false if s is not a number parseNumber
+// accepts.
+func numValue(s string) (f float64, exact string, ok bool) {
+	// Fast path: at most 15 digits, an optional sign and point: every
+	// such decimal is the shortest decimal of its double.
+	digits, points, plain := 0, 0, len(s) > 0
+	for i := 0; i < len(s) && plain; i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.':
+			points++
+		case (c == '-' || c == '+') && i == 0:
+		default:
+			plain = false
+		}
+	}
+	if plain && digits > 0 && digits <= 15 && points <= 1 {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f, "", true
+		}
+	}
+	k, ok := parseNumber(s)
+	if !ok {
+		return 0, "", false
+	}
+	f = keyFloat(k)
+	if canonKey(f) == k {
+		k = ""
+	}
+	return f, k, true
 }
 
-func (a numEntry) less(b numEntry) bool {
-	return a.key < b.key || a.key == b.key && a.doc < b.doc
+// keyFloat is the double nearest to key's value (±Inf beyond the range).
+func keyFloat(key string) float64 {
+	switch key[0] {
+	case 0x00:
+		return math.Inf(-1)
+	case 0x02:
+		return 0
+	case 0x04:
+		return math.Inf(1)
+	}
+	b := []byte(key[1:])
+	neg := key[0] == 0x01
+	if neg {
+		for i := range b {
+			b[i] = ^b[i]
+		}
+		b = b[:len(b)-1]
+	}
+	exp := int(uint16(b[0])<<8|uint16(b[1])) - 0x8000
+	s := make([]byte, 0, len(b)+12)
+	if neg {
+		s = append(s, '-')
+	}
+	s = append(s, "0."...)
+	s = append(s, b[2:]...)
+	s = append(s, 'e')
+	s = strconv.AppendInt(s, int64(exp), 10)
+	f, _ := strconv.ParseFloat(string(s), 64) // overflow: ±Inf, underflow: 0, both monotonic
+	return f
 }
 
-// numTree is an ordered multiset of (value, document) pairs kept as a list
-// of sorted chunks of at most chunkMax entries: the leaves of a B+tree
-// without the inner nodes (a binary search over the chunks' last entries
-// replaces them). An entry costs its struct in a shared array plus its
-// key's bytes; there is no heap node per entry.
-type numTree struct {
-	chunks [][]numEntry
-	n      int
-	// pre holds, by document id, keyPrefix of the document's key (0:
-	// none): filters compare 8 bytes held densely instead of following
-	// the document's pointers (evalFiltered).
-	pre []uint64
+// canonKey is the key of f's shortest decimal.
+func canonKey(f float64) string {
+	k, _ := parseNumber(strconv.FormatFloat(f, 'g', -1, 64))
+	return k
 }
 
-// keyPrefix packs a key's first 8 bytes (zero-padded, the first plus 1 so
-// that no key packs to 0) into an integer whose order is the keys' order
-// where two prefixes differ (equal prefixes: compare the keys).
-func keyPrefix(k string) uint64 {
-	var b [8]byte
-	copy(b[:], k)
-	b[0]++
-	return uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
-		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
+// exactKey is the key of a value held as (f, exact).
+func exactKey(f float64, exact string) string {
+	if exact != "" {
+		return exact
+	}
+	return canonKey(f)
 }
 
-const chunkMax = 256
-
-// chunkFor returns the index of the chunk where e belongs.
-func (t *numTree) chunkFor(e numEntry) int {
-	i := sort.Search(len(t.chunks), func(i int) bool {
-		c := t.chunks[i]
-		return !c[len(c)-1].less(e)
-	})
-	if i == len(t.chunks) {
-		i--
+// numCmp compares two values held as (double, exact key or "").
+func numCmp(fa float64, ka string, fb float64, kb string) int {
+	switch {
+	case fa < fb:
+		return -1
+	case fa > fb:
+		return 1
+	case ka == kb: // both "" (the doubles say them), or the same key
+		return 0
 	}
-	return i
+	return strings.Compare(exactKey(fa, ka), exactKey(fb, kb))
 }
 
-func (t *numTree) insert(e numEntry) {
-	for int(e.doc) >= len(t.pre) {
-		t.pre = append(t.pre, 0)
+// orderedBits maps a double to an integer of the same order (-0 as 0).
+func orderedBits(f float64) uint64 {
+	if f == 0 {
+		f = 0
 	}
-	t.pre[e.doc] = keyPrefix(e.key)
-	t.n++
-	if len(t.chunks) == 0 {
-		t.chunks = [][]numEntry{{e}}
-		return
+	b := math.Float64bits(f)
+	if b>>63 != 0 {
+		return ^b
 	}
-	ci := t.chunkFor(e)
-	c := t.chunks[ci]
-	j := sort.Search(len(c), func(j int) bool { return !c[j].less(e) })
-	c = append(c, numEntry{})
-	copy(c[j+1:], c[j:])
-	c[j] = e
-	if len(c) > chunkMax {
-		h := len(c) / 2
-		right := append(make([]numEntry, 0, chunkMax), c[h:]...)
-		left := append(make([]numEntry, 0, chunkMax), c[:h]...)
-		t.chunks = append(t.chunks, nil)
-		copy(t.chunks[ci+2:], t.chunks[ci+1:])
-		t.chunks[ci], t.chunks[ci+1] = left, right
-		return
-	}
-	t.chunks[ci] = c
+	return b | 1<<63
 }
 
-func (t *numTree) remove(e numEntry) bool {
-	if len(t.chunks) == 0 {
-		return false
+// numBound is one end of a numeric range.
+type numBound struct {
+	f  float64
+	k  string // exact key, "" when f says it
+	ex bool   // exclusive
+}
+
+// boundsOf returns the bounds of numeric range node n.
+func boundsOf(n *node) (lo, hi numBound) {
+	mk := func(key string, ex bool) numBound {
+		f := keyFloat(key)
+		if canonKey(f) == key {
+			key = ""
+		}
+		return numBound{f, key, ex}
 	}
-	ci := t.chunkFor(e)
-	c := t.chunks[ci]
-	j := sort.Search(len(c), func(j int) bool { return !c[j].less(e) })
-	if j == len(c) || c[j] != e {
-		return false
-	}
-	t.pre[e.doc] = 0
-	t.n--
-	copy(c[j:], c[j+1:])
-	c[len(c)-1] = numEntry{}
-	c = c[:len(c)-1]
-	if len(c) == 0 {
-		t.chunks = append(t.chunks[:ci], t.chunks[ci+1:]...)
+	return mk(n.lo, n.loEx), mk(n.hi, n.hiEx)
+}
+
+// in reports whether the value (f, k) lies between lo and hi.
+func inRange(f float64, k string, lo, hi *numBound) bool {
+	if f > lo.f && f < hi.f {
 		return true
 	}
-	t.chunks[ci] = c
-	return true
+	if f < lo.f || f > hi.f || f != f {
+		return false
+	}
+	if c := numCmp(lo.f, lo.k, f, k); c > 0 || c == 0 && lo.ex {
+		return false
+	}
+	c := numCmp(f, k, hi.f, hi.k)
+	return c < 0 || c == 0 && !hi.ex
 }
 
-// scan calls fn for every entry with lo <(=) key <(=) hi, in order.
-func (t *numTree) scan(lo string, loEx bool, hi string, hiEx bool, fn func(doc uint32)) {
-	t.scanEntries(lo, loEx, hi, hiEx, func(e numEntry) { fn(e.doc) })
+// numTree is one NUMERIC field's index: every document's value by id
+// (vals, NaN for none, and the exact keys of the few values their double
+// does not say), and the (value, id) pairs in order, as sorted chunks of
+// at most chunkMax: the leaves of a B+tree without the inner nodes (a
+// binary search over the chunks' last entries replaces them). An entry
+// costs 12 bytes in shared arrays, plus 8 in vals; no heap node per entry.
+type numTree struct {
+	ch    []numChunk
+	maxF  []float64 // by chunk: its last entry, dense for the binary search
+	maxID []uint32
+	n     int
+	vals  []float64
+	exact map[uint32]string
 }
 
-// scanEntries calls fn for every entry with lo <(=) key <(=) hi, in order.
-func (t *numTree) scanEntries(lo string, loEx bool, hi string, hiEx bool, fn func(e numEntry)) {
-	start := sort.Search(len(t.chunks), func(i int) bool {
-		c := t.chunks[i]
-		k := c[len(c)-1].key
-		return k > lo || !loEx && k == lo
+type numChunk struct {
+	f   []float64
+	ids []uint32
+}
+
+const chunkMax = 128
+
+// less orders entries by value's double, then id.
+func numLess(fa float64, ida uint32, fb float64, idb uint32) bool {
+	return fa < fb || fa == fb && ida < idb
+}
+
+// value returns document id's value.
+func (t *numTree) value(id uint32) (f float64, exact string, ok bool) {
+	if int(id) >= len(t.vals) || t.vals[id] != t.vals[id] {
+		return 0, "", false
+	}
+	f = t.vals[id]
+	if t.exact != nil {
+		exact = t.exact[id]
+	}
+	return f, exact, true
+}
+
+// key returns document id's value as parseNumber's key ("" for none).
+func (t *numTree) key(id uint32) string {
+	f, k, ok := t.value(id)
+	if !ok {
+		return ""
+	}
+	return exactKey(f, k)
+}
+
+// chunkFor returns the index of the chunk where (f, id) belongs.
+func (t *numTree) chunkFor(f float64, id uint32) int {
+	lo, hi := 0, len(t.ch)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if numLess(t.maxF[m], t.maxID[m], f, id) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(t.ch) {
+		lo--
+	}
+	return lo
+}
+
+func (c *numChunk) search(f float64, id uint32) int {
+	lo, hi := 0, len(c.f)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if numLess(c.f[m], c.ids[m], f, id) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// insert adds document id's value (the document has none).
+func (t *numTree) insert(id uint32, f float64, exact string) {
+	for int(id) >= len(t.vals) {
+		t.vals = append(t.vals, math.NaN())
+	}
+	t.vals[id] = f
+	if exact != "" {
+		if t.exact == nil {
+			t.exact = map[uint32]string{}
+		}
+		t.exact[id] = exact
+	}
+	t.n++
+	if len(t.ch) == 0 {
+		t.ch = []numChunk{{f: []float64{f}, ids: []uint32{id}}}
+		t.maxF, t.maxID = []float64{f}, []uint32{id}
+		return
+	}
+	ci := t.chunkFor(f, id)
+	c := &t.ch[ci]
+	j := c.search(f, id)
+	if len(c.f) >= chunkMax {
+		if ci == len(t.ch)-1 && j == len(c.f) {
+			// Appending in order: a new chunk, the full one stays full.
+			t.ch = append(t.ch, numChunk{f: append(make([]float64, 0, 8), f), ids: append(make([]uint32, 0, 8), id)})
+			t.maxF, t.maxID = append(t.maxF, f), append(t.maxID, id)
+			return
+		}
+		h := len(c.f) / 2
+		right := numChunk{f: append(make([]float64, 0, chunkMax/2+16), c.f[h:]...), ids: append(make([]uint32, 0, chunkMax/2+16), c.ids[h:]...)}
+		left := numChunk{f: append(make([]float64, 0, chunkMax/2+16), c.f[:h]...), ids: append(make([]uint32, 0, chunkMax/2+16), c.ids[:h]...)}
+		t.ch = slices.Insert(t.ch, ci+1, right)
+		t.ch[ci] = left
+		t.maxF = slices.Insert(t.maxF, ci, 0)
+		t.maxID = slices.Insert(t.maxID, ci, 0)
+		t.fix(ci)
+		if j >= h {
+			ci, j = ci+1, j-h
+		}
+		c = &t.ch[ci]
+	}
+	c.f = slices.Insert(c.f, j, f)
+	c.ids = slices.Insert(c.ids, j, id)
+	t.fix(ci)
+}
+
+// fix sets chunk ci's last entry in maxF and maxID.
+func (t *numTree) fix(ci int) {
+	c := &t.ch[ci]
+	t.maxF[ci], t.maxID[ci] = c.f[len(c.f)-1], c.ids[len(c.ids)-1]
+}
+
+// remove deletes document id's value, if it has one.
+func (t *numTree) remove(id uint32) {
+	f, _, ok := t.value(id)
+	if !ok {
+		return
+	}
+	t.vals[id] = math.NaN()
+	if t.exact != nil {
+		delete(t.exact, id)
+	}
+	ci := t.chunkFor(f, id)
+	c := &t.ch[ci]
+	j := c.search(f, id)
+	if j == len(c.f) || c.ids[j] != id {
+		return
+	}
+	t.n--
+	if len(c.f) == 1 {
+		t.ch = slices.Delete(t.ch, ci, ci+1)
+		t.maxF = slices.Delete(t.maxF, ci, ci+1)
+		t.maxID = slices.Delete(t.maxID, ci, ci+1)
+		return
+	}
+	c.f = slices.Delete(c.f, j, j+1)
+	c.ids = slices.Delete(c.ids, j, j+1)
+	if ci+1 < len(t.ch) && len(c.f)+len(t.ch[ci+1].f) <= chunkMax/2 {
+		r := t.ch[ci+1]
+		c.f = append(c.f, r.f...)
+		c.ids = append(c.ids, r.ids...)
+		t.ch = slices.Delete(t.ch, ci+1, ci+2)
+		t.maxF = slices.Delete(t.maxF, ci+1, ci+2)
+		t.maxID = slices.Delete(t.maxID, ci+1, ci+2)
+	}
+	t.fix(ci)
+}
+
+// startAt returns the position (chunk, index) of the first entry whose
+// double is at least f.
+func (t *numTree) startAt(f float64) (int, int) {
+	ci, _ := slices.BinarySearchFunc(t.maxF, f, func(m, f float64) int {
+		if m < f {
+			return -1
+		}
+		return 1
 	})
-	for ci := start; ci < len(t.chunks); ci++ {
-		for _, e := range t.chunks[ci] {
-			if e.key < lo || loEx && e.key == lo {
+	if ci == len(t.ch) {
+		return ci, 0
+	}
+	c := t.ch[ci].f
+	j, _ := slices.BinarySearchFunc(c, f, func(x, f float64) int {
+		if x < f {
+			return -1
+		}
+		return 1
+	})
+	return ci, j
+}
+
+// scan calls fn for every document whose value lies between lo and hi,
+// in the order of the values' doubles (documents whose doubles are equal
+// come by id), until fn returns false.
+func (t *numTree) scan(lo, hi *numBound, fn func(id uint32, f float64) bool) {
+	ci, j := t.startAt(lo.f)
+	for ; ci < len(t.ch); ci, j = ci+1, 0 {
+		c := &t.ch[ci]
+		for ; j < len(c.f); j++ {
+			f := c.f[j]
+			if f > lo.f && f < hi.f {
+				if !fn(c.ids[j], f) {
+					return
+				}
 				continue
 			}
-			if e.key > hi || hiEx && e.key == hi {
+			if f > hi.f {
 				return
 			}
-			fn(e)
+			var k string
+			if t.exact != nil {
+				k = t.exact[c.ids[j]]
+			}
+			if inRange(f, k, lo, hi) && !fn(c.ids[j], f) {
+				return
+			}
 		}
 	}
 }
 
-// estimate is about how many entries have lo <(=) key <(=) hi: the
-// entries of the chunks the range spans (exact to a chunk at each end).
-func (t *numTree) estimate(lo string, loEx bool, hi string, hiEx bool) int {
-	if t == nil || len(t.chunks) == 0 {
+// runs calls fn with the ids of the documents whose value lies between lo
+// and hi, in scan's order, a run of them at a time (one call per chunk
+// where the range spans it), until fn returns false.
+func (t *numTree) runs(lo, hi *numBound, fn func(ids []uint32) bool) {
+	ci, j := t.startAt(lo.f)
+	for ; ci < len(t.ch); ci, j = ci+1, 0 {
+		c := &t.ch[ci]
+		start := j
+		for ; j < len(c.f); j++ {
+			f := c.f[j]
+			if f > lo.f && f < hi.f {
+				continue
+			}
+			// An end of the range: flush the run, then check exactly.
+			if j > start && !fn(c.ids[start:j]) {
+				return
+			}
+			start = j + 1
+			if f > hi.f {
+				return
+			}
+			var k string
+			if t.exact != nil {
+				k = t.exact[c.ids[j]]
+			}
+			if inRange(f, k, lo, hi) && !fn(c.ids[j:j+1]) {
+				return
+			}
+		}
+		if j > start && !fn(c.ids[start:j]) {
+			return
+		}
+	}
+}
+
+// count is the number of documents whose value lies between lo and hi,
+// reading only the range's ends entry by entry.
+func (t *numTree) count(lo, hi *numBound) int {
+	n := 0
+	ci, j := t.startAt(lo.f)
+	for ; ci < len(t.ch); ci, j = ci+1, 0 {
+		c := &t.ch[ci]
+		if j == 0 && len(c.f) > 0 && c.f[0] > lo.f && c.f[len(c.f)-1] < hi.f {
+			n += len(c.f)
+			continue
+		}
+		for ; j < len(c.f); j++ {
+			f := c.f[j]
+			if f > hi.f {
+				return n
+			}
+			if f > lo.f && f < hi.f {
+				n++
+				continue
+			}
+			var k string
+			if t.exact != nil {
+				k = t.exact[c.ids[j]]
+			}
+			if inRange(f, k, lo, hi) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// has reports whether document id's value lies between lo and hi.
+func (t *numTree) has(id uint32, lo, hi *numBound) bool {
+	if int(id) >= len(t.vals) {
+		return false
+	}
+	f := t.vals[id]
+	if f > lo.f && f < hi.f {
+		return true
+	}
+	if f < lo.f || f > hi.f || f != f {
+		return false
+	}
+	var k string
+	if t.exact != nil {
+		k = t.exact[id]
+	}
+	return inRange(f, k, lo, hi)
+}
+
+// estimate is about how many entries lie between lo and hi: the entries
+// of the chunks the range spans (exact to a chunk at each end).
+func (t *numTree) estimate(lo, hi *numBound) int {
+	if t == nil || len(t.ch) == 0 {
 		return 0
 	}
-	start := sort.Search(len(t.chunks), func(i int) bool {
-		c := t.chunks[i]
-		k := c[len(c)-1].key
-		return k > lo || !loEx && k == lo
-	})
-	end := sort.Search(len(t.chunks), func(i int) bool {
-		k := t.chunks[i][0].key
-		return k > hi || hiEx && k == hi
+	start, _ := t.startAt(lo.f)
+	end, _ := slices.BinarySearchFunc(t.ch, hi.f, func(c numChunk, f float64) int {
+		if c.f[0] <= f {
+			return -1
+		}
+		return 1
 	})
 	if end <= start {
 		return 0
 	}
 	n := 0
 	if end-start <= 2 {
-		for _, c := range t.chunks[start:end] {
-			n += len(c)
+		for _, c := range t.ch[start:end] {
+			n += len(c.f)
 		}
 		return n
 	}
-	return len(t.chunks[start]) + (end-start-2)*(chunkMax*3/4) + len(t.chunks[end-1])
+	return len(t.ch[start].f) + (end-start-2)*(chunkMax*3/4) + len(t.ch[end-1].f)
+}
+
+// bytes is the memory the tree takes (FT.INFO).
+func (t *numTree) bytes() int {
+	n := cap(t.ch)*48 + cap(t.vals)*8 + cap(t.maxF)*8 + cap(t.maxID)*4
+	for _, c := range t.ch {
+		n += cap(c.f)*8 + cap(c.ids)*4
+	}
+	for _, k := range t.exact {
+		n += 32 + len(k)
+	}
+	return n
+}
+
+// sortVal is document id's value as a SORTBY value (without its text).
+func (t *numTree) sortVal(id uint32) sortVal {
+	f, k, ok := t.value(id)
+	if !ok {
+		return sortVal{}
+	}
+	return sortVal{p: orderedBits(f), f: f, v: k, num: true, has: true}
 }

@@ -172,8 +172,8 @@ func FuzzParseQuery(f *testing.F) {
 				qc.slop = slop
 				for _, id := range qc.eval(n) {
 					if r := qc.match(n, id); r != nil {
-						fuzzIndex.scoreDoc(scorerTFIDF, r, fuzzIndex.docs[id])
-						fuzzIndex.scoreDoc(scorerBM25, r, fuzzIndex.docs[id])
+						fuzzIndex.scoreDoc(scorerTFIDF, r, fuzzIndex.doc(id))
+						fuzzIndex.scoreDoc(scorerBM25, r, fuzzIndex.doc(id))
 					}
 				}
 			}
@@ -215,11 +215,13 @@ func FuzzCreateAndSearch(f *testing.F) {
 		for _, id := range qc.eval(n) {
 			if r := qc.matchDoc(n, id); r != nil {
 				for _, sc := range []string{scorerTFIDF, scorerDocNorm, scorerBM25, scorerBM25STD, scorerDisMax} {
-					ix.scoreDoc(sc, r, ix.docs[id])
-					ix.explain(sc, r, ix.docs[id])
+					ix.scoreDoc(sc, r, ix.doc(id))
+					ix.explain(sc, r, ix.doc(id))
 				}
 			}
 		}
-		ix.remove(ix.ids["d:1"])
+		if id, ok := ix.idOf("d:1"); ok {
+			ix.remove(id)
+		}
 	})
 }

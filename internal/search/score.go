@@ -89,7 +89,7 @@ func (q *qctx) termIDF(t string) [2]float64 {
 	if v, ok := q.idfs[t]; ok {
 		return v
 	}
-	df := len(q.ix.texts[t])
+	df := q.ix.termDocs(t)
 	v := [2]float64{idf(q.ix.live, df), math.Log(1 + (float64(q.ix.live)-float64(df)+0.5)/(float64(df)+0.5))}
 	if q.idfs == nil {
 		q.idfs = map[string][2]float64{}
@@ -102,6 +102,7 @@ func (q *qctx) termIDF(t string) [2]float64 {
 // reused.
 func (q *qctx) matchDoc(n *node, id uint32) *rres {
 	q.arena.reset()
+	q.posBuf = q.posBuf[:0]
 	return q.match(n, id)
 }
 
@@ -118,10 +119,16 @@ func (q *qctx) match(n *node, id uint32) *rres {
 		vars := q.variants(n)
 		kids := q.arena.kids(len(vars))
 		for _, t := range vars {
-			e, ok := ix.texts[t][id]
-			if !ok || e.mask&m == 0 {
+			p := ix.terms.list(t)
+			if p == nil {
 				continue
 			}
+			v, ok := p.get(id)
+			if !ok || ix.entryMask(v)&m == 0 {
+				continue
+			}
+			var e tentry
+			e, q.posBuf = ix.unpack(v, q.posBuf)
 			idfs := q.termIDF(t)
 			r := q.arena.res(rres{kind: rTerm, freq: e.freq, weight: 1, idf: idfs[0], bm25idf: idfs[1]})
 			if e.mask&^m == 0 {

@@ -18,7 +18,9 @@
 //     incomplete but never stale.
 //   - Exact numbers. NUMERIC values are ordered by their exact decimal
 //     value (numeric.go): integers beyond 2^53 and long decimals compare
-//     exactly, ±inf included. A document whose NUMERIC field is not a
+//     exactly, ±inf included. They are held as doubles, with the exact
+//     decimal kept for the values whose double is not their shortest
+//     decimal, and compared exactly wherever two doubles are equal. A document whose NUMERIC field is not a
 //     number (or GEO field not a point, or JSON value of the wrong type)
 //     is not indexed at all and counts in hash_indexing_failures, as in
 //     RediSearch.
@@ -37,11 +39,26 @@
 //
 // # Design
 //
-// An index holds, per field, a numeric tree (numeric.go), tag postings or
-// geo points, one postings map for every TEXT term (term -> document ->
-// frequency, fields, positions), and per document what was indexed for
-// it, so that a change removes exactly that before the document is
-// re-read. Changed keys are queued by KeyChanged and applied by the next
+// An index is built for Go's memory (postings.go, index.go): no heap
+// object per document or per entry. Documents get ids in indexing order
+// (never reused; holes are closed by renumbering every structure when
+// they outnumber half the documents), and their records (seq, score,
+// norms) are values in pages of 1024. Each document's key and forward
+// record (the ids of its tags and terms, so that a change removes exactly
+// what was indexed before the document is re-read) are bytes appended to
+// one arena, compacted when half of it is dead; the key -> id table is
+// an open-addressing array of 8-byte slots (id and hash bits) reading
+// keys from the arena. Terms and tag values are interned to ids, each
+// with a posting list: sorted document ids in chunks of at most 256
+// (appends in id order touch only the tail), a term's entries packed in
+// 64 bits (frequency, fields, its one position; others in an overflow
+// table). A NUMERIC field is a column of doubles by id (exact keys kept
+// aside only for the rare values their double does not say, numeric.go)
+// and a chunked sorted array of (double, id); TAG and GEO fields have a
+// column by id too, for filters. bench's index memory row measures about
+// 69 bytes of RSS per indexed field per document (TEXT+NUMERIC+TAG),
+// against about 79 for the hand-made sorted set and sets on
+// redis-server; FT.INFO reports the sizes of the structures. Changed keys are queued by KeyChanged and applied by the next
 // FT command (sync), or when the queue reaches 4096 keys: a command may
 // report a key before it has finished writing it, and every reader of an
 // index takes the same lock and syncs first. Queries evaluate to sorted
@@ -342,10 +359,11 @@ func ftDrop(c *engine.Ctx, s *state, opt string) {
 	// (the command's context moves there), then the drop itself.
 	c.DB = c.E.DBs()[ix.db]
 	if deleteDocs {
-		keys := make([]string, 0, len(ix.ids))
-		for k := range ix.ids {
-			keys = append(keys, k)
-		}
+		keys := make([]string, 0, ix.live)
+		ix.eachDoc(func(id uint32, _ *doc) bool {
+			keys = append(keys, strings.Clone(ix.key(id)))
+			return true
+		})
 		slices.Sort(keys)
 		for _, k := range keys {
 			if c.Delete([]byte(k)) {

@@ -76,33 +76,46 @@ type token struct {
 // tokenize calls fn for every word of s that is not a stop word (stop may
 // be nil), with positions from 1.
 func tokenize(s string, stop map[string]bool, fn func(t token)) {
-	var sb strings.Builder
+	var sb []byte // a word with escapes, rebuilt
 	var pos uint32
-	flush := func() {
-		if sb.Len() == 0 {
-			return
-		}
-		w := foldTerm(sb.String())
-		sb.Reset()
+	start, escaped := 0, false
+	emit := func(w string) {
+		w = foldTerm(w)
 		if stop[w] {
 			return
 		}
 		pos++
 		fn(token{w, pos})
 	}
+	flush := func(end int) {
+		if escaped {
+			if len(sb) > 0 {
+				emit(string(sb))
+			}
+			sb, escaped = sb[:0], false
+		} else if end > start {
+			emit(s[start:end]) // a view of s: no copy for a plain word
+		}
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '\\' && i+1 < len(s) && isSep(s[i+1]):
-			sb.WriteByte(s[i+1])
+			if !escaped {
+				sb, escaped = append(sb[:0], s[start:i]...), true
+			}
+			sb = append(sb, s[i+1])
 			i++
 		case isSep(c):
-			flush()
+			flush(i)
+			start = i + 1
 		default:
-			sb.WriteByte(c)
+			if escaped {
+				sb = append(sb, c)
+			}
 		}
 	}
-	flush()
+	flush(len(s))
 }
 
 // foldTerm is the case-folded form of a word (Unicode lower case; invalid

@@ -1,0 +1,365 @@
+package search
+
+import (
+	"hash/maphash"
+	"slices"
+	"unsafe"
+)
+
+// Compact index structures. An index holds millions of entries, so none
+// of these keeps a heap object per entry: document records are values in
+// fixed-size pages, keys and forward records (what was indexed for a
+// document) are bytes in one arena, postings are sorted id arrays in
+// chunks, and the key -> id table is an open-addressing array of ids. The
+// garbage collector sees a few pointers per thousand entries.
+
+// plist is a posting list: document ids in increasing order, each with a
+// value of type V (struct{} for none), kept as sorted chunks of at most
+// plistChunk ids. Inserting an id in the middle moves at most a chunk;
+// ids arriving in increasing order fill chunks completely.
+type plist[V any] struct {
+	ch   []pchunk[V]
+	n    int
+	last uint32 // the largest id (when n > 0): appends read no chunk
+}
+
+type pchunk[V any] struct {
+	ids []uint32
+	v   []V
+}
+
+const plistChunk = 256
+
+// chunk returns the index of the chunk where id belongs.
+func (p *plist[V]) chunk(id uint32) int {
+	lo, hi := 0, len(p.ch)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		c := p.ch[m].ids
+		if c[len(c)-1] < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(p.ch) {
+		lo--
+	}
+	return lo
+}
+
+// add inserts id with value v, or replaces its value.
+func (p *plist[V]) add(id uint32, v V) {
+	if len(p.ch) == 0 {
+		p.ch = []pchunk[V]{{ids: []uint32{id}, v: []V{v}}}
+		p.n, p.last = 1, id
+		return
+	}
+	// Ids mostly arrive in increasing order: an append touches only the
+	// list's tail.
+	ci := len(p.ch) - 1
+	c := &p.ch[ci]
+	var j int
+	if id > p.last {
+		j = len(c.ids)
+		p.last = id
+	} else {
+		ci = p.chunk(id)
+		c = &p.ch[ci]
+		var found bool
+		if j, found = slices.BinarySearch(c.ids, id); found {
+			c.v[j] = v
+			return
+		}
+	}
+	p.n++
+	if len(c.ids) >= plistChunk {
+		if ci == len(p.ch)-1 && j == len(c.ids) {
+			// Appending in id order: a new chunk, the full one stays full.
+			p.ch = append(p.ch, pchunk[V]{ids: append(make([]uint32, 0, 8), id), v: append(make([]V, 0, 8), v)})
+			return
+		}
+		h := len(c.ids) / 2
+		right := pchunk[V]{ids: append(make([]uint32, 0, plistChunk/2+16), c.ids[h:]...), v: append(make([]V, 0, plistChunk/2+16), c.v[h:]...)}
+		left := pchunk[V]{ids: append(make([]uint32, 0, plistChunk/2+16), c.ids[:h]...), v: append(make([]V, 0, plistChunk/2+16), c.v[:h]...)}
+		p.ch = slices.Insert(p.ch, ci+1, right)
+		p.ch[ci] = left
+		if j >= h {
+			ci, j = ci+1, j-h
+		}
+		c = &p.ch[ci]
+	}
+	c.ids = slices.Insert(c.ids, j, id)
+	c.v = slices.Insert(c.v, j, v)
+}
+
+// remove deletes id; false if absent.
+func (p *plist[V]) remove(id uint32) bool {
+	if len(p.ch) == 0 {
+		return false
+	}
+	ci := p.chunk(id)
+	c := &p.ch[ci]
+	j, found := slices.BinarySearch(c.ids, id)
+	if !found {
+		return false
+	}
+	p.n--
+	defer func() {
+		if id == p.last && len(p.ch) > 0 {
+			lc := p.ch[len(p.ch)-1].ids
+			p.last = lc[len(lc)-1]
+		}
+	}()
+	if len(c.ids) == 1 {
+		p.ch = slices.Delete(p.ch, ci, ci+1)
+		if len(p.ch) == 0 {
+			p.ch, p.last = nil, 0
+		}
+		return true
+	}
+	c.ids = slices.Delete(c.ids, j, j+1)
+	c.v = slices.Delete(c.v, j, j+1)
+	// Merge a small chunk into its right neighbour, to keep chunks full.
+	if ci+1 < len(p.ch) && len(c.ids)+len(p.ch[ci+1].ids) <= plistChunk/2 {
+		r := p.ch[ci+1]
+		c.ids = append(c.ids, r.ids...)
+		c.v = append(c.v, r.v...)
+		p.ch = slices.Delete(p.ch, ci+1, ci+2)
+	}
+	return true
+}
+
+// get returns id's value.
+func (p *plist[V]) get(id uint32) (V, bool) {
+	var zero V
+	if len(p.ch) == 0 {
+		return zero, false
+	}
+	c := &p.ch[p.chunk(id)]
+	j, found := slices.BinarySearch(c.ids, id)
+	if !found {
+		return zero, false
+	}
+	return c.v[j], true
+}
+
+// has reports whether id is in the list.
+func (p *plist[V]) has(id uint32) bool {
+	if len(p.ch) == 0 {
+		return false
+	}
+	c := p.ch[p.chunk(id)].ids
+	_, found := slices.BinarySearch(c, id)
+	return found
+}
+
+// appendIDs appends the list's ids, in order.
+func (p *plist[V]) appendIDs(out []uint32) []uint32 {
+	for _, c := range p.ch {
+		out = append(out, c.ids...)
+	}
+	return out
+}
+
+// each calls fn for every id and value, in order.
+func (p *plist[V]) each(fn func(id uint32, v V)) {
+	for _, c := range p.ch {
+		for i, id := range c.ids {
+			fn(id, c.v[i])
+		}
+	}
+}
+
+// bytes is the memory the list takes (FT.INFO).
+func (p *plist[V]) bytes() int {
+	var v V
+	n := cap(p.ch) * int(unsafe.Sizeof(pchunk[V]{}))
+	for _, c := range p.ch {
+		n += cap(c.ids)*4 + cap(c.v)*int(unsafe.Sizeof(v))
+	}
+	return n
+}
+
+// dict interns strings (terms, tag values) as small ids, each with a
+// posting list; an id whose list empties is freed and reused.
+type dict[V any] struct {
+	ids   map[string]uint32
+	names []string
+	posts []plist[V]
+	free  []uint32
+	gen   []uint32 // by id: bumped when the id is freed (stemT's validity)
+	// Terms only: by a word's id, its stem term's id+2 (1: the word has
+	// no other stem, 0: not known yet) and that id's gen when cached.
+	stemT, stemG []uint32
+}
+
+func newDict[V any]() *dict[V] { return &dict[V]{ids: map[string]uint32{}} }
+
+// lookup returns the id of s, if s has postings.
+func (d *dict[V]) lookup(s string) (uint32, bool) {
+	id, ok := d.ids[s]
+	return id, ok
+}
+
+// list returns s's postings (nil if none).
+func (d *dict[V]) list(s string) *plist[V] {
+	if id, ok := d.ids[s]; ok {
+		return &d.posts[id]
+	}
+	return nil
+}
+
+// intern returns the id of s, creating it (s is copied: it may alias
+// storage the caller reuses).
+func (d *dict[V]) intern(s string) uint32 {
+	if id, ok := d.ids[s]; ok {
+		return id
+	}
+	s = string(append([]byte(nil), s...))
+	var id uint32
+	if n := len(d.free); n > 0 {
+		id = d.free[n-1]
+		d.free = d.free[:n-1]
+		d.names[id] = s
+		d.stemT[id] = 0
+	} else {
+		id = uint32(len(d.names))
+		d.names = append(d.names, s)
+		d.posts = append(d.posts, plist[V]{})
+		d.gen = append(d.gen, 0)
+		d.stemT = append(d.stemT, 0)
+		d.stemG = append(d.stemG, 0)
+	}
+	d.ids[s] = id
+	return id
+}
+
+// drop removes doc from the postings of id, freeing id when it empties.
+func (d *dict[V]) drop(id, doc uint32) {
+	p := &d.posts[id]
+	p.remove(doc)
+	if p.n == 0 {
+		delete(d.ids, d.names[id])
+		d.names[id] = ""
+		*p = plist[V]{}
+		d.gen[id]++
+		d.free = append(d.free, id)
+	}
+}
+
+// len is the number of distinct strings with postings.
+func (d *dict[V]) len() int { return len(d.ids) }
+
+// bytes is the memory of the postings (FT.INFO's inverted index).
+func (d *dict[V]) bytes() (n int, blocks int) {
+	for i := range d.posts {
+		n += d.posts[i].bytes()
+		blocks += len(d.posts[i].ch)
+	}
+	return n, blocks
+}
+
+// keysBytes is the memory of the strings and their map.
+func (d *dict[V]) keysBytes() int {
+	n := len(d.ids)*24 + cap(d.names)*16 + cap(d.posts)*int(unsafe.Sizeof(plist[V]{})) + (cap(d.gen)+cap(d.stemT)+cap(d.stemG))*4
+	for _, s := range d.names {
+		n += len(s)
+	}
+	return n
+}
+
+// keyTable maps a document's key to its id: an open-addressing table
+// (linear probing, backward-shift deletion) of slots holding the id and
+// 32 bits of the key's hash, which spare reading keys from the
+// documents' records on probes; 8 bytes a slot.
+type keyTable struct {
+	slots []uint64 // hash>>32 << 32 | id+1; 0: empty
+	n     int
+	seed  maphash.Seed
+}
+
+func (t *keyTable) hash(k string) uint64 { return maphash.String(t.seed, k) }
+
+func slotOf(h uint64, id uint32) uint64 { return h&^(1<<32-1) | uint64(id+1) }
+
+// find returns the id of key k (keyOf reads a document's key).
+func (t *keyTable) find(k string, keyOf func(uint32) string) (uint32, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	h := t.hash(k)
+	mask := uint64(len(t.slots) - 1)
+	for i := (h >> 32) & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if s>>32 == h>>32 {
+			if id := uint32(s) - 1; keyOf(id) == k {
+				return id, true
+			}
+		}
+	}
+}
+
+// insert adds id under key k (absent).
+func (t *keyTable) insert(k string, id uint32, keyOf func(uint32) string) {
+	if (t.n+1)*4 > len(t.slots)*3 {
+		t.grow(keyOf)
+	}
+	t.put(slotOf(t.hash(k), id))
+	t.n++
+}
+
+func (t *keyTable) put(s uint64) {
+	mask := uint64(len(t.slots) - 1)
+	i := t.hash0(s) & mask
+	for t.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = s
+}
+
+// hash0 is a slot's hash bits, which give its home position.
+func (t *keyTable) hash0(s uint64) uint64 { return s >> 32 }
+
+func (t *keyTable) grow(keyOf func(uint32) string) {
+	old := t.slots
+	t.slots = make([]uint64, max(16, 2*len(old)))
+	if t.n == 0 {
+		t.seed = maphash.MakeSeed()
+	}
+	for _, s := range old {
+		if s != 0 {
+			t.put(s)
+		}
+	}
+}
+
+// remove deletes id, whose key is k.
+func (t *keyTable) remove(k string, id uint32) {
+	mask := uint64(len(t.slots) - 1)
+	want := slotOf(t.hash(k), id)
+	i := t.hash0(want) & mask
+	for t.slots[i] != want {
+		if t.slots[i] == 0 {
+			return
+		}
+		i = (i + 1) & mask
+	}
+	t.n--
+	// Backward-shift: move later entries of the probe run into the hole.
+	for j := (i + 1) & mask; t.slots[j] != 0; j = (j + 1) & mask {
+		home := t.hash0(t.slots[j]) & mask
+		// The entry at j may move to i if i lies cyclically in [home, j).
+		if (j-home)&mask >= (j-i)&mask {
+			t.slots[i] = t.slots[j]
+			i = j
+		}
+	}
+	t.slots[i] = 0
+}
+
+// bytes is the table's memory (FT.INFO).
+func (t *keyTable) bytes() int { return cap(t.slots) * 8 }
