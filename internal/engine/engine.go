@@ -457,6 +457,7 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	if !e.clockOK {
 		t0 = time.Now()
 	}
+	cl.LastActive.Store(t0.UnixMilli()) // CLIENT LIST's idle
 	off0 := e.replOffset()
 	wt := e.call(cl, args, w, t0)
 	d := time.Since(t0)
