@@ -304,6 +304,10 @@ type Client struct {
 	woff     int64           // replication offset after its last propagated write (WAIT; cmd_repl.go)
 
 	ctx Ctx // reused by every command of this client (see call)
+	// lastCmd is the last command (without subcommands) the client ran:
+	// a pipeline of one command skips the table lookup (lowercasing and
+	// hashing the name) after the first.
+	lastCmd *Command
 }
 
 type queued struct {
@@ -503,11 +507,17 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 	// one heap allocation per command, since handlers are called indirectly.
 	c := &cl.ctx
 	*c = Ctx{E: e, Client: cl, W: w, Args: args, Now: now.UnixMilli()}
-	cmd := e.cmds.Lookup(args)
-	if cmd == nil {
-		c.rejectInMulti()
-		w.Error(unknownCommand(args))
-		return nil
+	cmd := cl.lastCmd
+	if cmd == nil || !EqualFold(args[0], cmd.Name) {
+		cmd = e.cmds.Lookup(args)
+		if cmd == nil {
+			c.rejectInMulti()
+			w.Error(unknownCommand(args))
+			return nil
+		}
+		if cmd.Sub == nil && strings.IndexByte(cmd.Name, '|') < 0 {
+			cl.lastCmd = cmd
+		}
 	}
 	c.resolved = cmd
 	if !checkArity(cmd, len(args)) {
