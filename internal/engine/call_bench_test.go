@@ -31,6 +31,26 @@ func BenchmarkCall(b *testing.B) {
 	}
 }
 
+// BenchmarkCallPipeline measures dispatch when a client repeats one
+// cheap command (a pipeline of GETs of one key, as redis-benchmark's rows
+// send): the command table lookup is skipped after the first.
+func BenchmarkCallPipeline(b *testing.B) {
+	e := New(nil)
+	defer e.Close()
+	cl := e.NewClient("embedded")
+	w := &resp.Writer{Proto: 2}
+	args := [][]byte{[]byte("get"), []byte("k")}
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Reset()
+		e.Lock()
+		for range 16 {
+			e.Call(cl, args, w)
+		}
+		e.Unlock()
+	}
+}
+
 // BenchmarkSetbit measures SETBIT on bitmaps of several sizes: a write
 // copies the string (values are immutable), so its cost grows with the
 // bitmap, where Redis writes in place.

@@ -82,8 +82,10 @@ func execCommand(c *Ctx) {
 	c.E.discard(cl)
 	c.W.Array(len(queue))
 	wrote := false
+	sub := c.E.enterNested()
+	defer c.E.leaveNested(sub)
 	for _, q := range queue {
-		sub := Ctx{E: c.E, Client: cl, DB: c.E.dbs[cl.DB], Args: q.args, Cmd: q.cmd, W: c.W,
+		*sub = Ctx{E: c.E, Client: cl, DB: c.E.dbs[cl.DB], Args: q.args, Cmd: q.cmd, W: c.W,
 			Now: NowMs(), NoBlock: true}
 		// Writes inside EXEC are logged between MULTI and EXEC so that
 		// replay applies the transaction whole.
@@ -92,15 +94,15 @@ func execCommand(c *Ctx) {
 			wrote = true
 		}
 		cl.LastCmd = q.cmd.Name
-		if msg := c.E.aclExecDenied(&sub); msg != "" { // the rules changed since queueing (acl.go)
+		if msg := c.E.aclExecDenied(sub); msg != "" { // the rules changed since queueing (acl.go)
 			c.W.Error(msg)
 			continue
 		}
 		start, t0 := len(c.W.Buf), time.Now()
-		if c.E.invoke(&sub) {
-			c.E.finish(&sub)
+		if c.E.invoke(sub) {
+			c.E.finish(sub)
 		}
-		c.E.recordNested(&sub, start, t0)
+		c.E.recordNested(sub, start, t0)
 	}
 	if wrote {
 		c.E.Propagate(cl.DB, [][]byte{[]byte("EXEC")})

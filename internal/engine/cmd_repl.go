@@ -89,7 +89,8 @@ func (e *Engine) noReplicasRefused(cl *Client, cmd *Command) bool {
 	if !write {
 		return false
 	}
-	n, lag := e.Config.Int("min-replicas-to-write"), e.Config.Int("min-replicas-max-lag")
+	hs := e.Config.hot()
+	n, lag := hs.minReplicas, hs.minReplicasLag
 	if n == 0 || lag == 0 {
 		return false
 	}

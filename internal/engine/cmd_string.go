@@ -212,7 +212,14 @@ func setGeneric(c *Ctx, flags int, key, val, expire []byte, intReplies bool) {
 			return
 		}
 	}
-	found := c.Exists(key)
+	// A plain SET needs no lookup first when no key can have expired and
+	// accesses are clocked, not counted: the store finds the key itself.
+	// Otherwise the lookup deletes an expired key (and logs that) or
+	// counts the access under LFU, as Redis's lookupKeyWrite.
+	found := false
+	if flags&(setNX|setXX) != 0 || c.DB.expires.Len() > 0 || c.E.Config.LFU() {
+		found = c.Exists(key)
+	}
 	if (flags&setNX != 0 && found) || (flags&setXX != 0 && !found) {
 		if flags&setGet == 0 {
 			if intReplies {

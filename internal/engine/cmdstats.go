@@ -71,11 +71,12 @@ func (e *Engine) recordCall(cl *Client, cmd *Command, args [][]byte, ran, isErr 
 	if isErr {
 		cmd.stats.failed++
 	}
-	limit := e.Config.Int("slowlog-log-slower-than")
+	hs := e.Config.hot()
+	limit := hs.slowlogSlower
 	if limit < 0 || us < limit || slowSkip[cmd.Name] {
 		return
 	}
-	max := e.Config.Int("slowlog-max-len")
+	max := hs.slowlogMax
 	if max <= 0 {
 		return
 	}

@@ -85,6 +85,9 @@ type Command struct {
 	// SSUBSCRIBE, SUNSUBSCRIBE), so the command has no keys.
 	noKeys bool
 	stats  cmdStats // INFO commandstats (cmdstats.go)
+	// event is the keyspace-notification name of the command's changes
+	// (Ctx.event), looked up once here rather than per change.
+	event string
 }
 
 // keySpec is one of Redis 7's key specifications: where to start looking
@@ -501,6 +504,10 @@ func (t *Table) registerSpec(name string, h Handler, s Spec) *Command {
 func (t *Table) install(name string, h Handler, info resp.Value) *Command {
 	_, docs := redisMeta()
 	cmd := &Command{Name: name, Handler: h, info: info, docs: docs[name], specs: parseKeySpecs(info)}
+	cmd.event = name
+	if ev, ok := eventNames[name]; ok {
+		cmd.event = ev
+	}
 	cmd.noKeys = len(info.Elems) > 8 && len(info.Elems[8].Elems) > 0 &&
 		!slices.ContainsFunc(info.Elems[8].Elems, func(sp resp.Value) bool { return !notKeySpec(sp) })
 	e := info.Elems

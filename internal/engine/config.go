@@ -262,6 +262,10 @@ type configSnap struct {
 	vals map[string]string
 	ints map[string]int64
 	lfu  bool // maxmemory-policy is an LFU one
+
+	// Parameters every command reads (call, recordCall), without a map
+	// lookup by name each time.
+	maxmemory, minReplicas, minReplicasLag, slowlogSlower, slowlogMax int64
 }
 
 // publish republishes the snapshot; the caller holds mu (or owns c).
@@ -274,8 +278,13 @@ func (c *Config) publish() {
 		}
 	}
 	s.lfu = strings.HasSuffix(s.vals["maxmemory-policy"], "-lfu")
+	s.maxmemory, s.minReplicas, s.minReplicasLag = s.ints["maxmemory"], s.ints["min-replicas-to-write"], s.ints["min-replicas-max-lag"]
+	s.slowlogSlower, s.slowlogMax = s.ints["slowlog-log-slower-than"], s.ints["slowlog-max-len"]
 	c.snap.Store(s)
 }
+
+// hot returns the current snapshot, for the parameters read per command.
+func (c *Config) hot() *configSnap { return c.snap.Load() }
 
 // LFU reports whether maxmemory-policy is an LFU policy (keys then count
 // accesses rather than record the time of the last one).

@@ -238,15 +238,32 @@ func (c *Ctx) Set(key []byte, v Value, keepTTL bool) { c.setAs(key, v, keepTTL, 
 func (c *Ctx) setAs(key []byte, v Value, keepTTL bool, event string) {
 	k := view(key)
 	db := c.DB
-	if old, ok := db.keys.Get(k); ok {
-		db.used -= countedBytes(k, old)
-		if _, is := old.o.(*Stream); is {
-			c.Ready(key) // blocked XREADGROUP clients get UNBLOCKED (Redis's dbOverwrite)
+	var m *uint32
+	var isNew bool
+	if len(c.E.observers) == 0 {
+		// One lookup for the old value and the store (no "new" event to
+		// report before the key exists).
+		var old Value
+		var had bool
+		old, had, m = db.keys.Swap(k, v)
+		isNew = !had
+		if had {
+			db.used -= countedBytes(k, old)
+			if _, is := old.o.(*Stream); is {
+				c.Ready(key) // blocked XREADGROUP clients get UNBLOCKED (Redis's dbOverwrite)
+			}
 		}
-	} else if len(c.E.observers) > 0 {
-		c.notifyOnce(KeyEvent{DB: db.ID, Key: k, Event: "new"})
+	} else {
+		if old, ok := db.keys.Get(k); ok {
+			db.used -= countedBytes(k, old)
+			if _, is := old.o.(*Stream); is {
+				c.Ready(key)
+			}
+		} else {
+			c.notifyOnce(KeyEvent{DB: db.ID, Key: k, Event: "new"})
+		}
+		m, isNew = db.keys.SetMeta(k, v)
 	}
-	m, isNew := db.keys.SetMeta(k, v)
 	switch {
 	case m == nil:
 	case isNew:

@@ -67,7 +67,7 @@ type evictState struct {
 // memory exceeds maxmemory, and reports whether it still does (then
 // denyoom commands are refused). Call it with the lock held.
 func (e *Engine) maxMemoryExceeded(c *Ctx) bool {
-	limit := e.Config.Int("maxmemory")
+	limit := e.Config.hot().maxmemory
 	if limit <= 0 || e.UsedMemory() <= limit {
 		return false
 	}

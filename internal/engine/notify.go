@@ -76,10 +76,13 @@ func (c *Ctx) event() string {
 	if c.Cmd == nil {
 		return ""
 	}
-	if ev, ok := eventNames[c.Cmd.Name]; ok {
-		return ev
+	if c.Cmd.event == "" { // a Command not made by the table (tests)
+		if ev, ok := eventNames[c.Cmd.Name]; ok {
+			return ev
+		}
+		return c.Cmd.Name
 	}
-	return c.Cmd.Name
+	return c.Cmd.event
 }
 
 // Notify reports event for key in the current database, for handlers that

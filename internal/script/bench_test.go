@@ -5,12 +5,13 @@ import (
 
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/resp"
+	"github.com/ordo-db/ordo/internal/script"
 )
 
 // BenchmarkEvalshaLockRelease measures EVALSHA of the lock-release script
 // through the engine (no network).
 func BenchmarkEvalshaLockRelease(b *testing.B) {
-	e := engine.New(nil)
+	e := engine.New(nil, script.Register)
 	defer e.Close()
 	cl := e.NewClient("embedded")
 	cl.Authenticated = true

@@ -126,8 +126,12 @@ type scripting struct {
 	ends    []int
 	argv    [][]byte
 	effects []effect
-	prop    func(db int, args [][]byte)
-	collect func(db int, args [][]byte)
+	// keysT and argvT are the KEYS and ARGV tables of the last EVAL,
+	// refilled by the next one when the script left them plain (see
+	// argTable): two tables fewer to allocate and collect per call.
+	keysT, argvT *lua.LTable
+	prop         func(db int, args [][]byte)
+	collect      func(db int, args [][]byte)
 }
 
 type effect struct {
@@ -314,8 +318,10 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 		s.globals.RawSetString("KEYS", lua.LNil)
 		s.globals.RawSetString("ARGV", lua.LNil)
 	} else {
-		s.globals.RawSetString("KEYS", stringArray(L, keys))
-		s.globals.RawSetString("ARGV", stringArray(L, args))
+		s.keysT = argTable(L, s.keysT, keys)
+		s.argvT = argTable(L, s.argvT, args)
+		s.globals.RawSetString("KEYS", s.keysT)
+		s.globals.RawSetString("ARGV", s.argvT)
 	}
 
 	// Whatever happens below (a panic included: the engine contains it
@@ -418,6 +424,33 @@ func stringArray(L *lua.LState, a [][]byte) *lua.LTable {
 	t := L.CreateTable(len(a), 0)
 	for i, b := range a {
 		t.RawSetInt(i+1, lua.LString(b))
+	}
+	return t
+}
+
+// argTable returns t refilled with a, or a new table if t is nil or the
+// last script changed it beyond its elements (a metatable, keys other
+// than 1..n). Only EVAL's KEYS and ARGV are reused: an EVAL script cannot
+// keep a reference past its run (globals and library tables are
+// read-only, its chunk's locals are fresh each run), where a function
+// library's locals live on and may hold its arguments.
+func argTable(L *lua.LState, t *lua.LTable, a [][]byte) *lua.LTable {
+	if t == nil || t.Metatable != lua.LNil {
+		return stringArray(L, a)
+	}
+	n := t.MaxN()
+	var from lua.LValue = lua.LNumber(n) // the first key after the elements
+	if n == 0 {
+		from = lua.LNil // Next(0) would skip the first hash key
+	}
+	if k, _ := t.Next(from); k != lua.LNil {
+		return stringArray(L, a)
+	}
+	for i, b := range a {
+		t.RawSetInt(i+1, lua.LString(b))
+	}
+	for i := len(a) + 1; i <= n; i++ {
+		t.RawSetInt(i, lua.LNil)
 	}
 	return t
 }

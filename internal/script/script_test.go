@@ -123,6 +123,27 @@ func TestEvalKeysArgs(t *testing.T) {
 	d.Do("EVAL_RO", "return 1", "2", "a")
 }
 
+// TestEvalKeysArgsFresh: every EVAL sees KEYS and ARGV holding exactly
+// its own arguments, whatever the script before it did to them (Ordo
+// refills the previous tables when a script left them plain).
+func TestEvalKeysArgsFresh(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("EVAL", "KEYS[4] = 'x'; ARGV[3] = 'y'; return {#KEYS, #ARGV}", "3", "a", "b", "c", "d", "e")
+	d.Do("EVAL", "return {#KEYS, #ARGV, KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3]}", "1", "k", "v")
+	d.Do("EVAL", "KEYS[1] = nil; return #KEYS", "2", "a", "b")
+	d.Do("EVAL", "return {#KEYS, KEYS[1], KEYS[2]}", "2", "p", "q")
+	d.Do("EVAL", "KEYS.foo = 'bar'; ARGV.n = 1; return 1", "0")
+	d.Do("EVAL", "return {KEYS.foo, ARGV.n, #KEYS, #ARGV}", "0", "z")
+	d.Do("EVAL", "KEYS.foo = 'bar'; return 1", "1", "a")
+	d.Do("EVAL", "return {KEYS.foo, KEYS[1]}", "1", "b")
+	d.Do("EVAL", "setmetatable(ARGV, {__index = function() return 'm' end}); return ARGV[9]", "0", "a")
+	d.Do("EVAL", "return {ARGV[9], ARGV[1], getmetatable(ARGV) == nil}", "0", "b")
+	d.Do("EVAL", "table.insert(KEYS, 'extra'); return #KEYS", "1", "a")
+	d.Do("EVAL", "return {#KEYS, KEYS[1], KEYS[2]}", "1", "b")
+	d.Do("EVAL", "for i = 1, 100 do KEYS[i] = 'k' .. i end; return #KEYS", "0")
+	d.Do("EVAL", "return {#KEYS, KEYS[1], KEYS[100]}", "1", "only")
+}
+
 func TestEvalErrors(t *testing.T) {
 	d := redistest.NewDiff(t)
 	d.Do("SET", "str", "x")

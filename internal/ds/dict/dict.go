@@ -738,6 +738,25 @@ func (d *Dict[V]) SetMeta(key string, val V) (meta *uint32, isNew bool) {
 	return meta, isNew
 }
 
+// Swap is SetMeta also returning the value it replaced (had is false
+// when the key is new): a Get and a SetMeta in one lookup, for the
+// keyspace's SET, which must account for the old value.
+func (d *Dict[V]) Swap(key string, val V) (old V, had bool, meta *uint32) {
+	id := d.find(key)
+	if id >= 0 {
+		_, tag, v, _ := d.rec(uint32(id))
+		old, had = d.value(uint32(id), tag, v), true
+		d.replace(uint32(id), val)
+	} else {
+		d.expandIfNeeded()
+		id = int64(d.insert(key, val))
+	}
+	if d.metaOn {
+		meta = &d.meta[id]
+	}
+	return old, had, meta
+}
+
 // insert adds key, known to be absent, and returns its entry id.
 func (d *Dict[V]) insert(key string, val V) uint32 {
 	t := 0

@@ -89,8 +89,21 @@ func TestDictModel(t *testing.T) {
 				if rng.IntN(8) == 0 {
 					v = Value{o: obj}
 				}
-				_, had := model[k]
-				if d.Set(k, v) == had || ds.Set(k, v.s) == had || dt.Set(k, struct{}{}) == had || di.Set(k, int64(len(k))) == had {
+				w, had := model[k]
+				if rng.IntN(2) == 0 {
+					// Swap: Set returning the value replaced, which must
+					// keep its contents.
+					old, was, _ := d.Swap(k, v)
+					if was != had || old != w {
+						t.Fatalf("Swap %q: %v %v, want %v %v", k, old, was, w, had)
+					}
+					if len(keep) < 1000 && had {
+						keep = append(keep, kept{old.s, strings.Clone(old.s)})
+					}
+				} else if d.Set(k, v) == had {
+					t.Fatalf("Set %q new=%v", k, !had)
+				}
+				if ds.Set(k, v.s) == had || dt.Set(k, struct{}{}) == had || di.Set(k, int64(len(k))) == had {
 					t.Fatalf("Set %q new=%v", k, !had)
 				}
 				model[k] = v
