@@ -8,6 +8,7 @@ package engine
 // master's RDB into a Dataset outside the lock and swaps it in.
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -250,6 +251,13 @@ type Dataset struct {
 	// Aux holds the file's aux fields (a master's repl-stream-db: the
 	// database its stream goes on in).
 	Aux map[string]string
+	// Functions is the code of the file's function libraries.
+	Functions [][]byte
+	// State is the file's AuxState (the commands recreating an Ordo
+	// master's FT.* definitions and the like); HasState tells whether
+	// the file had one (a file from redis-server has not).
+	State    string
+	HasState bool
 }
 
 // LoadDataset reads a whole RDB file from r into a new dataset; it does
@@ -265,11 +273,26 @@ func (e *Engine) LoadDataset(r io.Reader, keepExpired bool) (*Dataset, error) {
 	now := NowMs()
 	_, err := rdb.ReadFile(r, rdb.Handler{
 		Aux: func(k, v []byte) error {
+			switch string(k) {
+			case AuxJSON:
+				loaded, err := e.loadJSONAux(ds.dbs, v, now, keepExpired)
+				if loaded {
+					ds.Stats.Keys++
+				} else if err == nil {
+					ds.Stats.Skipped++
+				}
+				return err
+			case AuxState:
+				ds.State += string(v)
+				ds.HasState = true
+				return nil
+			}
 			ds.Aux[string(k)] = string(v)
 			return nil
 		},
-		Function: func([]byte) error {
+		Function: func(code []byte) error {
 			ds.Stats.Functions++
+			ds.Functions = append(ds.Functions, bytes.Clone(code))
 			return nil
 		},
 		Skipped: func(*rdb.Entry, error) error {

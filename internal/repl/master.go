@@ -418,7 +418,7 @@ func (r *Replica) prepareFullSync(l *link, psync bool, w interface{ Simple(strin
 		streamDB = r.dbSel
 	}
 	if _, err := r.e.WriteRDBAux(&buf, "repl-stream-db", strconv.Itoa(streamDB), "repl-id", r.replid,
-		"repl-offset", strconv.FormatInt(off, 10)); err != nil {
+		"repl-offset", strconv.FormatInt(off, 10), engine.AuxState, r.e.StateAux()); err != nil {
 		return err
 	}
 	if r.host == "" {

@@ -180,7 +180,8 @@ func (r *Replica) slicedFullSync(l *link, psync bool) (reply string, longest tim
 		return "", longest, errStaleLink
 	}
 	off := r.offset.Load()
-	aux := []string{"repl-stream-db", "0", "repl-id", r.replid, "repl-offset", strconv.FormatInt(off, 10)}
+	aux := []string{"repl-stream-db", "0", "repl-id", r.replid, "repl-offset", strconv.FormatInt(off, 10),
+		engine.AuxState, e.StateAux()}
 	var buf bytes.Buffer
 	if s.abort {
 		if _, err := e.WriteRDBAux(&buf, aux...); err != nil {

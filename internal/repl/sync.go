@@ -95,13 +95,18 @@ func (r *Replica) fullSync(gen int64, br *bufio.Reader, id string, off int64) er
 	if n, err := strconv.Atoi(ds.Aux["repl-stream-db"]); err == nil && n >= 0 && n < len(e.DBs()) {
 		streamDB = n // the master's stream goes on in that database
 	}
+	cl := e.NewClient(engine.KindMaster) // applies the file's state
+	cl.Authenticated = true
+	defer e.RemoveClient(cl)
 	e.Lock()
 	if r.stale(gen) {
 		e.Unlock()
 		ds.Discard()
 		return errStale
 	}
+	functions, state, hasState := ds.Functions, ds.State, ds.HasState
 	e.SwapDataset(ds)
+	r.applyState(cl, functions, state, hasState)
 	if p := e.Persistence; p != nil {
 		// The swap bypassed the log: make the new dataset durable.
 		if err := p.Save(); err != nil {
