@@ -209,6 +209,10 @@ func registerReplication(t *Table) {
 			c.W.Error("ERR replication is not available in this Ordo")
 			return
 		}
+		if f, ok := r.(interface{ FailingOver() bool }); ok && f.FailingOver() {
+			c.W.Error("ERR REPLICAOF not allowed while failing over.")
+			return
+		}
 		if c.ArgIs(1, "no") && c.ArgIs(2, "one") {
 			c.W.Simple(r.ReplicaOf("", 0))
 			return
@@ -220,6 +224,14 @@ func registerReplication(t *Table) {
 		c.W.Simple(r.ReplicaOf(string(c.Args[1]), int(port)))
 	}
 	t.register("replicaof", replicaof)
+	// FAILOVER (internal/repl's failover.go).
+	t.register("failover", func(c *Ctx) {
+		if f, ok := c.E.Replication.(interface{ Failover(*Ctx) }); ok {
+			f.Failover(c)
+			return
+		}
+		c.W.Error("ERR replication is not available in this Ordo")
+	})
 	t.register("slaveof", replicaof)
 	sync := func(c *Ctx) {
 		if r := c.E.Replication; r != nil {

@@ -242,6 +242,12 @@ func (r *Replica) pinger(stop <-chan struct{}) {
 			return
 		case <-r.ackReq:
 			r.e.Lock()
+			if r.FailingOver() {
+				// The offset stands still for FAILOVER (as Redis, no
+				// GETACK while clients are paused).
+				r.e.Unlock()
+				continue
+			}
 			r.feed(-1, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")})
 			r.e.Unlock()
 			continue
@@ -259,7 +265,9 @@ func (r *Replica) pinger(stop <-chan struct{}) {
 			continue
 		}
 		r.e.Lock()
-		r.feed(-1, [][]byte{[]byte("PING")})
+		if !r.FailingOver() { // the offset stands still for FAILOVER
+			r.feed(-1, [][]byte{[]byte("PING")})
+		}
 		r.e.Unlock()
 	}
 }
@@ -332,12 +340,20 @@ func (r *Replica) ReplConf(c *engine.Ctx) {
 // the master's stream.
 func (r *Replica) Sync(c *engine.Ctx) {
 	psync := strings.EqualFold(string(c.Args[0]), "psync")
-	if psync && len(c.Args) != 3 {
+	if psync && len(c.Args) < 3 {
 		c.W.Error("ERR wrong number of arguments for 'psync' command")
+		return
+	}
+	// PSYNC <replid> <offset> FAILOVER: our master hands over (failover.go).
+	if psync && len(c.Args) > 3 && c.ArgIs(3, "failover") && !r.psyncFailover(c) {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.failoverState() != foNone {
+		c.W.Error("NOMASTERLINK Can't SYNC while failing over")
+		return
+	}
 	if r.host != "" && (!r.linkUp || r.backlog == nil) {
 		c.W.Error("NOMASTERLINK Can't SYNC while not connected with my master")
 		return
