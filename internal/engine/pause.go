@@ -49,7 +49,9 @@ func (e *Engine) SetFailoverPause(on bool) {
 		return
 	}
 	e.unpause()
-	e.runUnpaused()
+	if e.current == nil { // else Call runs them after the current command
+		e.runUnpaused()
+	}
 }
 
 // paused reports whether a pause is in force at now (and ends one that
