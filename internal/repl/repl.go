@@ -17,7 +17,11 @@
 // other replicas of the old master continue with it by a partial resync
 // (replid2). Redis Sentinel's commands (INFO, SLAVEOF in MULTI, CONFIG
 // REWRITE, CLIENT KILL, the hello channel) need nothing more than this and
-// the engine's ordinary commands.
+// the engine's ordinary commands. FAILOVER, Redis 7's coordinated
+// handover, is in failover.go. A full sync's file carries, besides keys,
+// what Redis's RDB has no type for (JSON documents, FT index definitions
+// and the rest of the engine-wide state) in aux fields redis-server
+// skips; an Ordo replica installs them (state.go).
 //
 // Locking: ReplicaOf runs under the engine lock (it is a command); the
 // link goroutine takes the engine lock to apply a batch and checks there
