@@ -160,6 +160,7 @@ func Run(o Options) ([]Result, error) {
 	results = append(results, soakRows(o, sel, tmp)...)
 	results = append(results, indexRows(o, sel, tmp)...)
 	results = append(results, spaceRows(o, sel, tmp)...)
+	results = append(results, replRows(o, sel, tmp)...)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return results, err
 	}

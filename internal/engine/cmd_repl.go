@@ -8,6 +8,7 @@ package engine
 // master's RDB into a Dataset outside the lock and swaps it in.
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -209,6 +210,10 @@ func registerReplication(t *Table) {
 			c.W.Error("ERR replication is not available in this Ordo")
 			return
 		}
+		if f, ok := r.(interface{ FailingOver() bool }); ok && f.FailingOver() {
+			c.W.Error("ERR REPLICAOF not allowed while failing over.")
+			return
+		}
 		if c.ArgIs(1, "no") && c.ArgIs(2, "one") {
 			c.W.Simple(r.ReplicaOf("", 0))
 			return
@@ -220,6 +225,14 @@ func registerReplication(t *Table) {
 		c.W.Simple(r.ReplicaOf(string(c.Args[1]), int(port)))
 	}
 	t.register("replicaof", replicaof)
+	// FAILOVER (internal/repl's failover.go).
+	t.register("failover", func(c *Ctx) {
+		if f, ok := c.E.Replication.(interface{ Failover(*Ctx) }); ok {
+			f.Failover(c)
+			return
+		}
+		c.W.Error("ERR replication is not available in this Ordo")
+	})
 	t.register("slaveof", replicaof)
 	sync := func(c *Ctx) {
 		if r := c.E.Replication; r != nil {
@@ -251,6 +264,13 @@ type Dataset struct {
 	// Aux holds the file's aux fields (a master's repl-stream-db: the
 	// database its stream goes on in).
 	Aux map[string]string
+	// Functions is the code of the file's function libraries.
+	Functions [][]byte
+	// State is the file's AuxState (the commands recreating an Ordo
+	// master's FT.* definitions and the like); HasState tells whether
+	// the file had one (a file from redis-server has not).
+	State    string
+	HasState bool
 }
 
 // LoadDataset reads a whole RDB file from r into a new dataset; it does
@@ -266,11 +286,26 @@ func (e *Engine) LoadDataset(r io.Reader, keepExpired bool) (*Dataset, error) {
 	now := NowMs()
 	_, err := rdb.ReadFile(r, rdb.Handler{
 		Aux: func(k, v []byte) error {
+			switch string(k) {
+			case AuxJSON:
+				loaded, err := e.loadJSONAux(ds.dbs, v, now, keepExpired)
+				if loaded {
+					ds.Stats.Keys++
+				} else if err == nil {
+					ds.Stats.Skipped++
+				}
+				return err
+			case AuxState:
+				ds.State += string(v)
+				ds.HasState = true
+				return nil
+			}
 			ds.Aux[string(k)] = string(v)
 			return nil
 		},
-		Function: func([]byte) error {
+		Function: func(code []byte) error {
 			ds.Stats.Functions++
+			ds.Functions = append(ds.Functions, bytes.Clone(code))
 			return nil
 		},
 		Skipped: func(*rdb.Entry, error) error {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -31,6 +32,26 @@ type pauseState struct {
 	ready   []*Waiter // released, to run (runUnpaused)
 	running bool      // runUnpaused is running them
 	timer   *time.Timer
+	// failover: FAILOVER's write pause (Redis's PAUSE_DURING_FAILOVER),
+	// in force until SetFailoverPause(false) whatever CLIENT PAUSE and
+	// UNPAUSE do meanwhile.
+	failover bool
+}
+
+// SetFailoverPause starts or ends FAILOVER's pause of writes (the lock
+// held): commands CLIENT PAUSE WRITE holds wait until it ends. Ending it
+// ends a CLIENT PAUSE given meanwhile too.
+func (e *Engine) SetFailoverPause(on bool) {
+	p := &e.pause
+	p.failover = on
+	if on {
+		p.typ, p.end = max(p.typ, pauseWrite), math.MaxInt64
+		return
+	}
+	e.unpause()
+	if e.current == nil { // else Call runs them after the current command
+		e.runUnpaused()
+	}
 }
 
 // paused reports whether a pause is in force at now (and ends one that
@@ -92,6 +113,11 @@ func (e *Engine) postpone(c *Ctx) *Waiter {
 func (e *Engine) unpause() {
 	p := &e.pause
 	p.typ, p.end = pauseOff, 0
+	if p.failover {
+		// FAILOVER's write pause outlasts CLIENT PAUSE: the commands
+		// released below that write are held again when they run.
+		p.typ, p.end = pauseWrite, math.MaxInt64
+	}
 	if p.timer != nil {
 		p.timer.Stop()
 		p.timer = nil

@@ -4,8 +4,8 @@ package engine
 // SAVE writes dir/dbfilename as redis-server does (after Ordo's own
 // snapshot), so a dump.rdb taken from Ordo starts a redis-server; and
 // ordo-server --rdb-import loads a dump.rdb written by redis-server
-// (LoadRDB). ReJSON-RL values are not written (see cmd_dump.go);
-// function libraries in a file are not loaded (Ordo has no FUNCTION).
+// (LoadRDB). ReJSON-RL values are written as Ordo aux fields, which
+// redis-server skips (rdbaux.go).
 
 import (
 	"fmt"
@@ -71,6 +71,11 @@ func (e *Engine) WriteRDBAux(w io.Writer, aux ...string) (RDBStats, error) {
 		db.Each(now, func(k string, v Value, at int64) bool {
 			rv, ok := toRDB(v)
 			if !ok {
+				if j, isJSON := v.o.(*JSON); isJSON { // an aux field (rdbaux.go)
+					wr.Raw(appendJSONAux(nil, i, k, j, at, e.Config.Bool("rdbcompression")))
+					st.Keys++
+					return true
+				}
 				st.Skipped++
 				return true
 			}
@@ -106,6 +111,18 @@ func (e *Engine) LoadRDB(r io.Reader) (RDBStats, error) {
 	var st RDBStats
 	now := NowMs()
 	_, err := rdb.ReadFile(r, rdb.Handler{
+		Aux: func(k, v []byte) error {
+			if string(k) != AuxJSON {
+				return nil
+			}
+			loaded, err := e.loadJSONAux(e.dbs, v, now, false)
+			if loaded {
+				st.Keys++
+			} else if err == nil {
+				st.Skipped++
+			}
+			return err
+		},
 		Function: func(code []byte) error {
 			if f := e.cmds.functions; f != nil {
 				st.Libraries++
@@ -164,8 +181,7 @@ type RDBPart struct {
 
 // AppendRDBKey appends the entry of key in database db as WriteRDB
 // writes it, without side effects (no lazy expiry, no access time): ok
-// is false when the key is absent, expired at now, or not written to
-// RDB files (JSON). The caller holds the lock. hasTTL tells whether the
+// is false when the key is absent or expired at now. The caller holds the lock. hasTTL tells whether the
 // entry carries an expiry.
 func (e *Engine) AppendRDBKey(dst []byte, db int, key string, now int64) (out []byte, ok, hasTTL bool) {
 	d := e.dbs[db]
@@ -182,6 +198,9 @@ func (e *Engine) AppendRDBKey(dst []byte, db int, key string, now int64) (out []
 	}
 	rv, conv := toRDB(v)
 	if !conv {
+		if j, isJSON := v.o.(*JSON); isJSON { // an aux field (rdbaux.go)
+			return appendJSONAux(dst, db, key, j, at, e.Config.Bool("rdbcompression")), true, at != -1
+		}
 		return dst, false, false
 	}
 	return rdb.AppendEntry(dst, []byte(key), rv, at, e.Config.Bool("rdbcompression")), true, at != -1

@@ -122,8 +122,8 @@ func TestRDBFileToRedis(t *testing.T) {
 	t.Cleanup(func() { p.Close(false) })
 	d := redistest.NewDiffWith(t, r.Addr, o.Addr)
 	fillForRDB(d)
-	d.Ordo.Do("JSON.SET", "json-is-skipped", "$", `{"a":1}`)
-	if got := d.Ordo.Do("DUMP", "json-is-skipped"); got.Str != engine.ErrDumpUnsupported {
+	d.Ordo.Do("JSON.SET", "json-is-an-aux-field", "$", `{"a":1}`)
+	if got := d.Ordo.Do("DUMP", "json-is-an-aux-field"); got.Str != engine.ErrDumpUnsupported {
 		t.Fatalf("DUMP of a JSON value: %v", got)
 	}
 	if got := d.Ordo.Do("SAVE"); got.Str != "OK" {
@@ -133,13 +133,65 @@ func TestRDBFileToRedis(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err != nil {
 		t.Fatal(err)
 	}
-	d.Ordo.Do("DEL", "json-is-skipped")
+	d.Ordo.Do("DEL", "json-is-an-aux-field")
 	r2 := redistest.StartRedis(t, "--dir", dir, "--dbfilename", "dump.rdb")
 	d2 := redistest.NewDiffWith(t, r2.Addr, o.Addr)
 	if n := d2.Redis.Do("DBSIZE").Int; n == 0 {
 		t.Fatal("redis-server loaded nothing from Ordo's dump.rdb")
 	}
 	compareDatasets(t, d2)
+}
+
+// TestRDBFileJSONDocuments: JSON documents in Ordo's dump.rdb (aux
+// fields, engine/rdbaux.go) come back, with their TTLs, when Ordo loads
+// the file; redis-server, which has no JSON type, loads the file without
+// them.
+func TestRDBFileJSONDocuments(t *testing.T) {
+	o := redistest.StartOrdo(t, "appendonly", "yes")
+	p, err := aof.Open(o.Engine, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(false) })
+	c := redistest.Dial(t, o.Addr)
+	c.Do("JSON.SET", "doc", "$", `{"a":[1,2,{"b":"x"}],"n":1.5e300}`)
+	c.Do("JSON.SET", "ttl", "$", `"s"`)
+	c.Do("PEXPIREAT", "ttl", "99999999999000")
+	c.Do("SELECT", "4")
+	c.Do("JSON.SET", "in4", "$", `[true,null]`)
+	c.Do("SET", "plain", "v")
+	c.Do("SELECT", "0")
+	if got := c.Do("SAVE"); got.Str != "OK" {
+		t.Fatalf("SAVE: %v", got)
+	}
+	file := filepath.Join(o.Engine.Config.Get("dir"), "dump.rdb")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2 := redistest.StartOrdo(t)
+	o2.Engine.Lock()
+	st, err := o2.Engine.LoadRDB(bytes.NewReader(data))
+	o2.Engine.Unlock()
+	if err != nil || st.Keys != 4 {
+		t.Fatalf("LoadRDB: %+v, %v", st, err)
+	}
+	c2 := redistest.Dial(t, o2.Addr)
+	for _, q := range [][]string{{"JSON.GET", "doc"}, {"JSON.GET", "ttl"}, {"PEXPIRETIME", "ttl"}, {"TYPE", "doc"}} {
+		if want, got := c.Do(q...), c2.Do(q...); want.String() != got.String() {
+			t.Errorf("%v: saved %v, loaded %v", q, want, got)
+		}
+	}
+	c2.Do("SELECT", "4")
+	if got := c2.Do("JSON.GET", "in4"); got.Str != "[true,null]" {
+		t.Errorf("JSON.GET in4 in database 4: %v", got)
+	}
+	r := redistest.StartRedis(t, "--dir", filepath.Dir(file), "--dbfilename", "dump.rdb")
+	rc := redistest.Dial(t, r.Addr)
+	rc.Do("SELECT", "4")
+	if got := rc.Do("KEYS", "*"); len(got.Elems) != 1 || got.Elems[0].Str != "plain" {
+		t.Fatalf("redis-server on Ordo's dump.rdb, database 4: %v", got)
+	}
 }
 
 // TestLoadRDBRefusals: what Redis refuses to load, LoadRDB refuses.

@@ -352,3 +352,13 @@ func AppendEntry(dst, key []byte, v *Value, expireAt int64, compress bool) []byt
 	}
 	return appendEntry(dst, key, v, compress)
 }
+
+// AppendAux appends an auxiliary field record (OpAux, key, value), as
+// Writer.Aux writes it, for Writer.Raw. Loaders skip aux fields they do
+// not know (redis-server logs them at debug level), which is how Ordo
+// carries what Redis has no type for (see engine's rdbaux.go).
+func AppendAux(dst, key, value []byte, compress bool) []byte {
+	dst = append(dst, OpAux)
+	dst = appendString(dst, key, compress)
+	return appendString(dst, value, compress)
+}

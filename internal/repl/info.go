@@ -126,7 +126,7 @@ func (r *Replica) InfoReplication() string {
 		}
 		kv("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", l.host(), l.port, state, l.ack, lag))
 	}
-	kv("master_failover_state", "no-failover")
+	kv("master_failover_state", r.failoverState())
 	kv("master_replid", r.replid)
 	kv("master_replid2", r.replid2)
 	kv("master_repl_offset", off)

@@ -11,9 +11,7 @@ package repl
 // lines and ROLE.
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -242,6 +240,12 @@ func (r *Replica) pinger(stop <-chan struct{}) {
 			return
 		case <-r.ackReq:
 			r.e.Lock()
+			if r.FailingOver() {
+				// The offset stands still for FAILOVER (as Redis, no
+				// GETACK while clients are paused).
+				r.e.Unlock()
+				continue
+			}
 			r.feed(-1, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")})
 			r.e.Unlock()
 			continue
@@ -259,7 +263,9 @@ func (r *Replica) pinger(stop <-chan struct{}) {
 			continue
 		}
 		r.e.Lock()
-		r.feed(-1, [][]byte{[]byte("PING")})
+		if !r.FailingOver() { // the offset stands still for FAILOVER
+			r.feed(-1, [][]byte{[]byte("PING")})
+		}
 		r.e.Unlock()
 	}
 }
@@ -332,12 +338,20 @@ func (r *Replica) ReplConf(c *engine.Ctx) {
 // the master's stream.
 func (r *Replica) Sync(c *engine.Ctx) {
 	psync := strings.EqualFold(string(c.Args[0]), "psync")
-	if psync && len(c.Args) != 3 {
+	if psync && len(c.Args) < 3 {
 		c.W.Error("ERR wrong number of arguments for 'psync' command")
+		return
+	}
+	// PSYNC <replid> <offset> FAILOVER: our master hands over (failover.go).
+	if psync && len(c.Args) > 3 && c.ArgIs(3, "failover") && !r.psyncFailover(c) {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.failoverState() != foNone {
+		c.W.Error("NOMASTERLINK Can't SYNC while failing over")
+		return
+	}
 	if r.host != "" && (!r.linkUp || r.backlog == nil) {
 		c.W.Error("NOMASTERLINK Can't SYNC while not connected with my master")
 		return
@@ -392,45 +406,13 @@ func (r *Replica) Sync(c *engine.Ctx) {
 		return
 	}
 	l.psync = psync
-	if r.host == "" {
-		// The snapshot is taken in slices once the command returns
-		// (snapshot.go); +FULLRESYNC comes with its offset.
-		l.deferred = true
-	} else if err := r.prepareFullSync(l, psync, c.W); err != nil {
-		c.W.Error("ERR writing the RDB for the replica: " + err.Error())
-		return
-	}
+	// The snapshot is taken in slices once the command returns
+	// (snapshot.go); +FULLRESYNC comes with its offset. A replica of
+	// ours (chained) tracks its master's stream for it (sync.go).
+	l.deferred = true
 	r.links[l.id] = l
 	r.syncFull++
 	c.Client.SetReplicaLink()
-}
-
-// prepareFullSync writes the RDB of the dataset for l, and the
-// +FULLRESYNC reply (PSYNC) to w. The engine lock and r.mu are held.
-func (r *Replica) prepareFullSync(l *link, psync bool, w interface{ Simple(string) }) error {
-	off := r.offset.Load()
-	var buf bytes.Buffer
-	// As Redis's rdbSaveInfoAuxFields: the database our stream goes on
-	// in (a replica's: its master link's), so that a replica applies the
-	// stream forwarded byte for byte in the right one.
-	streamDB := 0
-	if r.host != "" {
-		streamDB = r.dbSel
-	}
-	if _, err := r.e.WriteRDBAux(&buf, "repl-stream-db", strconv.Itoa(streamDB), "repl-id", r.replid,
-		"repl-offset", strconv.FormatInt(off, 10)); err != nil {
-		return err
-	}
-	if r.host == "" {
-		r.seldb = -1 // our stream goes on with a SELECT
-	}
-	l.rdb = buf.Bytes()
-	l.sent, l.written = off, off
-	if psync {
-		w.Simple(fmt.Sprintf("FULLRESYNC %s %d", r.replid, off))
-	}
-	r.logf("Replica %s asks for synchronization; full resync with %d bytes of RDB at offset %d", l.addr, len(l.rdb), off)
-	return nil
 }
 
 var (
@@ -514,24 +496,8 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 				return
 			}
 		}
-		var reply []byte
-		var err error
-		if deferred {
-			var s string
-			s, _, err = r.slicedFullSync(l, l.psync)
-			reply = []byte(s)
-		} else {
-			w := &resp.Writer{Proto: 2}
-			r.e.Lock()
-			r.mu.Lock()
-			err = errStaleLink
-			if !l.kicked {
-				err = r.prepareFullSync(l, l.psync, w)
-			}
-			r.mu.Unlock()
-			r.e.Unlock()
-			reply = w.Buf
-		}
+		s, _, err := r.slicedFullSync(l, l.psync)
+		reply := []byte(s)
 		if err != nil {
 			r.logf("Closing the link of replica %s: %v", l.addr, err)
 			return

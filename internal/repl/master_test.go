@@ -163,3 +163,81 @@ func TestOrdoMasterFullSyncUnderWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestChainedFullSyncUnderWrites: replicas (Ordo and redis-server) of an
+// Ordo replica attach while writers change the top master's 100k keys:
+// the middle replica takes their snapshot in slices, following the keys
+// its own master's stream changes meanwhile (including transactions and
+// a database switch in the stream), and each tail equals the master.
+func TestChainedFullSyncUnderWrites(t *testing.T) {
+	for _, kind := range []string{"ordo", "redis"} {
+		t.Run(kind+" tail", func(t *testing.T) {
+			o := redistest.StartOrdo(t, "repl-diskless-sync-delay", "0")
+			mid := redistest.StartOrdo(t, "repl-diskless-sync-delay", "0")
+			m, r1 := redistest.Dial(t, o.Addr), redistest.Dial(t, mid.Addr)
+			const keys = 100_000
+			for i := 0; i < keys; i += 1000 {
+				args := []string{"MSET"}
+				for j := i; j < i+1000; j++ {
+					args = append(args, "k:"+strconv.Itoa(j), strconv.Itoa(j))
+				}
+				m.Send(args...)
+			}
+			for i := 0; i < keys; i += 1000 {
+				m.ReadRaw()
+			}
+			replicaOf(t, r1, o.Addr)
+			waitSynced(t, m, r1)
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			for w := 0; w < 2; w++ {
+				wg.Add(1)
+				go func(w int) {
+					defer wg.Done()
+					c := redistest.Dial(t, o.Addr)
+					for n := 0; ; n++ {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						k := "k:" + strconv.Itoa((n*7919+w*104729)%keys)
+						switch n % 6 {
+						case 0:
+							c.Do("DEL", k)
+						case 1:
+							c.Do("INCR", k)
+						case 2:
+							c.Do("MULTI")
+							c.Do("APPEND", k, "x")
+							c.Do("HSET", "h:"+strconv.Itoa(n%50), k, "1")
+							c.Do("EXEC")
+						case 3:
+							c.Do("SELECT", "3")
+							c.Do("SET", "in3:"+strconv.Itoa(n%1000), k)
+							c.Do("SELECT", "0")
+						case 4:
+							c.Do("PEXPIRE", k, "100000000")
+						default:
+							c.Do("SET", "new:"+strconv.Itoa(n), k)
+						}
+					}
+				}(w)
+			}
+			var tailAddr string
+			if kind == "redis" {
+				tailAddr = redistest.StartRedis(t).Addr
+			} else {
+				tailAddr = redistest.StartOrdo(t).Addr
+			}
+			tail := redistest.Dial(t, tailAddr)
+			replicaOf(t, tail, mid.Addr)
+			waitLinkUp(t, tail)
+			close(stop)
+			wg.Wait()
+			waitSynced(t, m, r1)
+			waitSynced(t, m, tail)
+			compare(t, m, tail)
+		})
+	}
+}

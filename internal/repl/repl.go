@@ -17,7 +17,11 @@
 // other replicas of the old master continue with it by a partial resync
 // (replid2). Redis Sentinel's commands (INFO, SLAVEOF in MULTI, CONFIG
 // REWRITE, CLIENT KILL, the hello channel) need nothing more than this and
-// the engine's ordinary commands.
+// the engine's ordinary commands. FAILOVER, Redis 7's coordinated
+// handover, is in failover.go. A full sync's file carries, besides keys,
+// what Redis's RDB has no type for (JSON documents, FT index definitions
+// and the rest of the engine-wide state) in aux fields redis-server
+// skips; an Ordo replica installs them (state.go).
 //
 // Locking: ReplicaOf runs under the engine lock (it is a command); the
 // link goroutine takes the engine lock to apply a batch and checks there
@@ -110,6 +114,8 @@ type Replica struct {
 	readOffset atomic.Int64 // read from the master
 	lastIO     atomic.Int64 // unix ms of the last byte from the master
 	syncRead   atomic.Int64 // bytes of the RDB read so far
+
+	fo failover // FAILOVER (failover.go), under mu
 }
 
 // New returns e's replication state (a master) and installs it as
@@ -189,35 +195,12 @@ func (r *Replica) stopLocked() chan struct{} {
 
 // ReplicaOf implements engine.Replication (REPLICAOF, SLAVEOF).
 func (r *Replica) ReplicaOf(host string, port int) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if host == "" {
-		if r.host != "" {
-			r.gen.Add(1)
-			r.stopLocked()
-			// Redis's shiftReplicationId: replicas of the old master can
-			// still PSYNC from us up to the offset reached.
-			r.replid2 = r.replid
-			r.secondOffset = r.offset.Load() + 1
-			r.replid = newID()
-			// Our replicas reconnect and learn the new ID with a partial
-			// resync (Redis's replicationUnsetMaster); our own writes
-			// start with a SELECT.
-			r.kickLinksLocked()
-			r.seldb = -1
-			r.feeding.Store(r.backlog != nil)
-			if r.backlog != nil {
-				r.ensurePinger()
-			}
-			r.logf("MASTER MODE enabled (user request)")
-			r.host, r.port, r.state, r.linkUp = "", 0, stateNone, false
-			r.e.SetReplica(false)
-			r.e.SetMasterLinkUp(false)
-			r.e.Config.Set("replicaof", "", true) // CONFIG GET/REWRITE
-
-		}
+		r.unsetMaster("user request")
 		return "OK"
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.host == host && r.port == port {
 		return "OK Already connected to specified master"
 	}
@@ -251,6 +234,38 @@ func (r *Replica) ReplicaOf(host string, port int) string {
 	r.logf("Connecting to MASTER %s:%d", host, port)
 	go r.run(ctx, gen, host, port, done)
 	return "OK"
+}
+
+// unsetMaster makes a replica a master again, keeping its data (Redis's
+// replicationUnsetMaster; why is for the log). The engine lock is held,
+// not r.mu.
+func (r *Replica) unsetMaster(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.host == "" {
+		return
+	}
+	r.gen.Add(1)
+	r.stopLocked()
+	// Redis's shiftReplicationId: replicas of the old master can
+	// still PSYNC from us up to the offset reached.
+	r.replid2 = r.replid
+	r.secondOffset = r.offset.Load() + 1
+	r.replid = newID()
+	// Our replicas reconnect and learn the new ID with a partial
+	// resync (Redis's replicationUnsetMaster); our own writes
+	// start with a SELECT.
+	r.kickLinksLocked()
+	r.seldb = -1
+	r.feeding.Store(r.backlog != nil)
+	if r.backlog != nil {
+		r.ensurePinger()
+	}
+	r.logf("MASTER MODE enabled (%s)", why)
+	r.host, r.port, r.state, r.linkUp = "", 0, stateNone, false
+	r.e.SetReplica(false)
+	r.e.SetMasterLinkUp(false)
+	r.e.Config.Set("replicaof", "", true) // CONFIG GET/REWRITE
 }
 
 func (r *Replica) stale(gen int64) bool { return r.gen.Load() != gen }
@@ -293,6 +308,9 @@ func (r *Replica) setState(gen int64, s string) {
 
 var errStale = errors.New("replication link replaced")
 
+// errPSYNCRefused is an error reply to PSYNC.
+var errPSYNCRefused = errors.New("unexpected reply to PSYNC from master")
+
 // link runs one connection to the master.
 func (r *Replica) link(ctx context.Context, gen int64, host string, port int) error {
 	r.setState(gen, stateConnecting)
@@ -313,7 +331,13 @@ func (r *Replica) link(ctx context.Context, gen int64, host string, port int) er
 	r.logf("MASTER <-> REPLICA sync started")
 	r.setState(gen, stateHandshake)
 
-	full, masterID, masterOff, err := r.handshake(conn, br)
+	fo := r.failoverPSYNC()
+	full, masterID, masterOff, err := r.handshake(conn, br, fo)
+	if fo && (err == nil || errors.Is(err, errPSYNCRefused)) {
+		// As Redis's syncWithMaster: the target's answer to PSYNC
+		// FAILOVER decides (other failures retry the connection).
+		r.failoverHandshakeDone(gen, err == nil)
+	}
 	if err != nil {
 		return err
 	}
@@ -344,7 +368,9 @@ func command(w io.Writer, br *bufio.Reader, args ...string) (resp.Value, error) 
 
 // handshake runs PING, AUTH, REPLCONF and PSYNC; it reports whether a
 // full sync follows, with the master's replication ID and offset.
-func (r *Replica) handshake(conn net.Conn, br *bufio.Reader) (full bool, id string, off int64, err error) {
+// With failover (FAILOVER in progress), PSYNC asks the master to take
+// over: PSYNC <replid> <offset> FAILOVER.
+func (r *Replica) handshake(conn net.Conn, br *bufio.Reader, failover bool) (full bool, id string, off int64, err error) {
 	v, err := command(conn, br, "PING")
 	if err != nil {
 		return false, "", 0, err
@@ -394,7 +420,11 @@ func (r *Replica) handshake(conn net.Conn, br *bufio.Reader) (full bool, id stri
 	}
 	r.mu.Unlock()
 	r.logf("Trying a partial resynchronization (request %s:%s).", psyncID, psyncOff)
-	if _, err := conn.Write(resp.AppendCommand(nil, "PSYNC", psyncID, psyncOff)); err != nil {
+	psync := []string{"PSYNC", psyncID, psyncOff}
+	if failover {
+		psync = append(psync, "FAILOVER")
+	}
+	if _, err := conn.Write(resp.AppendCommand(nil, psync...)); err != nil {
 		return false, "", 0, err
 	}
 	// A master that delays a diskless sync (repl-diskless-sync-delay, 5 s
@@ -415,7 +445,7 @@ func (r *Replica) handshake(conn net.Conn, br *bufio.Reader) (full bool, id stri
 		return false, "", 0, err
 	}
 	if v.Kind == resp.KindError {
-		return false, "", 0, fmt.Errorf("unexpected reply to PSYNC from master: -%s", v.Str)
+		return false, "", 0, fmt.Errorf("%w: -%s", errPSYNCRefused, v.Str)
 	}
 	f := strings.Fields(v.Str)
 	switch {

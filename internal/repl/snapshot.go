@@ -180,7 +180,14 @@ func (r *Replica) slicedFullSync(l *link, psync bool) (reply string, longest tim
 		return "", longest, errStaleLink
 	}
 	off := r.offset.Load()
-	aux := []string{"repl-stream-db", "0", "repl-id", r.replid, "repl-offset", strconv.FormatInt(off, 10)}
+	// As prepareFullSync: a replica forwards its master's stream byte
+	// for byte, which goes on in the database it is in.
+	streamDB := 0
+	if r.host != "" {
+		streamDB = r.dbSel
+	}
+	aux := []string{"repl-stream-db", strconv.Itoa(streamDB), "repl-id", r.replid, "repl-offset", strconv.FormatInt(off, 10),
+		engine.AuxState, e.StateAux()}
 	var buf bytes.Buffer
 	if s.abort {
 		if _, err := e.WriteRDBAux(&buf, aux...); err != nil {
@@ -218,7 +225,9 @@ func (r *Replica) slicedFullSync(l *link, psync bool) (reply string, longest tim
 			}
 		}()
 	}
-	r.seldb = -1 // our stream goes on with a SELECT
+	if r.host == "" {
+		r.seldb = -1 // our stream goes on with a SELECT
+	}
 	l.sent, l.written = off, off
 	if s.abort {
 		l.rdb = buf.Bytes()

@@ -95,13 +95,18 @@ func (r *Replica) fullSync(gen int64, br *bufio.Reader, id string, off int64) er
 	if n, err := strconv.Atoi(ds.Aux["repl-stream-db"]); err == nil && n >= 0 && n < len(e.DBs()) {
 		streamDB = n // the master's stream goes on in that database
 	}
+	cl := e.NewClient(engine.KindMaster) // applies the file's state
+	cl.Authenticated = true
+	defer e.RemoveClient(cl)
 	e.Lock()
 	if r.stale(gen) {
 		e.Unlock()
 		ds.Discard()
 		return errStale
 	}
+	functions, state, hasState := ds.Functions, ds.State, ds.HasState
 	e.SwapDataset(ds)
+	r.applyState(cl, functions, state, hasState)
 	if p := e.Persistence; p != nil {
 		// The swap bypassed the log: make the new dataset durable.
 		if err := p.Save(); err != nil {
@@ -201,6 +206,7 @@ func (r *Replica) stream(ctx context.Context, gen int64, conn *ioConn, br *bufio
 	var batch []streamCmd
 	var acks []int64
 	var pending []byte // an open MULTI's bytes, applied at EXEC
+	var snaps []*snapshot
 	for {
 		batch = batch[:0]
 		size := int64(0)
@@ -223,7 +229,23 @@ func (r *Replica) stream(ctx context.Context, gen int64, conn *ioConn, br *bufio
 			e.Unlock()
 			return errStale
 		}
+		// Full syncs of replicas of ours being taken in slices follow
+		// the keys this batch changes (feed's part on a master).
+		snaps = snaps[:0]
+		r.mu.Lock()
+		for _, l := range r.links {
+			if l.snap != nil {
+				snaps = append(snaps, l.snap)
+			}
+		}
+		r.mu.Unlock()
 		for _, c := range batch {
+			for _, s := range snaps {
+				if cl.InMulti() && len(c.args) > 0 && engine.EqualFold(c.args[0], "select") {
+					s.abort = true // the queued commands' database is not known here
+				}
+				s.track(e, cl.DB, c.args)
+			}
 			if len(c.args) == 0 {
 				r.applied(c.raw)
 				continue
