@@ -329,12 +329,22 @@ type watchKey struct {
 
 // NewClient registers a client. kind is "normal" for network clients.
 func (e *Engine) NewClient(kind string) *Client {
+	return e.NewConnClient(kind, "", "", nil)
+}
+
+// NewConnClient is NewClient for a network connection: its addresses and
+// kill function are set before the client is listed, so CLIENT LIST and
+// CLIENT KILL on other connections never read them half-written.
+func (e *Engine) NewConnClient(kind, addr, laddr string, kill func()) *Client {
 	cl := &Client{
 		ID:            e.nextID.Add(1),
 		Created:       time.Now(),
 		Proto:         2,
 		Kind:          kind,
 		Authenticated: !e.DefaultUserNeedsAuth(),
+		Addr:          addr,
+		LAddr:         laddr,
+		Kill:          kill,
 	}
 	cl.LastActive.Store(time.Now().UnixMilli())
 	if kind == "aof" {

@@ -250,11 +250,8 @@ func (s *Server) handle(conn net.Conn) {
 		tc.SetNoDelay(true)
 	}
 	e.Stats.Connections.Add(1)
-	cl := e.NewClient("normal")
+	cl := e.NewConnClient("normal", conn.RemoteAddr().String(), conn.LocalAddr().String(), func() { conn.Close() })
 	defer e.RemoveClient(cl)
-	cl.Addr = conn.RemoteAddr().String()
-	cl.LAddr = conn.LocalAddr().String()
-	cl.Kill = func() { conn.Close() }
 
 	rd := resp.NewReader(countingReader{conn, &e.Stats.NetInput})
 	rd.MaxBulkLen = e.Config.Int("proto-max-bulk-len")
