@@ -139,6 +139,8 @@ type Engine struct {
 
 	evict evictState // maxmemory-policy's pool (evict.go)
 
+	snaps []*Snapshot // point-in-time snapshots being taken (snapshot.go)
+
 	trk       trackingState // client-side caching (tracking.go)
 	current   *Client       // the client whose top-level command runs (Redis's current_client)
 	executing int           // handlers running (nested in EXEC and scripts)
@@ -208,7 +210,7 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 	n := int(cfg.Int("databases"))
 	e.dbs = make([]*DB, n)
 	for i := range e.dbs {
-		e.dbs[i] = newDB(i, e.acct)
+		e.dbs[i] = newDB(e, i)
 	}
 	go e.activeExpireLoop()
 	return e

@@ -222,6 +222,9 @@ func sampleKeys[V any](d *dict.Dict[V], n int, fn func(key string, v V)) {
 
 // evictKey deletes an evicted key, as expireKey deletes an expired one.
 func (e *Engine) evictKey(db *DB, key string) {
+	if len(e.snaps) > 0 {
+		e.snapCapture(db, key)
+	}
 	if old, ok := db.keys.Get(key); ok {
 		db.used -= countedBytes(key, old)
 	}
