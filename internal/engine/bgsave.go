@@ -28,6 +28,7 @@ type rdbBackground struct {
 	lastSave atomic.Int64 // unix seconds of the last successful save; 0: none
 	lastSecs atomic.Int64 // duration of the last background save, -1: none
 	started  atomic.Int64 // unix seconds when the running one started
+	lastTry  atomic.Int64 // unix seconds of the last start (save points' retry delay)
 	saves    atomic.Int64
 	done     chan struct{} // closed when the running save ends
 }
@@ -48,6 +49,7 @@ func (e *Engine) startRDBBackground() error {
 	start := time.Now()
 	bg.running.Store(true)
 	bg.started.Store(start.Unix())
+	bg.lastTry.Store(start.Unix())
 	done := make(chan struct{})
 	bg.done = done
 	e.Logf("Background saving started")

@@ -213,6 +213,7 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 		e.dbs[i] = newDB(e, i)
 	}
 	go e.activeExpireLoop()
+	go e.savePointLoop()
 	return e
 }
 
