@@ -532,7 +532,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 		e.reject(c, cmd, ErrNoReplicas)
 		return nil
 	}
-	if e.pause.typ != pauseOff && e.pauseCovers(cl, cmd, c.Now) {
+	if e.pause.typ != pauseOff && e.pauseCovers(cl, cmd, args, c.Now) {
 		return e.postpone(c) // runs when the pause ends (pause.go)
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {
