@@ -170,7 +170,7 @@ func (c *Ctx) lookupNotify(key []byte, touch bool) (Value, bool) {
 }
 
 func (db *DB) lookup(c *Ctx, key string, touch bool) (Value, bool) {
-	if len(c.E.snaps) > 0 && (c.Cmd == nil || c.Cmd.Has(FlagWrite)) {
+	if len(c.E.snaps) > 0 && (c.Cmd == nil || c.Cmd.Flags&(FlagWrite|FlagMayReplicate) != 0) {
 		c.E.snapCapture(db, key) // a write command may change it next
 	}
 	v, m, ok := db.keys.GetMeta(key)
