@@ -71,6 +71,11 @@ func (o *Options) engineConfig(dir string) (*engine.Config, error) {
 		}
 		return nil
 	}
+	// An embedded database has no save points (no dump.rdb written by
+	// itself) unless Config asks for them: its snapshots are its own.
+	if err := set("save", ""); err != nil {
+		return nil, err
+	}
 	for k, v := range o.Config {
 		if err := set(k, v); err != nil {
 			return nil, err

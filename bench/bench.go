@@ -53,7 +53,7 @@ type Options struct {
 
 // Result is one row: the median figure of each server and their ratio.
 type Result struct {
-	Group       string // "throughput", "memory", "load", "restart", "cache", "soak", "index"
+	Group       string // "throughput", "memory", "load", "restart", "cache", "soak", "index", "data"
 	Name        string
 	Unit        string
 	Redis, Ordo float64
@@ -161,6 +161,7 @@ func Run(o Options) ([]Result, error) {
 	results = append(results, indexRows(o, sel, tmp)...)
 	results = append(results, spaceRows(o, sel, tmp)...)
 	results = append(results, replRows(o, sel, tmp)...)
+	results = append(results, dataRows(o, sel, tmp)...)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return results, err
 	}
@@ -323,6 +324,10 @@ func subscribe(port, n int, channel string) (stop func(), err error) {
 	return stop, nil
 }
 
+// lockReleaseLibrary is the lock-release script as a function (FCALL).
+const lockReleaseLibrary = "#!lua name=benchlock\nredis.register_function('release', function(keys, args) " +
+	"if redis.call('get',keys[1]) == args[1] then return redis.call('del',keys[1]) else return 0 end end)"
+
 var lockReleaseScript = "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('del',KEYS[1]) else return 0 end"
 
 func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
@@ -347,6 +352,7 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		{name: "XADD MAXLEN ~", cmd: []string{"xadd", "bench:s", "MAXLEN", "~", "100000", "*", "name", "alice", "n", "__rand_int__"}},
 		{name: "XRANGE COUNT 10", cmd: []string{"xrange", "bench:s", "-", "+", "COUNT", "10"}},
 		{name: "EVALSHA lock release", cmd: []string{"evalsha", "SHA", "1", "lock:__rand_int__", "token"}},
+		{name: "FCALL lock release", cmd: []string{"fcall", "release", "1", "lock:__rand_int__", "token"}},
 		{name: "PUBLISH 1 subscriber", cmd: []string{"publish", "bench:ch", "message:__rand_int__"}, subs: 1},
 		{name: "PUBLISH 50 subscribers", cmd: []string{"publish", "bench:ch", "message:__rand_int__"}, subs: 50},
 	}
@@ -375,6 +381,7 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		if v, err := s.do("SCRIPT", "LOAD", lockReleaseScript); err == nil && v.Kind == resp.KindBulk {
 			sha[s] = v.Str
 		}
+		s.do("FUNCTION", "LOAD", "REPLACE", lockReleaseLibrary)
 		// SORT's data: a list of 100 elements and their weights.
 		for i := 0; i < 100; i++ {
 			e := strconv.Itoa((i * 37) % 100)

@@ -640,8 +640,7 @@ func (db *DB) touchWatchedExisting(other *DB, now int64) {
 func flushOne(db *DB) int {
 	db.touchWatchedExisting(nil, NowMs())
 	n := db.keys.Len()
-	db.keys.Clear()
-	db.expires.Clear()
+	db.clearDicts()
 	db.expireCursor = 0
 	db.used = 0
 	return n

@@ -65,25 +65,10 @@ func registerPersistence(t *Table) {
 			}
 			schedule = true
 		}
-		p := persister(c.E)
-		if c.E.rdbBg.running.Load() {
-			c.W.Error(ErrBgsaveInProgress)
+		s, err := c.E.backgroundSave(schedule)
+		if err != nil {
+			c.W.Error(errorReply(err, ErrSaveFailed))
 			return
-		}
-		s := "Background saving started"
-		if p != nil {
-			var err error
-			if s, err = p.BackgroundSave(schedule); err != nil {
-				c.W.Error(errorReply(err, ErrSaveFailed))
-				return
-			}
-		}
-		if s == "Background saving started" {
-			// And dir/dbfilename in Redis's format (bgsave.go).
-			if err := c.E.startRDBBackground(); err != nil {
-				c.W.Error(errorReply(err, ErrSaveFailed))
-				return
-			}
 		}
 		c.W.Simple(s)
 	})
@@ -114,6 +99,28 @@ func registerPersistence(t *Table) {
 }
 
 func persister(e *Engine) Persister { return e.Persistence }
+
+// backgroundSave is BGSAVE [SCHEDULE], for the command and the save
+// points (the lock held): the persistence layer's snapshot, and
+// dir/dbfilename in Redis's format (bgsave.go).
+func (e *Engine) backgroundSave(schedule bool) (string, error) {
+	if e.rdbBg.running.Load() {
+		return "", errRDBBusy
+	}
+	s := "Background saving started"
+	if p := persister(e); p != nil {
+		var err error
+		if s, err = p.BackgroundSave(schedule); err != nil {
+			return "", err
+		}
+	}
+	if s == "Background saving started" {
+		if err := e.startRDBBackground(); err != nil {
+			return "", err
+		}
+	}
+	return s, nil
+}
 
 // errorReply turns a persister error into an error reply: errors already
 // worded as replies ("ERR ...") pass through, others become fallback.

@@ -281,7 +281,7 @@ type Dataset struct {
 func (e *Engine) LoadDataset(r io.Reader, keepExpired bool) (*Dataset, error) {
 	ds := &Dataset{dbs: make([]*DB, len(e.dbs)), Aux: map[string]string{}}
 	for i := range ds.dbs {
-		ds.dbs[i] = newDB(i, e.acct)
+		ds.dbs[i] = newDB(e, i)
 	}
 	now := NowMs()
 	_, err := rdb.ReadFile(r, rdb.Handler{

@@ -75,8 +75,13 @@ type Command struct {
 	// (Redis's getkeys procs: SORT's STORE, SET's GET); nil: the flags of
 	// the key spec that found the key.
 	KeyFlags func(args [][]byte, i int) []string
-	Handler  Handler
-	Sub      map[string]*Command
+	// CallFlags, when set, gives the command's flags for these arguments
+	// (Redis's getCommandFlags: the flags a script declares replace
+	// EVAL's and FCALL's write and may-replicate flags); nil: Flags. The
+	// engine lock is held.
+	CallFlags func(e *Engine, args [][]byte) Flag
+	Handler   Handler
+	Sub       map[string]*Command
 
 	info  resp.Value // Redis's COMMAND INFO entry, or one built for Ordo
 	docs  resp.Value // Redis's COMMAND DOCS entry (a map), if any

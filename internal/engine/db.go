@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/ds/dict"
-	"github.com/ordo-db/ordo/internal/ds/mem"
 )
 
 // Value is what a key holds. A string value lives in s with o nil, so a
@@ -116,6 +115,7 @@ func (v Value) TypeName() string {
 // DB is one of the numbered databases.
 type DB struct {
 	ID      int
+	e       *Engine // for the snapshots' hooks (snapshot.go)
 	keys    *dict.Dict[Value]
 	expires *dict.Dict[int64] // absolute unix ms
 	watched map[string][]*watchKey
@@ -124,8 +124,8 @@ type DB struct {
 	used         int64 // bytes of this database's keys and values (memory.go)
 }
 
-func newDB(id int, acct *mem.Acct) *DB {
-	db := &DB{ID: id, keys: dict.New[Value](acct), expires: dict.New[int64](acct), watched: map[string][]*watchKey{}}
+func newDB(e *Engine, id int) *DB {
+	db := &DB{ID: id, e: e, keys: dict.New[Value](e.acct), expires: dict.New[int64](e.acct), watched: map[string][]*watchKey{}}
 	db.keys.EnableMeta() // each key's access clock (lru.go)
 	return db
 }
@@ -170,6 +170,9 @@ func (c *Ctx) lookupNotify(key []byte, touch bool) (Value, bool) {
 }
 
 func (db *DB) lookup(c *Ctx, key string, touch bool) (Value, bool) {
+	if len(c.E.snaps) > 0 && (c.Cmd == nil || c.Cmd.Flags&(FlagWrite|FlagMayReplicate) != 0) {
+		c.E.snapCapture(db, key) // a write command may change it next
+	}
 	v, m, ok := db.keys.GetMeta(key)
 	if !ok {
 		return v, false
@@ -199,6 +202,9 @@ func (db *DB) lookup(c *Ctx, key string, touch bool) (Value, bool) {
 
 // expireKey deletes an expired key and logs the deletion.
 func (db *DB) expireKey(e *Engine, key string) {
+	if len(e.snaps) > 0 {
+		e.snapCapture(db, key)
+	}
 	k := strings.Clone(key)
 	if old, ok := db.keys.Get(k); ok {
 		db.used -= countedBytes(k, old)
@@ -238,6 +244,9 @@ func (c *Ctx) Set(key []byte, v Value, keepTTL bool) { c.setAs(key, v, keepTTL, 
 func (c *Ctx) setAs(key []byte, v Value, keepTTL bool, event string) {
 	k := view(key)
 	db := c.DB
+	if len(c.E.snaps) > 0 {
+		c.E.snapCapture(db, k)
+	}
 	var m *uint32
 	var isNew bool
 	if len(c.E.observers) == 0 {
@@ -282,6 +291,9 @@ func (c *Ctx) setAs(key []byte, v Value, keepTTL bool, event string) {
 
 // Add stores a new value at a key known to be absent.
 func (c *Ctx) Add(key []byte, v Value) {
+	if len(c.E.snaps) > 0 {
+		c.E.snapCapture(c.DB, view(key))
+	}
 	if len(c.E.observers) > 0 {
 		c.notifyOnce(KeyEvent{DB: c.DB.ID, Key: view(key), Event: "new"})
 	}
@@ -415,6 +427,9 @@ func (c *Ctx) TTL(key []byte) int64 {
 
 // SetExpire sets the absolute expiry of an existing key (unix ms).
 func (c *Ctx) SetExpire(key []byte, at int64) {
+	if len(c.E.snaps) > 0 {
+		c.E.snapCapture(c.DB, view(key))
+	}
 	c.DB.expires.Set(view(key), at)
 	c.changedAs(key, "expire")
 }
@@ -423,6 +438,9 @@ func (c *Ctx) SetExpire(key []byte, at int64) {
 func (c *Ctx) Persist(key []byte) bool {
 	if c.DB.expires.Len() == 0 {
 		return false
+	}
+	if len(c.E.snaps) > 0 {
+		c.E.snapCapture(c.DB, view(key))
 	}
 	_, ok := c.DB.expires.Delete(view(key))
 	if ok {
@@ -486,10 +504,22 @@ func (db *DB) ScanKeys(cursor uint64, fn func(key string)) uint64 {
 func (db *DB) Flush() int {
 	n := db.keys.Len()
 	db.touchWatchedExisting(nil, NowMs())
-	db.keys.Clear()
-	db.expires.Clear()
+	db.clearDicts()
 	db.used = 0
 	return n
+}
+
+// clearDicts empties the keys and expires, or, when a running snapshot
+// still walks them, hands them to it and starts fresh ones (snapshot.go).
+func (db *DB) clearDicts() {
+	if db.e != nil && len(db.e.snaps) > 0 && db.e.snapHolds(db) {
+		db.keys = dict.New[Value](db.e.acct)
+		db.keys.EnableMeta()
+		db.expires = dict.New[int64](db.e.acct)
+		return
+	}
+	db.keys.Clear()
+	db.expires.Clear()
 }
 
 // ---- WATCH ----

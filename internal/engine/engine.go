@@ -139,6 +139,8 @@ type Engine struct {
 
 	evict evictState // maxmemory-policy's pool (evict.go)
 
+	snaps []*Snapshot // point-in-time snapshots being taken (snapshot.go)
+
 	trk       trackingState // client-side caching (tracking.go)
 	current   *Client       // the client whose top-level command runs (Redis's current_client)
 	executing int           // handlers running (nested in EXEC and scripts)
@@ -222,9 +224,10 @@ func New(cfg *Config, extra ...func(*Table)) *Engine {
 	n := int(cfg.Int("databases"))
 	e.dbs = make([]*DB, n)
 	for i := range e.dbs {
-		e.dbs[i] = newDB(i, e.acct)
+		e.dbs[i] = newDB(e, i)
 	}
 	go e.activeExpireLoop()
+	go e.savePointLoop()
 	return e
 }
 
@@ -569,7 +572,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 		e.reject(c, cmd, ErrNoReplicas)
 		return nil
 	}
-	if e.pause.typ != pauseOff && e.pauseCovers(cl, cmd, c.Now) {
+	if e.pause.typ != pauseOff && e.pauseCovers(cl, cmd, args, c.Now) {
 		return e.postpone(c) // runs when the pause ends (pause.go)
 	}
 	if cl.multi && !isMultiControl(cmd.Name) {

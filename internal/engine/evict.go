@@ -31,10 +31,16 @@ package engine
 // client-side caching; indexes) see an "evicted" event, the deletion is
 // propagated to the AOF as DEL, and INFO stats evicted_keys counts it.
 //
-// Differences: Redis bounds one command's eviction work by
-// maxmemory-eviction-tenacity and continues in a timer; Ordo evicts until
-// under the limit (or nothing is left) before the command runs, so the
-// tenacity is accepted but has no effect. Sampling walks a few adjacent
+// As Redis, one round of eviction is bounded in time by
+// maxmemory-eviction-tenacity (evictionTimeLimitUs: 0 to 500 µs for 0 to
+// 10, then 15% more per step, no limit at 100; checked every 16 keys):
+// past it the command runs anyway (it is not refused: memory is being
+// freed) and eviction goes on in the background (Redis's
+// evictionTimeProc: a goroutine taking the lock for one round at a time,
+// between commands) until memory is under the limit, nothing is left to
+// evict, or a pause starts.
+//
+// Differences: sampling walks a few adjacent
 // buckets of the key table from a random cursor, like dictGetSomeKeys.
 // The pool and the database cursor of the random policies belong to the
 // engine (Redis's are process globals).
@@ -42,6 +48,7 @@ package engine
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"time"
 
@@ -61,30 +68,65 @@ type evictEntry struct {
 type evictState struct {
 	pool   [evpoolSize]evictEntry
 	nextDB int
+	procOn bool // the background eviction runs (evictionProc)
 }
+
+// Results of performEvictions, as Redis's.
+const (
+	evictOK      = iota // under the limit (or eviction is not allowed now)
+	evictRunning        // over the limit, the rest is evicted in the background
+	evictFail           // over the limit with nothing (allowed) to evict
+)
 
 // maxMemoryExceeded evicts keys as maxmemory-policy says while used
 // memory exceeds maxmemory, and reports whether it still does (then
 // denyoom commands are refused). Call it with the lock held.
 func (e *Engine) maxMemoryExceeded(c *Ctx) bool {
+	switch e.performEvictions(c.Now) {
+	case evictFail:
+		return true
+	case evictRunning:
+		e.startEvictionProc()
+	}
+	return false
+}
+
+// evictionTimeLimit is Redis's evictionTimeLimitUs for a tenacity of 0 to
+// 100; negative: no limit.
+func evictionTimeLimit(tenacity int64) time.Duration {
+	switch {
+	case tenacity <= 10:
+		return time.Duration(50*tenacity) * time.Microsecond
+	case tenacity < 100:
+		return time.Duration(500*math.Pow(1.15, float64(tenacity)-10)) * time.Microsecond
+	}
+	return -1
+}
+
+// performEvictions is one round of Redis's performEvictions (the lock
+// held; now in unix ms).
+func (e *Engine) performEvictions(now int64) int {
 	limit := e.Config.hot().maxmemory
 	if limit <= 0 || e.UsedMemory() <= limit {
-		return false
+		return evictOK
 	}
 	if e.replica.Load() && e.Config.Bool("replica-ignore-maxmemory") {
-		return false // a replica follows its master's evictions (Redis's performEvictions)
+		return evictOK // a replica follows its master's evictions (Redis's performEvictions)
 	}
-	if e.pausedNow(c.Now) {
-		return false // no eviction during CLIENT PAUSE (Redis's isSafeToPerformEvictions)
+	if e.pausedNow(now) {
+		return evictOK // no eviction during CLIENT PAUSE (Redis's isSafeToPerformEvictions)
 	}
 	policy := e.Config.Get("maxmemory-policy")
 	if policy == "noeviction" {
-		return true
+		return evictFail
 	}
-	defer e.latencyEnd("eviction-cycle", time.Now())
+	start := time.Now()
+	defer e.latencyEnd("eviction-cycle", start)
+	c := &Ctx{E: e, Now: now}
+	timeLimit := evictionTimeLimit(e.Config.Int("maxmemory-eviction-tenacity"))
 	allkeys := strings.HasPrefix(policy, "allkeys-")
 	random := strings.HasSuffix(policy, "-random")
-	for e.UsedMemory() > limit {
+	for freed := 0; e.UsedMemory() > limit; {
 		var db *DB
 		var key string
 		var ok bool
@@ -94,11 +136,44 @@ func (e *Engine) maxMemoryExceeded(c *Ctx) bool {
 			db, key, ok = e.poolCandidate(c, policy, allkeys)
 		}
 		if !ok {
-			return true
+			return evictFail
 		}
 		e.evictKey(db, key)
+		if freed++; freed%16 == 0 && timeLimit >= 0 && time.Since(start) > timeLimit {
+			return evictRunning
+		}
 	}
-	return false
+	return evictOK
+}
+
+// startEvictionProc starts the background eviction unless it runs (the
+// lock held): rounds of performEvictions, one lock acquisition each, while
+// they end over the time limit, as Redis's evictionTimeProc.
+func (e *Engine) startEvictionProc() {
+	if e.evict.procOn {
+		return
+	}
+	e.evict.procOn = true
+	go func() {
+		for {
+			select {
+			case <-e.closed:
+				e.Lock()
+				e.evict.procOn = false
+				e.Unlock()
+				return
+			default:
+			}
+			e.Lock()
+			if e.performEvictions(NowMs()) != evictRunning {
+				e.evict.procOn = false
+				e.Unlock()
+				return
+			}
+			e.Unlock()
+			runtime.Gosched() // commands run between rounds
+		}
+	}()
 }
 
 // randomCandidate is performEvictions' choice for the random policies.
@@ -222,6 +297,9 @@ func sampleKeys[V any](d *dict.Dict[V], n int, fn func(key string, v V)) {
 
 // evictKey deletes an evicted key, as expireKey deletes an expired one.
 func (e *Engine) evictKey(db *DB, key string) {
+	if len(e.snaps) > 0 {
+		e.snapCapture(db, key)
+	}
 	if old, ok := db.keys.Get(key); ok {
 		db.used -= countedBytes(key, old)
 	}

@@ -12,7 +12,9 @@ import (
 // pauseClients): while a pause lasts, the commands it covers (every
 // command in ALL mode; in WRITE mode those that may write or replicate:
 // write commands, EVAL/EVALSHA/FCALL, PUBLISH, and EXEC of a transaction
-// holding one) wait before they run, MULTI queueing included, and run in
+// holding one; a script's declared flags decide for it, as Redis's
+// getCommandFlags: a no-writes script or function runs, one declared
+// without no-writes waits even through EVAL_RO/FCALL_RO) wait before they run, MULTI queueing included, and run in
 // arrival order when the pause ends (its timeout, or UNPAUSE). A waiting
 // command is a Waiter without keys: the client shows flag b, and
 // disconnecting drops it. As in Redis, the dataset stays still meanwhile:
@@ -70,24 +72,32 @@ func (e *Engine) paused(now int64) bool {
 }
 
 // pauseCovers reports whether cmd must wait for the pause to end.
-func (e *Engine) pauseCovers(cl *Client, cmd *Command, now int64) bool {
+func (e *Engine) pauseCovers(cl *Client, cmd *Command, args [][]byte, now int64) bool {
 	if cl.Kind != "normal" && cl.Kind != "embedded" || cl.replLink || !e.paused(now) {
 		return false
 	}
 	if e.pause.typ == pauseAll {
 		return true
 	}
-	if cmd.Has(FlagWrite | FlagMayReplicate) {
+	if cmd.callFlags(e, args)&(FlagWrite|FlagMayReplicate) != 0 {
 		return true
 	}
 	if cmd.Name == "exec" && cl.multi {
 		for _, q := range cl.multiQueue {
-			if q.cmd.Has(FlagWrite | FlagMayReplicate) {
+			if q.cmd.callFlags(e, q.args)&(FlagWrite|FlagMayReplicate) != 0 {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// callFlags is cmd's flags for args (Command.CallFlags).
+func (cmd *Command) callFlags(e *Engine, args [][]byte) Flag {
+	if cmd.CallFlags != nil {
+		return cmd.CallFlags(e, args)
+	}
+	return cmd.Flags
 }
 
 // postpone makes c's command wait for the end of the pause, when unpause

@@ -126,3 +126,59 @@ func TestClientPauseOrder(t *testing.T) {
 	}
 	ctl.do(1, "GET", "ord")
 }
+
+// Under CLIENT PAUSE WRITE a script's declared flags decide, as Redis's
+// getCommandFlags: EVAL/FCALL of a no-writes script or function and the
+// _RO forms run at once; a script with a shebang and no no-writes flag,
+// or a function without it, waits (even through EVAL_RO/FCALL_RO, which
+// then refuse it), as does EVAL without a shebang. Compared with
+// redis-server.
+func TestClientPauseWriteScriptFlags(t *testing.T) {
+	r, o := startPair(t)
+	ctl := newTwin(t, r.Addr, o.Addr)
+	ctl.do(1, "SET", "k", "0")
+	ctl.do(1, "FUNCTION", "LOAD", "#!lua name=plib\n"+
+		"redis.register_function{function_name='ro', callback=function(keys) return redis.call('get', keys[1]) end, flags={'no-writes'}}\n"+
+		"redis.register_function('rw', function(keys) return redis.call('incr', keys[1]) end)")
+	noWrites := "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])"
+	ctl.do(1, "SCRIPT", "LOAD", noWrites)
+	ctl.do(1, "CLIENT", "PAUSE", "100000", "WRITE")
+	reader := newTwin(t, r.Addr, o.Addr)
+	reader.do(1, "EVAL", noWrites, "1", "k")
+	reader.do(1, "EVAL", "#!lua flags=no-writes\nreturn 2", "0") // not cached yet
+	reader.do(1, "EVALSHA", "8822dee64c14b51d475f4b45eb44843318ccc8e1", "1", "k")
+	reader.do(1, "EVAL_RO", "return redis.call('get', KEYS[1])", "1", "k")
+	reader.do(1, "FCALL", "ro", "1", "k")
+	reader.do(1, "FCALL_RO", "ro", "1", "k")
+	held := [][]string{
+		{"EVAL", "#!lua\nreturn redis.call('incr', KEYS[1])", "1", "k"},
+		{"EVAL_RO", "#!lua\nreturn 1", "0"},
+		{"FCALL", "rw", "1", "k"},
+		{"FCALL_RO", "rw", "1", "k"},
+		{"EVAL", "return 1", "0"},
+		{"EVALSHA", "5ee0ff5c6ad3a1d0f4e4ef6e1f8c5a1d0ea9de5e", "0"}, // unknown: EVALSHA's own flags
+	}
+	var waiting []*twin
+	for _, c := range held {
+		w := newTwin(t, r.Addr, o.Addr)
+		w.send(c...)
+		waiting = append(waiting, w)
+	}
+	reader.do(1, "GET", "k")
+	for i, c := range []*redistest.Conn{ctl.r, ctl.o} {
+		n := 0
+		for _, line := range strings.Split(c.Do("CLIENT", "LIST").Str, "\n") {
+			if strings.Contains(clientInfoField(line, "flags"), "b") {
+				n++
+			}
+		}
+		if n != len(held) {
+			t.Errorf("server %d: %d clients with flags=b, want %d", i, n, len(held))
+		}
+	}
+	ctl.do(1, "CLIENT", "UNPAUSE")
+	for i, w := range waiting {
+		w.read(strings.Join(held[i], " "), 1)
+	}
+	reader.do(1, "GET", "k")
+}

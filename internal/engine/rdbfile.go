@@ -143,6 +143,9 @@ func (e *Engine) LoadRDB(r io.Reader) (RDBStats, error) {
 				st.Skipped++
 				return nil
 			}
+			if len(e.snaps) > 0 {
+				e.snapCapture(e.dbs[en.DB], view(en.Key))
+			}
 			if !e.dbs[en.DB].load(view(en.Key), fromRDB(e, en.Value), en.ExpireAt) {
 				return fmt.Errorf("duplicated key %q in database %d", en.Key, en.DB)
 			}

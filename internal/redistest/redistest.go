@@ -189,7 +189,7 @@ func StartOrdo(t testing.TB, settings ...string) *Ordo {
 
 func startOrdo(t testing.TB, settings ...string) *Ordo {
 	cfg := engine.NewConfig()
-	base := []string{"port", "0", "bind", "127.0.0.1", "appendonly", "no", "dir", t.TempDir()}
+	base := []string{"port", "0", "bind", "127.0.0.1", "appendonly", "no", "save", "", "dir", t.TempDir()}
 	all := append(base, settings...)
 	for i := 0; i+1 < len(all); i += 2 {
 		if err := cfg.Set(all[i], all[i+1], true); err != nil {

@@ -71,7 +71,12 @@ type link struct {
 	rdb        []byte    // full sync's file, until sent
 	disklessAt time.Time // diskless full sync deferred until then (repl-diskless-sync-delay)
 	deferred   bool      // the full sync's snapshot is taken by ServeReplica, in slices
-	snap       *snapshot // that snapshot, while it is taken (feed tracks keys for it)
+	// pend is the stream since the snapshot's offset while the snapshot
+	// is taken and sent (collecting): the replica's output buffer, as
+	// Redis keeps one during a full sync, so a busy master does not run
+	// past its backlog meanwhile (snapshot.go).
+	pend       []byte
+	collecting bool
 	sent       int64     // last offset handed to the connection
 	written    int64     // last offset the connection took (sent - written: the output buffer)
 	softSince  time.Time // since when the output buffer is over the soft limit
@@ -115,11 +120,17 @@ func (r *Replica) feed(db int, args [][]byte) {
 	r.backlog.add(off+1, b)
 	r.backlog.histlen = min(r.backlog.histlen+int64(len(b)), int64(len(r.backlog.buf)))
 	r.offset.Store(off + int64(len(b)))
+	r.collectLocked(b)
 	r.notifyLinksLocked()
 	r.checkOutputLimitsLocked()
+}
+
+// collectLocked keeps b, just added to the stream, for the links whose
+// snapshot is being taken or sent (their output buffer); r.mu is held.
+func (r *Replica) collectLocked(b []byte) {
 	for _, l := range r.links {
-		if l.snap != nil {
-			l.snap.track(r.e, db, args)
+		if l.collecting {
+			l.pend = append(l.pend, b...)
 		}
 	}
 }
@@ -554,6 +565,11 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 			err = errors.New("this server's role or replication history changed")
 		} else if l.waitAck && l.ackTime.IsZero() {
 			// Not online until the first ACK.
+		} else if l.collecting {
+			// The stream since the snapshot, then the backlog's.
+			buf = append(buf, l.pend...)
+			l.sent += int64(len(l.pend))
+			l.pend, l.collecting = nil, false
 		} else if l.sent < off {
 			if l.sent+1 < off-r.backlog.histlen+1 {
 				err = errLagging

@@ -80,9 +80,9 @@ func TestOrdoMasterOrdoReplica(t *testing.T) {
 // TestOrdoMasterFullSyncUnderWrites: replicas (redis-server and Ordo)
 // attach to an ordo-server holding 200k keys while writers change them
 // (sets, deletes, counters, lists, expiries, transactions; for the
-// redis-server replica also FLUSHDBs in another database, which make the
-// snapshot fall back to one taken under the lock); the snapshot plus the
-// stream from its offset equal the master, key by key.
+// redis-server replica also FLUSHDBs in another database, whose dicts the
+// snapshot keeps walking); the snapshot plus the stream from its offset
+// equal the master, key by key.
 func TestOrdoMasterFullSyncUnderWrites(t *testing.T) {
 	for _, kind := range []string{"ordo", "redis"} {
 		t.Run(kind+" replica", func(t *testing.T) {
@@ -133,8 +133,8 @@ func TestOrdoMasterFullSyncUnderWrites(t *testing.T) {
 							c.Do("HSET", "h:"+strconv.Itoa(n%50), k, "1")
 							c.Do("EXEC")
 						case 6:
-							// A FLUSHDB makes the snapshot fall back to one
-							// taken under the lock: only with one replica.
+							// A FLUSHDB during the snapshot (engine.Snapshot
+							// keeps the old dicts): only with one replica.
 							if kind == "redis" && n%800 == 6 {
 								c.Do("SELECT", "2")
 								c.Do("FLUSHDB")

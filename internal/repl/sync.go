@@ -206,7 +206,6 @@ func (r *Replica) stream(ctx context.Context, gen int64, conn *ioConn, br *bufio
 	var batch []streamCmd
 	var acks []int64
 	var pending []byte // an open MULTI's bytes, applied at EXEC
-	var snaps []*snapshot
 	for {
 		batch = batch[:0]
 		size := int64(0)
@@ -229,23 +228,7 @@ func (r *Replica) stream(ctx context.Context, gen int64, conn *ioConn, br *bufio
 			e.Unlock()
 			return errStale
 		}
-		// Full syncs of replicas of ours being taken in slices follow
-		// the keys this batch changes (feed's part on a master).
-		snaps = snaps[:0]
-		r.mu.Lock()
-		for _, l := range r.links {
-			if l.snap != nil {
-				snaps = append(snaps, l.snap)
-			}
-		}
-		r.mu.Unlock()
 		for _, c := range batch {
-			for _, s := range snaps {
-				if cl.InMulti() && len(c.args) > 0 && engine.EqualFold(c.args[0], "select") {
-					s.abort = true // the queued commands' database is not known here
-				}
-				s.track(e, cl.DB, c.args)
-			}
 			if len(c.args) == 0 {
 				r.applied(c.raw)
 				continue
@@ -367,6 +350,7 @@ func (r *Replica) applied(p []byte) {
 		r.backlog.histlen = min(r.backlog.histlen+int64(len(p)), int64(len(r.backlog.buf)))
 	}
 	r.offset.Store(off + int64(len(p)))
+	r.collectLocked(p) // our replicas' snapshots are at an offset of this stream too
 	r.notifyLinksLocked()
 	r.checkOutputLimitsLocked()
 }

@@ -552,6 +552,17 @@ func registerFunctions(t *engine.Table, st *state) {
 	for _, name := range []string{"fcall", "fcall_ro"} {
 		cmd := t.Register(name, fcall)
 		cmd.Keys = engine.GenericKeys(0, 2, 3)
+		// Redis's fcallGetCommandFlags: the function's flags decide.
+		cmd.CallFlags = func(e *engine.Engine, args [][]byte) engine.Flag {
+			if len(args) < 2 {
+				return cmd.Flags
+			}
+			f := get(e).functions().set.funcs[strings.ToLower(string(args[1]))]
+			if f == nil {
+				return cmd.Flags
+			}
+			return scriptCallFlags(cmd.Flags, f.sc.flags)
+		}
 	}
 	t.SetFunctionStore(func(e *engine.Engine) engine.FunctionStore { return get(e) })
 	t.RegisterContainer("function")

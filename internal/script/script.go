@@ -77,6 +77,49 @@ var scriptHelp = []string{
 	"    Prints this help.",
 }
 
+// scriptCallFlags is Redis's scriptFlagsToCmdFlags for the flags that
+// depend on what a script declares: a script with a shebang is a write
+// command unless it declares no-writes, and never a may-replicate one.
+func scriptCallFlags(base engine.Flag, f scriptFlags) engine.Flag {
+	base &^= engine.FlagWrite | engine.FlagMayReplicate
+	if !f.noWrites {
+		base |= engine.FlagWrite
+	}
+	return base
+}
+
+// evalCallFlags is Redis's evalGetCommandFlags: the flags of the script's
+// shebang (cached, or read from the body), the command's own without one.
+func evalCallFlags(st *state, e *engine.Engine, base engine.Flag, args [][]byte, bySHA bool) engine.Flag {
+	if len(args) < 2 {
+		return base
+	}
+	s := st.get(e)
+	var f scriptFlags
+	if bySHA {
+		if len(args[1]) != 40 {
+			return base
+		}
+		var buf [40]byte
+		sc := s.scripts[lowerSHA(buf[:0], args[1])]
+		if sc == nil {
+			return base
+		}
+		f = sc.flags
+	} else if sc := s.scripts[sha1hex(string(args[1]))]; sc != nil {
+		f = sc.flags
+	} else {
+		var err string
+		if f, _, err = parseShebang(string(args[1])); err != "" {
+			return base
+		}
+	}
+	if !f.shebang {
+		return base // eval compatibility mode
+	}
+	return scriptCallFlags(base, f)
+}
+
 // Register adds the scripting commands (EVAL, EVALSHA, EVAL_RO,
 // EVALSHA_RO, SCRIPT, FUNCTION, FCALL, FCALL_RO) to an engine's command
 // table. It is one of the
@@ -90,6 +133,10 @@ func Register(t *engine.Table) {
 	for _, name := range []string{"eval", "evalsha", "eval_ro", "evalsha_ro"} {
 		cmd := t.Register(name, evalCommand)
 		cmd.Keys = engine.GenericKeys(0, 2, 3) // Redis's evalGetKeys
+		bySHA := strings.HasPrefix(name, "evalsha")
+		cmd.CallFlags = func(e *engine.Engine, args [][]byte) engine.Flag {
+			return evalCallFlags(st, e, cmd.Flags, args, bySHA)
+		}
 	}
 	registerFunctions(t, st)
 	t.RegisterContainer("script")

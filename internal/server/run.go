@@ -92,10 +92,22 @@ func Main(args []string) error {
 			p.Close(false)
 			return err
 		}
+	} else if !cfg.Bool("appendonly") {
+		if err := LoadDumpAtStart(e, s.Logf); err != nil {
+			p.Close(false)
+			return err
+		}
 	}
-	snapshot := atomic.Bool{}
+	snapshot, byCommand := atomic.Bool{}, atomic.Bool{}
 	snapshot.Store(true)
 	defer func() {
+		// As Redis's prepareForShutdown: dump.rdb when save points are
+		// set (SIGTERM, SHUTDOWN) or SHUTDOWN SAVE asks, not on NOSAVE.
+		if snapshot.Load() && (byCommand.Load() || cfg.Get("save") != "") {
+			if err := SaveDumpAtExit(e, s.Logf); err != nil {
+				s.Logf("Error trying to save the DB, can't exit: %v", err)
+			}
+		}
 		if err := p.Close(snapshot.Load()); err != nil {
 			s.Logf("Error closing the append only file: %v", err)
 		}
@@ -105,6 +117,7 @@ func Main(args []string) error {
 	}
 	e.Shutdown = func(c *engine.Ctx, save bool) error {
 		snapshot.Store(save)
+		byCommand.Store(true)
 		go s.Close()
 		return nil
 	}

@@ -1,0 +1,337 @@
+package engine
+
+// Point-in-time snapshots without holding the lock for the whole dataset:
+// BGSAVE's dump.rdb and a replica's full sync (internal/repl) take one.
+//
+// Redis forks and its child reads a copy-on-write image of the memory.
+// Ordo does the same per key: BeginSnapshot (under the lock, O(databases))
+// marks the instant T0; Walk then serializes the keys in slices of a few
+// hundred, one lock acquisition each, with a cursor scan of each
+// database's dict, as SCAN walks it; and before any key is changed for
+// the first time after T0, the engine serializes it as it still is
+// (capture, called from the few places every change goes through: a
+// lookup for writing, setAs, Add, expiry, eviction, TTL changes, loads).
+// So every entry is the key's value at T0, whether the walk or the
+// capture wrote it: a key the walk reaches after it was captured is
+// skipped (its name is in the captured set), a key created after T0 is
+// "captured" as absent, and a walk entry of a key captured later is
+// dropped when the file is assembled (both hold the same T0 value).
+// Expiry is judged at T0 too.
+//
+// FLUSHDB, FLUSHALL and the replacement of a dataset during a snapshot do
+// not clear the dicts the snapshot walks: they give the database fresh
+// dicts and the snapshot keeps walking the old ones (freed when it ends).
+// SWAPDB moves dicts between databases: a snapshot follows the dicts it
+// started with, so the file holds each database's T0 contents under its
+// T0 number.
+//
+// Collections of deferElems elements or more are not serialized under
+// the lock: a deep copy (Typed.Copy, a memory copy for the packed
+// encodings) is taken there and serialized when the file is written.
+//
+// The cost is memory: the serialized file (about its size) until it is
+// written, the names of the keys captured, and the copies of big
+// collections.
+
+import (
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/ds/dict"
+	"github.com/ordo-db/ordo/internal/rdb"
+)
+
+// Slicing of the walk: keys per lock acquisition, or bytes.
+const (
+	snapSliceKeys  = 512
+	snapSliceBytes = 256 << 10
+	snapDeferElems = 1024
+)
+
+// Snapshot is a point-in-time image of the dataset being taken (see
+// above). Create it with BeginSnapshot, fill it with Walk, write it with
+// WriteRDB.
+type Snapshot struct {
+	e         *Engine
+	now       int64 // T0, unix ms: expiry is judged at it
+	compress  bool
+	functions [][]byte
+	dbs       []*snapDB // by database number at T0
+	longest   time.Duration
+	ended     bool
+}
+
+type snapDB struct {
+	keys     *dict.Dict[Value] // the dicts of T0 (they move with SWAPDB)
+	expires  *dict.Dict[int64]
+	cursor   uint64
+	complete bool // walked to the end: no capture needed any more
+	detached bool // flushed meanwhile: the dicts are the snapshot's own
+	captured map[string]struct{}
+	walk     []*snapChunk
+	capt     snapChunk
+	walkBig  []snapBig
+	captBig  []snapBig
+}
+
+type snapChunk struct {
+	buf  []byte
+	keys []string
+	ends []int
+	ttl  []bool
+}
+
+// snapBig is a big collection copied under the lock, serialized later.
+type snapBig struct {
+	key string
+	v   Value
+	at  int64
+}
+
+// BeginSnapshot marks T0 and starts tracking changes for a snapshot. The
+// caller holds the lock; it must call Walk (and End, which Walk does).
+func (e *Engine) BeginSnapshot() *Snapshot {
+	s := &Snapshot{e: e, now: NowMs(), compress: e.Config.Bool("rdbcompression"), functions: e.FunctionCodes()}
+	s.dbs = make([]*snapDB, len(e.dbs))
+	for i, db := range e.dbs {
+		s.dbs[i] = &snapDB{keys: db.keys, expires: db.expires, captured: map[string]struct{}{}, complete: db.keys.Len() == 0}
+	}
+	e.snaps = append(e.snaps, s)
+	return s
+}
+
+// Walk serializes the keys not captured yet, a slice per lock
+// acquisition, and ends the snapshot. The caller does not hold the lock.
+func (s *Snapshot) Walk() {
+	e := s.e
+	for _, d := range s.dbs {
+		for {
+			e.Lock()
+			t0 := time.Now()
+			if !d.complete {
+				s.walkSlice(d)
+			}
+			done := d.complete
+			s.hold(t0)
+			e.Unlock()
+			if done {
+				break
+			}
+			runtime.Gosched() // let the clients waiting for the lock in
+		}
+	}
+	e.Lock()
+	s.End()
+	e.Unlock()
+}
+
+func (s *Snapshot) hold(t0 time.Time) {
+	if d := time.Since(t0); d > s.longest {
+		s.longest = d
+	}
+}
+
+// walkSlice serializes one slice of d's keys (the lock held).
+func (s *Snapshot) walkSlice(d *snapDB) {
+	c := &snapChunk{}
+	n := 0
+	for n < snapSliceKeys && len(c.buf) < snapSliceBytes {
+		d.cursor = d.keys.Scan(d.cursor, func(k string, v Value) {
+			n++
+			if _, capt := d.captured[k]; capt {
+				return
+			}
+			s.entry(d, k, v, c, &d.walkBig)
+		})
+		if d.cursor == 0 {
+			d.complete = true
+			break
+		}
+	}
+	if len(c.keys) > 0 {
+		d.walk = append(d.walk, c)
+	}
+}
+
+// entry serializes key's value v as of T0 into c, or copies it into big.
+func (s *Snapshot) entry(d *snapDB, k string, v Value, c *snapChunk, big *[]snapBig) {
+	at := int64(-1)
+	if d.expires.Len() > 0 {
+		if x, ok := d.expires.Get(k); ok {
+			if x < s.now {
+				return // expired at T0
+			}
+			at = x
+		}
+	}
+	if t, ok := v.o.(Typed); ok && t.Len() >= snapDeferElems {
+		*big = append(*big, snapBig{key: k, v: Value{o: t.Copy()}, at: at})
+		return
+	}
+	rv, ok := toRDB(v)
+	if !ok {
+		return
+	}
+	c.buf = rdb.AppendEntry(c.buf, []byte(k), rv, at, s.compress)
+	c.keys = append(c.keys, k)
+	c.ends = append(c.ends, len(c.buf))
+	c.ttl = append(c.ttl, at != -1)
+}
+
+// End stops tracking changes and frees the dicts of databases flushed
+// meanwhile (the lock held). Walk calls it; a caller giving up calls it.
+func (s *Snapshot) End() {
+	if s.ended {
+		return
+	}
+	s.ended = true
+	e := s.e
+	for i, x := range e.snaps {
+		if x == s {
+			e.snaps = append(e.snaps[:i], e.snaps[i+1:]...)
+			break
+		}
+	}
+	for _, d := range s.dbs {
+		if d.detached {
+			d.keys.Clear()
+			d.expires.Clear()
+		}
+		d.keys, d.expires = nil, nil
+	}
+}
+
+// LongestHold is the longest time Walk held the lock.
+func (s *Snapshot) LongestHold() time.Duration { return s.longest }
+
+// snapCapture is called before key of db changes for the first time
+// during a snapshot (the lock held).
+func (e *Engine) snapCapture(db *DB, key string) {
+	for _, s := range e.snaps {
+		s.capture(db, key)
+	}
+}
+
+func (s *Snapshot) capture(db *DB, key string) {
+	d := s.find(db.keys)
+	if d == nil || d.complete {
+		return
+	}
+	if _, ok := d.captured[key]; ok {
+		return
+	}
+	k := strings.Clone(key)
+	d.captured[k] = struct{}{}
+	if v, ok := d.keys.Get(k); ok {
+		s.entry(d, k, v, &d.capt, &d.captBig)
+	}
+}
+
+// find returns the state of the snapshot's database walking keys, nil if
+// none does (a dict created after T0).
+func (s *Snapshot) find(keys *dict.Dict[Value]) *snapDB {
+	for _, d := range s.dbs {
+		if d.keys == keys {
+			return d
+		}
+	}
+	return nil
+}
+
+// snapHolds reports whether a running snapshot still walks db's dicts
+// (then a flush must not clear them; the lock held).
+func (e *Engine) snapHolds(db *DB) bool {
+	held := false
+	for _, s := range e.snaps {
+		if d := s.find(db.keys); d != nil && !d.complete {
+			d.detached = true
+			held = true
+		}
+	}
+	return held
+}
+
+// WriteRDB writes the snapshot as an RDB file with the aux fields given
+// (key, value pairs) after Redis's; it needs no lock. It returns the
+// number of keys written.
+func (s *Snapshot) WriteRDB(w io.Writer, aux ...string) (int, error) {
+	wr := s.e.rdbWriter(w, aux)
+	for _, code := range s.functions {
+		wr.Function(code)
+	}
+	total := 0
+	for i, d := range s.dbs {
+		// The walk's entries of keys captured later are dropped, and
+		// those the cursor returned twice (the dict shrank meanwhile).
+		seen := make(map[string]struct{}, 0)
+		var entries [][]byte
+		var bigs []snapBig
+		keys, expires := 0, 0
+		for _, c := range d.walk {
+			start, runStart := 0, 0
+			for j, k := range c.keys {
+				_, capt := d.captured[k]
+				_, dup := seen[k]
+				if capt || dup {
+					if start > runStart {
+						entries = append(entries, c.buf[runStart:start])
+					}
+					runStart = c.ends[j]
+				} else {
+					seen[k] = struct{}{}
+					keys++
+					if c.ttl[j] {
+						expires++
+					}
+				}
+				start = c.ends[j]
+			}
+			if start > runStart {
+				entries = append(entries, c.buf[runStart:start])
+			}
+		}
+		for _, b := range d.walkBig {
+			_, capt := d.captured[b.key]
+			_, dup := seen[b.key]
+			if !capt && !dup {
+				seen[b.key] = struct{}{}
+				bigs = append(bigs, b)
+			}
+		}
+		seen = nil
+		if len(d.capt.buf) > 0 {
+			entries = append(entries, d.capt.buf)
+			keys += len(d.capt.keys)
+			for _, t := range d.capt.ttl {
+				if t {
+					expires++
+				}
+			}
+		}
+		bigs = append(bigs, d.captBig...)
+		// The counts are RESIZEDB's hints: a value Ordo cannot write
+		// (a big JSON document) leaves them one too high, which is harmless.
+		for _, b := range bigs {
+			keys++
+			if b.at != -1 {
+				expires++
+			}
+		}
+		if keys == 0 {
+			continue
+		}
+		wr.SelectDB(i, uint64(keys), uint64(expires))
+		for _, b := range entries {
+			wr.Raw(b)
+		}
+		for _, b := range bigs {
+			if rv, ok := toRDB(b.v); ok {
+				wr.Entry([]byte(b.key), rv, b.at)
+			}
+		}
+		total += keys
+	}
+	return total, wr.Close()
+}
