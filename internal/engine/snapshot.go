@@ -64,6 +64,7 @@ type Snapshot struct {
 }
 
 type snapDB struct {
+	id       int               // the database's number at T0, where its keys are written
 	keys     *dict.Dict[Value] // the dicts of T0 (they move with SWAPDB)
 	expires  *dict.Dict[int64]
 	cursor   uint64
@@ -96,7 +97,7 @@ func (e *Engine) BeginSnapshot() *Snapshot {
 	s := &Snapshot{e: e, now: NowMs(), compress: e.Config.Bool("rdbcompression"), functions: e.FunctionCodes()}
 	s.dbs = make([]*snapDB, len(e.dbs))
 	for i, db := range e.dbs {
-		s.dbs[i] = &snapDB{keys: db.keys, expires: db.expires, captured: map[string]struct{}{}, complete: db.keys.Len() == 0}
+		s.dbs[i] = &snapDB{id: i, keys: db.keys, expires: db.expires, captured: map[string]struct{}{}, complete: db.keys.Len() == 0}
 	}
 	e.snaps = append(e.snaps, s)
 	return s
@@ -170,11 +171,13 @@ func (s *Snapshot) entry(d *snapDB, k string, v Value, c *snapChunk, big *[]snap
 		*big = append(*big, snapBig{key: k, v: Value{o: t.Copy()}, at: at})
 		return
 	}
-	rv, ok := toRDB(v)
-	if !ok {
+	if rv, ok := toRDB(v); ok {
+		c.buf = rdb.AppendEntry(c.buf, []byte(k), rv, at, s.compress)
+	} else if j, isJSON := v.o.(*JSON); isJSON { // an aux field (rdbaux.go)
+		c.buf = appendJSONAux(c.buf, d.id, k, j, at, s.compress)
+	} else {
 		return
 	}
-	c.buf = rdb.AppendEntry(c.buf, []byte(k), rv, at, s.compress)
 	c.keys = append(c.keys, k)
 	c.ends = append(c.ends, len(c.buf))
 	c.ttl = append(c.ttl, at != -1)
