@@ -401,7 +401,8 @@ done:
 			return -1
 		}
 	} else if a.Approx {
-		a.Limit = 100 * c.E.Config.Int("stream-node-max-entries")
+		_, maxEntries := c.E.Config.streamNodeLimits()
+		a.Limit = 100 * maxEntries
 		if a.Limit <= 0 {
 			a.Limit = 10000
 		}
@@ -502,7 +503,8 @@ func xaddCommand(c *Ctx) {
 	if created {
 		c.Add(key, ObjectValue(s))
 	}
-	s.Append(id, fv, c.E.Config.Int("stream-node-max-bytes"), c.E.Config.Int("stream-node-max-entries"))
+	maxBytes, maxEntries := c.E.Config.streamNodeLimits()
+	s.Append(id, fv, maxBytes, maxEntries)
 	idStr := id.Append(nil)
 	c.W.Bulk(idStr)
 	c.Modified(key)

@@ -262,6 +262,8 @@ type configSnap struct {
 	vals map[string]string
 	ints map[string]int64
 	lfu  bool // maxmemory-policy is an LFU one
+	// stream-node-max-bytes and -entries, read by every XADD.
+	streamNodeBytes, streamNodeEntries int64
 }
 
 // publish republishes the snapshot; the caller holds mu (or owns c).
@@ -274,12 +276,20 @@ func (c *Config) publish() {
 		}
 	}
 	s.lfu = strings.HasSuffix(s.vals["maxmemory-policy"], "-lfu")
+	s.streamNodeBytes, s.streamNodeEntries = s.ints["stream-node-max-bytes"], s.ints["stream-node-max-entries"]
 	c.snap.Store(s)
 }
 
 // LFU reports whether maxmemory-policy is an LFU policy (keys then count
 // accesses rather than record the time of the last one).
 func (c *Config) LFU() bool { return c.snap.Load().lfu }
+
+// streamNodeLimits returns stream-node-max-bytes and
+// stream-node-max-entries.
+func (c *Config) streamNodeLimits() (maxBytes, maxEntries int64) {
+	s := c.snap.Load()
+	return s.streamNodeBytes, s.streamNodeEntries
+}
 
 // Get returns the value of name (canonical names are the fast path).
 func (c *Config) Get(name string) string {

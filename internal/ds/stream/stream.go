@@ -134,7 +134,7 @@ type Stream struct {
 
 	slab   *slab
 	acct   *mem.Acct
-	nbytes int64 // sum of cap(lp) over the nodes (Bytes is O(1))
+	nbytes int64 // sum of the nodes' size() (Bytes is O(1))
 
 	ap      appender
 	scratch []byte
@@ -151,12 +151,21 @@ func (s *Stream) Nodes() int { return len(s.nodes) }
 // Bytes is the number of bytes the entries occupy (allocated).
 func (s *Stream) Bytes() int64 { return s.nbytes + int64(len(s.nodes))*int64(unsafe.Sizeof(node{})) }
 
-// capAt is the capacity of node i's listpack (0 past the end).
+// size is the bytes nd's listpack holds: its capacity on the heap, its
+// length in a chunk (the open tail's capacity is the chunk's free space).
+func (nd *node) size() int64 {
+	if nd.ck != nil {
+		return int64(len(nd.lp))
+	}
+	return int64(cap(nd.lp))
+}
+
+// capAt is the size of node i (0 past the end).
 func (s *Stream) capAt(i int) int64 {
 	if i < 0 || i >= len(s.nodes) {
 		return 0
 	}
-	return int64(cap(s.nodes[i].lp))
+	return s.nodes[i].size()
 }
 
 // MaxListpackSize is STREAM_LISTPACK_MAX_SIZE.
@@ -165,51 +174,55 @@ const MaxListpackSize = 1 << 30
 // Append adds an entry with id, which must be greater than LastID; fv
 // alternates fields and values. maxBytes and maxEntries are the
 // stream-node-max-* settings.
+//
+// The entry is encoded once into a scratch buffer and copied after the
+// tail node's last element, with one header update (streamAppendItem
+// appends element by element).
 func (s *Stream) Append(id ID, fv [][]byte, maxBytes, maxEntries int64) {
-	tail := len(s.nodes) - 1
-	before := s.capAt(tail)
-	defer func() { s.nbytes += s.capAt(tail) + s.capAt(tail+1) - before }()
 	numFields := len(fv) / 2
-	totel := 0
-	for _, b := range fv {
-		totel += len(b)
-	}
 	var nd *node
-	if len(s.nodes) > 0 {
-		nd = &s.nodes[len(s.nodes)-1]
-		nmb := maxBytes
-		if nmb == 0 || nmb > MaxListpackSize {
-			nmb = MaxListpackSize
+	var cnt int64
+	var cntOff int
+	if n := len(s.nodes); n > 0 {
+		nd = &s.nodes[n-1]
+		var off int
+		cnt, off = lpInt(nd.lp, lpHeaderSize)
+		full := false
+		if maxBytes > 0 && maxBytes <= MaxListpackSize {
+			totel := 0
+			for _, b := range fv {
+				totel += len(b)
+			}
+			full = int64(len(nd.lp)+totel) >= maxBytes
 		}
-		full := int64(len(nd.lp)+totel) >= nmb
 		if !full && maxEntries > 0 {
-			cnt, off := lpInt(nd.lp, lpHeaderSize)
 			del, _ := lpInt(nd.lp, off)
 			full = cnt+del >= maxEntries
 		}
 		if full {
+			before := nd.size()
 			s.seal(nd)
+			s.nbytes += nd.size() - before
 			nd = nil
-		} else {
-			s.toHeap(nd)
+		} else if nd.ck != nil && !s.isOpen(nd) {
+			before := nd.size()
+			s.toHeap(nd) // a full node that is the tail again
+			s.nbytes += nd.size() - before
 		}
 	}
+	// The entry, and before it the master entry of a new node.
+	e := s.ap.scratch[:0]
 	flags := int64(0)
 	if nd == nil {
-		lp := lpNew(s.nextCap())
-		lp = s.ap.int(lp, 1)
-		lp = s.ap.int(lp, 0)
-		lp = s.ap.int(lp, int64(numFields))
+		e = appendIntElem(e, 1) // count
+		e = appendIntElem(e, 0) // deleted
+		e = appendIntElem(e, int64(numFields))
 		for i := 0; i < numFields; i++ {
-			lp = s.ap.str(lp, fv[2*i])
+			e = listpack.AppendEntry(e, fv[2*i])
 		}
-		lp = s.ap.int(lp, 0)
-		s.nodes = append(s.nodes, node{master: id, lp: lp})
-		nd = &s.nodes[len(s.nodes)-1]
+		e = appendIntElem(e, 0) // master terminator
 		flags = flagSameFields
 	} else {
-		cnt, _ := lpInt(nd.lp, lpHeaderSize)
-		s.replaceInt(nd, lpHeaderSize, cnt+1)
 		_, off := lpInt(nd.lp, lpHeaderSize)
 		_, off = lpInt(nd.lp, off)
 		mf, off := lpInt(nd.lp, off)
@@ -226,32 +239,65 @@ func (s *Stream) Append(id ID, fv [][]byte, maxBytes, maxEntries int64) {
 				flags = flagSameFields
 			}
 		}
+		cntOff = lpHeaderSize
 	}
-	lp := nd.lp
-	lp = s.ap.int(lp, flags)
-	lp = s.ap.int(lp, int64(id.Ms-nd.master.Ms))
-	lp = s.ap.int(lp, int64(id.Seq-nd.master.Seq))
-	if flags&flagSameFields == 0 {
-		lp = s.ap.int(lp, int64(numFields))
+	master := id
+	if nd != nil {
+		master = nd.master
 	}
-	for i := 0; i < numFields; i++ {
-		if flags&flagSameFields == 0 {
-			lp = s.ap.str(lp, fv[2*i])
-		}
-		lp = s.ap.str(lp, fv[2*i+1])
+	nelem := 0
+	if nd == nil {
+		nelem = numFields + 4
 	}
+	e = appendIntElem(e, flags)
+	e = appendIntElem(e, int64(id.Ms-master.Ms))
+	e = appendIntElem(e, int64(id.Seq-master.Seq))
 	lpCount := int64(numFields) + 3
 	if flags&flagSameFields == 0 {
+		e = appendIntElem(e, int64(numFields))
 		lpCount += int64(numFields) + 1
+		for i := 0; i < numFields; i++ {
+			e = listpack.AppendEntry(e, fv[2*i])
+			e = listpack.AppendEntry(e, fv[2*i+1])
+		}
+	} else {
+		for i := 0; i < numFields; i++ {
+			e = listpack.AppendEntry(e, fv[2*i+1])
+		}
 	}
-	lp = s.ap.int(lp, lpCount)
+	e = appendIntElem(e, lpCount)
+	nelem += int(lpCount) + 1 // the entry and its lp-count
+	s.ap.scratch = e
+
+	var before int64
+	if nd == nil {
+		lp, ck := s.newNodeLP(len(e) + lpHeaderSize + 1)
+		s.nodes = append(s.nodes, node{master: id, lp: lp, ck: ck})
+		nd = &s.nodes[len(s.nodes)-1]
+	} else {
+		before = nd.size()
+		s.replaceInt(nd, cntOff, cnt+1) // in place unless the count's encoding grows
+		s.room(nd, len(e))
+	}
+	lp := nd.lp
+	lp = append(lp[:len(lp)-1], e...)
+	lp = append(lp, lpEOF)
+	lpSetHeader(lp, nelem)
 	nd.lp = lp
+	s.nbytes += nd.size() - before
 	s.Length++
 	s.EntriesAdded++
 	s.LastID = id
 	if s.Length == 1 {
 		s.FirstID = id
 	}
+}
+
+// appendIntElem appends v as one listpack element (encoding and backlen).
+func appendIntElem(b []byte, v int64) []byte {
+	start := len(b)
+	b = listpack.AppendInt(b, v)
+	return listpack.AppendBacklen(b, len(b)-start)
 }
 
 func (s *Stream) elemEquals(lp []byte, off int, want []byte) (bool, int) {
@@ -448,7 +494,7 @@ func (s *Stream) Delete(id ID) bool {
 	}
 	i := s.nodeFor(id)
 	nd := &s.nodes[i]
-	before := int64(cap(nd.lp))
+	before := nd.size()
 	cnt, del, mf, mo, off := nodeHeader(nd.lp)
 	for off < len(nd.lp)-1 {
 		flags, eid, next := s.entryAt(nd, mf, mo, off, false)
@@ -467,7 +513,7 @@ func (s *Stream) Delete(id ID) bool {
 			s.replaceInt(nd, lpHeaderSize, cnt-1)
 			_, o := lpInt(nd.lp, lpHeaderSize)
 			s.replaceInt(nd, o, del+1)
-			s.nbytes += int64(cap(nd.lp)) - before
+			s.nbytes += nd.size() - before
 			return true
 		}
 		if id.Less(eid) {
@@ -556,8 +602,8 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 			remove = last.Less(a.MinID)
 		}
 		if remove {
+			s.nbytes -= nd.size()
 			s.release(nd)
-			s.nbytes -= int64(cap(nd.lp))
 			s.nodes = slices.Delete(s.nodes, 0, 1)
 			s.Length -= uint64(entries)
 			deleted += entries
@@ -586,12 +632,15 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 			off = next
 		}
 		deleted += fromNode
-		before := int64(cap(nd.lp))
+		before := nd.size()
 		s.replaceInt(nd, lpHeaderSize, entries-fromNode)
 		_, o := lpInt(nd.lp, lpHeaderSize)
 		s.replaceInt(nd, o, marked+fromNode)
-		s.nbytes += int64(cap(nd.lp)) - before
+		s.nbytes += nd.size() - before
 		break
+	}
+	if deleted == 0 {
+		return 0 // FirstID stands: XADD with a trim runs this on every call
 	}
 	if s.Length == 0 {
 		s.FirstID = ID{}
@@ -849,7 +898,7 @@ func (s *Stream) Copy() *Stream {
 		if i < len(s.nodes)-1 {
 			out.seal(&out.nodes[i]) // full nodes go off the heap, as in s
 		}
-		out.nbytes += int64(cap(out.nodes[i].lp))
+		out.nbytes += out.nodes[i].size()
 	}
 	for _, g := range s.groups {
 		ng := out.CreateGroup([]byte(g.Name), g.LastID, g.EntriesRead)
