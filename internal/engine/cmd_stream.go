@@ -621,15 +621,29 @@ func xrangeCommand(c *Ctx, rev bool) {
 		c.W.NullArray()
 		return
 	}
-	sub := resp.Writer{Proto: c.W.Proto}
+	at := len(c.W.Buf)
 	n := int64(0)
 	s.Range(start, end, rev, func(id stream.ID, fv [][]byte) bool {
-		writeEntry(&sub, id, fv)
+		writeEntry(c.W, id, fv)
 		n++
 		return count < 0 || n < count
 	})
-	c.W.Array(int(n))
-	c.W.Raw(sub.Buf)
+	deferredLen(c.W, at, '*', int(n))
+}
+
+// deferredLen writes, before what w holds from at on, the header (kind
+// '*' or '%') of an aggregate of n elements: Redis's addReplyDeferredLen.
+// The elements are written in place as they are found, then moved by the
+// header's few bytes, instead of being built in a buffer of their own.
+func deferredLen(w *resp.Writer, at int, kind byte, n int) {
+	var hb [24]byte
+	h := append(hb[:0], kind)
+	h = strconv.AppendInt(h, int64(n), 10)
+	h = append(h, '\r', '\n')
+	end := len(w.Buf)
+	w.Buf = append(w.Buf, h...)
+	copy(w.Buf[at+len(h):], w.Buf[at:end])
+	copy(w.Buf[at:], h)
 }
 
 func xlenCommand(c *Ctx) {
@@ -747,11 +761,28 @@ func writeEntriesRead(w *resp.Writer, g *stream.Group) {
 	}
 }
 
+// propagateXclaim propagates the delivery of id as Redis's
+// streamPropagateXCLAIM. It runs for every entry XREADGROUP delivers, so
+// the arguments are cut from one buffer: two allocations in all.
 func propagateXclaim(c *Ctx, key, group []byte, g *stream.Group, id stream.ID, n *stream.NACK) {
-	c.Propagate([]byte("XCLAIM"), key, group, []byte(n.Consumer.Name), []byte("0"), idArg(id),
-		[]byte("TIME"), strconv.AppendInt(nil, n.DeliveryTime, 10),
-		[]byte("RETRYCOUNT"), strconv.AppendInt(nil, n.DeliveryCount, 10),
-		[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), idArg(g.LastID))
+	const words = "XCLAIM0TIMERETRYCOUNTFORCEJUSTIDLASTID"
+	b := make([]byte, 0, len(words)+len(n.Consumer.Name)+2*41+2*20)
+	b = append(b, words...)
+	cut := func(i, j int) []byte { return b[i:j:j] }
+	p0 := len(b)
+	b = append(b, n.Consumer.Name...)
+	p1 := len(b)
+	b = id.Append(b)
+	p2 := len(b)
+	b = strconv.AppendInt(b, n.DeliveryTime, 10)
+	p3 := len(b)
+	b = strconv.AppendInt(b, n.DeliveryCount, 10)
+	p4 := len(b)
+	b = g.LastID.Append(b)
+	p5 := len(b)
+	c.Propagate(cut(0, 6), key, group, cut(p0, p1), cut(6, 7), cut(p1, p2),
+		cut(7, 11), cut(p2, p3), cut(11, 21), cut(p3, p4),
+		cut(21, 26), cut(26, 32), cut(32, 38), cut(p4, p5))
 }
 
 func propagateGroupID(c *Ctx, key, group []byte, g *stream.Group) {
@@ -789,7 +820,7 @@ func lookupConsumer(c *Ctx, g *stream.Group, name []byte, refresh bool) *stream.
 // delivers (moves last_id, creates NACKs, propagates XCLAIMs).
 func replyRange(c *Ctx, w *resp.Writer, s *Stream, start, end stream.ID, count int64, rev bool,
 	g *stream.Group, cons *stream.Consumer, noack bool, key, group []byte) int64 {
-	sub := resp.Writer{Proto: w.Proto}
+	at := len(w.Buf)
 	var n int64
 	propLast := false
 	s.Range(start, end, rev, func(id stream.ID, fv [][]byte) bool {
@@ -804,7 +835,7 @@ func replyRange(c *Ctx, w *resp.Writer, s *Stream, start, end stream.ID, count i
 				propLast = true
 			}
 		}
-		writeEntry(&sub, id, fv)
+		writeEntry(w, id, fv)
 		if g != nil && !noack {
 			nack := g.Pending(id)
 			if nack == nil {
@@ -826,24 +857,23 @@ func replyRange(c *Ctx, w *resp.Writer, s *Stream, start, end stream.ID, count i
 	if propLast {
 		propagateGroupID(c, key, group, g)
 	}
-	w.Array(int(n))
-	w.Raw(sub.Buf)
+	deferredLen(w, at, '*', int(n))
 	return n
 }
 
 // replyHistory is streamReplyWithRangeFromConsumerPEL.
 func replyHistory(c *Ctx, w *resp.Writer, s *Stream, start stream.ID, count int64, cons *stream.Consumer) {
-	sub := resp.Writer{Proto: w.Proto}
+	at := len(w.Buf)
 	var n int64
 	cons.PEL.Ascend(&stream.NACK{ID: start}, func(nack *stream.NACK) bool {
 		if count != 0 && n >= count {
 			return false
 		}
-		found := s.Get(nack.ID, func(fv [][]byte) { writeEntry(&sub, nack.ID, fv) })
+		found := s.Get(nack.ID, func(fv [][]byte) { writeEntry(w, nack.ID, fv) })
 		if !found {
-			sub.Array(2)
-			idBulk(&sub, nack.ID)
-			sub.NullArray()
+			w.Array(2)
+			idBulk(w, nack.ID)
+			w.NullArray()
 		} else {
 			nack.DeliveryTime = streamNow(c)
 			nack.DeliveryCount++
@@ -851,8 +881,7 @@ func replyHistory(c *Ctx, w *resp.Writer, s *Stream, start stream.ID, count int6
 		n++
 		return true
 	})
-	w.Array(int(n))
-	w.Raw(sub.Buf)
+	deferredLen(w, at, '*', int(n))
 }
 
 // ---- XREAD / XREADGROUP ----
@@ -982,7 +1011,8 @@ func xreadCommand(c *Ctx, xreadgroup bool) {
 		ids[k] = id
 	}
 	c.noPropagate()
-	sub := resp.Writer{Proto: c.W.Proto}
+	at := len(c.W.Buf)
+	sub := c.W // the streams served are written in place, their count before them
 	served := 0
 	for k := 0; k < nstreams; k++ {
 		key := c.Args[streamsArg+k]
@@ -1029,9 +1059,9 @@ func xreadCommand(c *Ctx, xreadgroup bool) {
 			}
 		}
 		if history {
-			replyHistory(c, &sub, s, start, count, cons)
+			replyHistory(c, sub, s, start, count, cons)
 		} else {
-			replyRange(c, &sub, s, start, stream.Max, count, false, g, cons, noack, key, groupName)
+			replyRange(c, sub, s, start, stream.Max, count, false, g, cons, noack, key, groupName)
 		}
 		if groups != nil {
 			c.Dirty(1)
@@ -1040,11 +1070,10 @@ func xreadCommand(c *Ctx, xreadgroup bool) {
 	}
 	if served > 0 {
 		if c.W.Proto == 2 {
-			c.W.Array(served)
+			deferredLen(c.W, at, '*', served)
 		} else {
-			c.W.Map(served)
+			deferredLen(c.W, at, '%', served)
 		}
-		c.W.Raw(sub.Buf)
 		return
 	}
 	if timeout == -1 || c.NoBlock {

@@ -201,6 +201,9 @@ func (s *Stream) toHeap(nd *node) {
 // right when the listpack has to be reallocated.
 func (s *Stream) replaceInt(nd *node, off int, v int64) {
 	out := lpReplaceInt(nd.lp, off, v)
+	if len(out) != len(nd.lp) {
+		s.layout++ // the entries after off moved
+	}
 	if nd.ck != nil && (len(out) != len(nd.lp) || &out[0] != &nd.lp[0]) {
 		old := nd.lp
 		nd.lp = old

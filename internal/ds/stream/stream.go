@@ -36,6 +36,7 @@ package stream
 
 import (
 	"bytes"
+	"encoding/binary"
 	"github.com/ordo-db/ordo/internal/ds/listpack"
 	"math"
 	"slices"
@@ -135,6 +136,16 @@ type Stream struct {
 	slab   *slab
 	acct   *mem.Acct
 	nbytes int64 // sum of the nodes' size() (Bytes is O(1))
+
+	// seek remembers where the last forward Range stopped (the offset
+	// of an entry of the node with master ID seekMaster, and its ID), so
+	// that a reader continuing from there (XREADGROUP >, XREAD) does not
+	// walk the node's entries from its start again. layout changes when
+	// entries move inside a node (a count re-encoded to another size),
+	// which makes the hint stale.
+	seekMaster, seekID ID
+	seekOff            int
+	seekLayout, layout uint64
 
 	ap      appender
 	scratch []byte
@@ -354,49 +365,72 @@ func (s *Stream) entryAt(nd *node, masterFields, masterOff int, off int, wantFV 
 		if !same {
 			skip *= 2
 		}
-		for i := 0; i < skip; i++ {
-			_, _, _, off = lpElem(lp, off)
+		for i := 0; i <= skip; i++ { // the values (and fields), then lp-count
+			off = lpSkip(lp, off)
 		}
-		_, _, _, off = lpElem(lp, off) // lp-count
 		return flags, id, off
 	}
-	s.scratch = s.scratch[:0]
-	type ref struct {
-		s          []byte
-		start, end int
+	// Integers are formatted into s.scratch, grown first so that the
+	// views taken into it stay valid (at most 20 bytes per integer).
+	if need := 2 * nf * 20; cap(s.scratch) < need {
+		s.scratch = make([]byte, 0, need)
 	}
-	var refs [32]ref
-	rs := refs[:0]
-	add := func(off int) int {
+	sc := s.scratch[:0]
+	fv := s.fv[:0]
+	elem := func(off int) ([]byte, int) {
 		e, n, isInt, next := lpElem(lp, off)
 		if isInt {
-			st := len(s.scratch)
-			s.scratch = strconv.AppendInt(s.scratch, n, 10)
-			rs = append(rs, ref{nil, st, len(s.scratch)})
-		} else {
-			rs = append(rs, ref{e, 0, 0})
+			st := len(sc)
+			sc = strconv.AppendInt(sc, n, 10)
+			e = sc[st:len(sc):len(sc)]
 		}
-		return next
+		return e, next
 	}
 	mo := masterOff
+	var e []byte
 	for i := 0; i < nf; i++ {
 		if same {
-			mo = add(mo)
+			e, mo = elem(mo)
 		} else {
-			off = add(off)
+			e, off = elem(off)
 		}
-		off = add(off)
+		fv = append(fv, e)
+		e, off = elem(off)
+		fv = append(fv, e)
 	}
-	_, _, _, off = lpElem(lp, off) // lp-count
-	s.fv = s.fv[:0]
-	for _, r := range rs {
-		if r.s != nil {
-			s.fv = append(s.fv, r.s)
-		} else {
-			s.fv = append(s.fv, s.scratch[r.start:r.end:r.end])
-		}
-	}
+	off = lpSkip(lp, off) // lp-count
+	s.scratch, s.fv = sc, fv
 	return flags, id, off
+}
+
+// lpSkip returns the offset of the element after the one at off, from
+// its encoding byte alone.
+func lpSkip(lp []byte, off int) int {
+	b := lp[off]
+	var size int
+	switch {
+	case b&0x80 == 0:
+		size = 1
+	case b&0xC0 == 0x80:
+		size = 1 + int(b&0x3f)
+	case b&0xE0 == 0xC0:
+		size = 2
+	case b&0xF0 == 0xE0:
+		size = 2 + (int(b&0x0f)<<8 | int(lp[off+1]))
+	case b == 0xF1:
+		size = 3
+	case b == 0xF2:
+		size = 4
+	case b == 0xF3:
+		size = 5
+	case b == 0xF4:
+		size = 9
+	case b == 0xF0:
+		size = 5 + int(binary.LittleEndian.Uint32(lp[off+1:]))
+	default:
+		panic("stream: corrupt listpack")
+	}
+	return off + size + listpack.BacklenSize(size)
 }
 
 // nodeHeader returns the live and deleted counts, the number of master
@@ -422,20 +456,21 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(id ID, fv [][]byte) bool
 		return
 	}
 	if !rev {
-		for i := s.nodeFor(start); i < len(s.nodes); i++ {
+		first := s.nodeFor(start)
+		for i := first; i < len(s.nodes); i++ {
 			nd := &s.nodes[i]
 			if end.Less(nd.master) {
 				return
 			}
 			_, _, mf, mo, off := nodeHeader(nd.lp)
+			if i == first && s.seekOff > 0 && s.seekLayout == s.layout && s.seekMaster == nd.master && !start.Less(s.seekID) {
+				off = s.seekOff // entries before it are before start
+			}
 			for off < len(nd.lp)-1 {
 				flags, id, next := s.entryAt(nd, mf, mo, off, false)
 				if flags&flagDeleted == 0 && !id.Less(start) {
-					if end.Less(id) {
-						return
-					}
-					s.entryAt(nd, mf, mo, off, true)
-					if !fn(id, s.fv) {
+					if end.Less(id) || !s.visit(nd, mf, mo, off, id, fn) {
+						s.seekMaster, s.seekID, s.seekOff, s.seekLayout = nd.master, id, off, s.layout
 						return
 					}
 				}
@@ -470,6 +505,12 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(id ID, fv [][]byte) bool
 			return
 		}
 	}
+}
+
+// visit decodes the entry at off and passes it to fn.
+func (s *Stream) visit(nd *node, mf, mo, off int, id ID, fn func(id ID, fv [][]byte) bool) bool {
+	s.entryAt(nd, mf, mo, off, true)
+	return fn(id, s.fv)
 }
 
 // Exists reports whether a live entry has id.
@@ -797,6 +838,11 @@ type Group struct {
 	EntriesRead int64 // -1: unknown
 	PEL         *btree.BTreeG[*NACK]
 	consumers   *btree.BTreeG[*Consumer]
+
+	// Search keys, reused so that a lookup allocates nothing (the
+	// B-tree takes a *NACK or *Consumer to compare with).
+	nackKey NACK
+	consKey Consumer
 }
 
 func nackLess(a, b *NACK) bool { return a.ID.Less(b.ID) }
@@ -846,7 +892,9 @@ func (s *Stream) DestroyGroup(name []byte) bool {
 
 // Consumer returns the consumer named name, or nil.
 func (g *Group) Consumer(name []byte) *Consumer {
-	c, _ := g.consumers.Get(&Consumer{Name: string(name)})
+	g.consKey.Name = unsafe.String(unsafe.SliceData(name), len(name)) // only compared, never kept
+	c, _ := g.consumers.Get(&g.consKey)
+	g.consKey.Name = ""
 	return c
 }
 
@@ -874,13 +922,15 @@ func (g *Group) NumConsumers() int { return g.consumers.Len() }
 
 // Pending returns the NACK of id, or nil.
 func (g *Group) Pending(id ID) *NACK {
-	n, _ := g.PEL.Get(&NACK{ID: id})
+	g.nackKey.ID = id
+	n, _ := g.PEL.Get(&g.nackKey)
 	return n
 }
 
 // Ack removes id from the PELs; it reports whether it was pending.
 func (g *Group) Ack(id ID) bool {
-	n, ok := g.PEL.Delete(&NACK{ID: id})
+	g.nackKey.ID = id
+	n, ok := g.PEL.Delete(&g.nackKey)
 	if ok && n.Consumer != nil {
 		n.Consumer.PEL.Delete(n)
 	}
