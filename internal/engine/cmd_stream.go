@@ -44,6 +44,7 @@ const (
 type Stream struct {
 	sized
 	*stream.Stream
+	cfg *Config // the engine's, for Rewrite (nil: Redis's defaults)
 }
 
 // NewStream returns an empty stream value.
@@ -54,6 +55,7 @@ func NewStream() *Stream { return &Stream{Stream: stream.New()} }
 func (e *Engine) newStream() *Stream {
 	s := NewStream()
 	s.SetAcct(e.acct)
+	s.cfg = e.Config
 	return s
 }
 
@@ -68,7 +70,7 @@ func (s *Stream) Len() int { return int(s.Length) }
 
 // Copy implements Typed.
 func (s *Stream) Copy() Typed {
-	cp := &Stream{Stream: s.Stream.Copy()}
+	cp := &Stream{Stream: s.Stream.Copy(), cfg: s.cfg}
 	cp.SetAcct(s.Acct())
 	return cp
 }
@@ -86,9 +88,20 @@ func (s *Stream) MemoryUsage() int64 {
 
 func idArg(id stream.ID) []byte { return id.Append(nil) }
 
-// Rewrite implements Typed as Redis's rewriteStreamObject.
+// Rewrite implements Typed. With aof-use-rdb-preamble yes (the default)
+// Redis's rewritten AOF starts with an RDB image, which keeps each stream
+// node as it is (entries marked deleted included); Ordo's rewrite writes
+// commands, so the stream goes as one RESTORE of its DUMP payload, and a
+// restarted server has the nodes the live one had (XINFO STREAM FULL's
+// radix-tree-keys and -nodes agree with Redis's). With the preamble off,
+// it is Redis's rewriteStreamObject: the live entries re-added, re-packed.
 func (s *Stream) Rewrite(key string, emit func(args [][]byte)) {
 	k := []byte(key)
+	if s.cfg == nil || s.cfg.Bool("aof-use-rdb-preamble") {
+		compress := s.cfg == nil || s.cfg.Bool("rdbcompression")
+		emit([][]byte{[]byte("RESTORE"), k, []byte("0"), rdb.Dump(streamToRDB(s), compress)})
+		return
+	}
 	if s.Length > 0 {
 		s.Range(stream.ID{}, stream.Max, false, func(id stream.ID, fv [][]byte) bool {
 			args := make([][]byte, 0, 3+len(fv))
