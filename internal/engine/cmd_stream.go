@@ -428,15 +428,40 @@ done:
 	return i
 }
 
-// rewriteTrim makes an approximate trim exact for propagation.
-func rewriteTrim(c *Ctx, args [][]byte, s *Stream, a *addTrimArgs) {
-	args[a.argIdx-1] = []byte("=")
+// rewriteTrim makes an approximate trim exact for propagation, the new
+// arguments' bytes appended to b.
+func rewriteTrim(args [][]byte, b []byte, s *Stream, a *addTrimArgs) []byte {
+	st := len(b)
+	b = append(b, '=')
 	if a.Strategy == stream.TrimMaxLen {
-		args[a.argIdx] = strconv.AppendUint(nil, s.Length, 10)
+		b = strconv.AppendUint(b, s.Length, 10)
 	} else {
 		first, _ := s.FirstValid()
-		args[a.argIdx] = idArg(first)
+		b = first.Append(b)
 	}
+	args[a.argIdx-1] = b[st : st+1 : st+1]
+	args[a.argIdx] = b[st+1 : len(b) : len(b)]
+	return b
+}
+
+// xaddProp is a rewritten XADD for propagation in one allocation: its
+// arguments and the bytes of those rewritten (the generated ID, an exact
+// trim's "=" and its length: at most 62 bytes; a MINID's first ID may
+// take the bytes elsewhere).
+type xaddProp struct {
+	args [10][]byte
+	buf  [64]byte
+}
+
+// newProp copies args for rewriting; b is room for the new arguments.
+func newProp(args [][]byte) (prop [][]byte, b []byte) {
+	if len(args) <= len(xaddProp{}.args) {
+		p := new(xaddProp)
+		prop = p.args[:len(args):len(args)]
+		copy(prop, args)
+		return prop, p.buf[:0]
+	}
+	return append([][]byte(nil), args...), make([]byte, 0, len(xaddProp{}.buf))
 }
 
 func xaddCommand(c *Ctx) {
@@ -518,25 +543,29 @@ func xaddCommand(c *Ctx) {
 	}
 	maxBytes, maxEntries := c.E.Config.streamNodeLimits()
 	s.Append(id, fv, maxBytes, maxEntries)
-	idStr := id.Append(nil)
+	// Propagated with the ID it got and an approximate trim made exact.
+	var prop [][]byte
+	var pb []byte
+	genID, approx := !a.idGiven || !a.seqGiven, a.Strategy != stream.TrimNone && a.Approx
+	if genID || approx {
+		prop, pb = newProp(c.Args)
+	}
+	pb = id.Append(pb)
+	idStr := pb[:len(pb):len(pb)]
+	pb = pb[len(pb):]
 	c.W.Bulk(idStr)
 	c.Modified(key)
 	c.Dirty(1)
-	var prop [][]byte
 	if a.Strategy != stream.TrimNone {
 		if s.Trim(a.TrimArgs) > 0 {
 			c.changedAs(key, "xtrim")
 			c.recount(key)
 		}
-		if a.Approx {
-			prop = append([][]byte{}, c.Args...)
-			rewriteTrim(c, prop, s, &a)
+		if approx {
+			rewriteTrim(prop, pb, s, &a)
 		}
 	}
-	if !a.idGiven || !a.seqGiven {
-		if prop == nil {
-			prop = append([][]byte{}, c.Args...)
-		}
+	if genID {
 		prop[idpos] = idStr
 	}
 	if prop != nil {
@@ -563,7 +592,7 @@ func xtrimCommand(c *Ctx) {
 	if n > 0 {
 		if a.Approx {
 			prop := append([][]byte{}, c.Args...)
-			rewriteTrim(c, prop, s, &a)
+			rewriteTrim(prop, nil, s, &a)
 			c.Propagate(prop...)
 		}
 		c.Modified(key)
