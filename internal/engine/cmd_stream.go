@@ -444,24 +444,28 @@ func rewriteTrim(args [][]byte, b []byte, s *Stream, a *addTrimArgs) []byte {
 	return b
 }
 
-// xaddProp is a rewritten XADD for propagation in one allocation: its
-// arguments and the bytes of those rewritten (the generated ID, an exact
-// trim's "=" and its length: at most 62 bytes; a MINID's first ID may
-// take the bytes elsewhere).
+// xaddProp holds a rewritten XADD for propagation: its arguments and the
+// bytes of those rewritten (the generated ID, an exact trim's "=" and its
+// length: at most 62 bytes; a MINID's first ID may take the bytes
+// elsewhere). The engine has one, reused by every XADD: what is
+// propagated is consumed before the command returns (the AOF and the
+// replication feed encode it at once, a script copies it), as the
+// arguments of any other command, which point into the connection's
+// read buffer; so XADD allocates nothing to propagate.
 type xaddProp struct {
 	args [10][]byte
 	buf  [64]byte
 }
 
 // newProp copies args for rewriting; b is room for the new arguments.
-func newProp(args [][]byte) (prop [][]byte, b []byte) {
-	if len(args) <= len(xaddProp{}.args) {
-		p := new(xaddProp)
-		prop = p.args[:len(args):len(args)]
-		copy(prop, args)
+func newProp(c *Ctx) (prop [][]byte, b []byte) {
+	p := &c.E.xaddProp
+	if len(c.Args) <= len(p.args) {
+		prop = p.args[:len(c.Args):len(c.Args)]
+		copy(prop, c.Args)
 		return prop, p.buf[:0]
 	}
-	return append([][]byte(nil), args...), make([]byte, 0, len(xaddProp{}.buf))
+	return append([][]byte(nil), c.Args...), make([]byte, 0, len(p.buf))
 }
 
 func xaddCommand(c *Ctx) {
@@ -548,7 +552,7 @@ func xaddCommand(c *Ctx) {
 	var pb []byte
 	genID, approx := !a.idGiven || !a.seqGiven, a.Strategy != stream.TrimNone && a.Approx
 	if genID || approx {
-		prop, pb = newProp(c.Args)
+		prop, pb = newProp(c)
 	}
 	pb = id.Append(pb)
 	idStr := pb[:len(pb):len(pb)]
