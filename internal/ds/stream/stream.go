@@ -293,6 +293,12 @@ func (s *Stream) Append(id ID, fv [][]byte, maxBytes, maxEntries int64) {
 	var before int64
 	if nd == nil {
 		lp, ck := s.newNodeLP(len(e) + lpHeaderSize + 1)
+		if len(s.nodes) == cap(s.nodes) {
+			// Doubling: append's 1.25x growth of a big slice leaves about
+			// four times the final array in garbage on the way, and the
+			// collector's goal follows the heap's peak.
+			s.nodes = slices.Grow(s.nodes, max(len(s.nodes), 4))
+		}
 		s.nodes = append(s.nodes, node{master: id, lp: lp, ck: ck})
 		nd = &s.nodes[len(s.nodes)-1]
 	} else {
