@@ -25,13 +25,14 @@
 // Memory, measured with a million XADD of three small fields into one
 // stream (redis-benchmark -n 1000000 -P 100 -c 1 XADD s '*' name alice
 // age 31 city paris, then VmRSS; ordo-server with GOMAXPROCS=1, as the
-// bench runs it): the nodes take 24.3 MB (24.6 MB of mapped pages
-// touched), where redis-server's listpacks take 26.1 MB
-// (used_memory_dataset); whole processes 41.4-44 MB against 37.0-37.8 MB.
-// The difference is the process around the data: idle, ordo-server has
-// 13.8 MB resident (a 17 MB binary of which ~10 MB of pages are touched,
-// and a Go heap whose collector goal is twice its ~2.4 MB live set),
-// redis-server 12.1 MB.
+// bench runs it): the nodes take 24.3 MB, redis-server's listpacks 26.1
+// MB (used_memory_dataset); whole processes 39.0 MB against 37.9 MB, and
+// anonymous memory 27.5 MB against 28.4 MB. What is left of the
+// difference is the executable's pages: idle, ordo-server has 13.8 MB
+// resident, 11 MB of it its 17 MB binary, redis-server 12.2 MB (a
+// build without net/http/pprof: 37.0-37.3 MB). XADD allocates nothing
+// (its propagated arguments are built in a per-engine buffer), so a
+// load leaves the Go heap at its idle size.
 //
 // Deleting marks an entry deleted in place (and drops a node whose
 // entries are all deleted), as Redis does; trimming drops whole nodes
