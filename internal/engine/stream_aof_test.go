@@ -74,7 +74,7 @@ func TestStreamNodesAfterAOFRestart(t *testing.T) {
 // explicit IDs so that both servers hold the same entries.
 func streamHistory(d *redistest.Diff, r *rand.Rand) {
 	ms := map[string]int{}
-	var ids = map[string][]string{}
+	ids := map[string][]string{}
 	add := func(k string, extra ...string) {
 		ms[k] += 1 + r.IntN(3)
 		id := strconv.Itoa(ms[k]) + "-" + strconv.Itoa(r.IntN(5))
@@ -98,11 +98,7 @@ func streamHistory(d *redistest.Diff, r *rand.Rand) {
 			d.Do("XDEL", k, ids[k][r.IntN(len(ids[k]))])
 		case 2: // a run of entries: whole nodes go
 			j := r.IntN(len(ids[k]))
-			args := []string{"XDEL", k}
-			for _, id := range ids[k][j:min(j+25, len(ids[k]))] {
-				args = append(args, id)
-			}
-			d.Do(args...)
+			d.Do(append([]string{"XDEL", k}, ids[k][j:min(j+25, len(ids[k]))]...)...)
 		case 3:
 			add(k, "MAXLEN", "~", strconv.Itoa(300+r.IntN(50)))
 		case 4:
