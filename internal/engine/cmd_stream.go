@@ -88,6 +88,10 @@ func (s *Stream) MemoryUsage() int64 {
 
 func idArg(id stream.ID) []byte { return id.Append(nil) }
 
+// rewriteRestoreMax is the largest stream (its nodes' bytes) an AOF
+// rewrite writes as one RESTORE.
+const rewriteRestoreMax = 64 << 20
+
 // Rewrite implements Typed. With aof-use-rdb-preamble yes (the default)
 // Redis's rewritten AOF starts with an RDB image, which keeps each stream
 // node as it is (entries marked deleted included); Ordo's rewrite writes
@@ -95,9 +99,11 @@ func idArg(id stream.ID) []byte { return id.Append(nil) }
 // restarted server has the nodes the live one had (XINFO STREAM FULL's
 // radix-tree-keys and -nodes agree with Redis's). With the preamble off,
 // it is Redis's rewriteStreamObject: the live entries re-added, re-packed.
+// So is a stream over rewriteRestoreMax bytes: one command, built whole
+// in memory, must stay well under what an AOF record holds.
 func (s *Stream) Rewrite(key string, emit func(args [][]byte)) {
 	k := []byte(key)
-	if s.cfg == nil || s.cfg.Bool("aof-use-rdb-preamble") {
+	if (s.cfg == nil || s.cfg.Bool("aof-use-rdb-preamble")) && s.Bytes() <= rewriteRestoreMax {
 		compress := s.cfg == nil || s.cfg.Bool("rdbcompression")
 		emit([][]byte{[]byte("RESTORE"), k, []byte("0"), rdb.Dump(streamToRDB(s), compress)})
 		return
