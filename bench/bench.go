@@ -153,6 +153,7 @@ func Run(o Options) ([]Result, error) {
 	start := time.Now()
 	var results []Result
 	results = append(results, throughputRows(o, sel, tmp)...)
+	results = append(results, streamRows(o, sel, tmp)...)
 	results = append(results, memoryRows(o, sel, tmp)...)
 	results = append(results, loadRows(o, sel, tmp)...)
 	results = append(results, restartRows(o, sel, tmp)...)
@@ -519,6 +520,9 @@ func memRowsDef() []memRow {
 		}},
 		{"sorted-set members (user:N, random scores)", func(i int, dst []byte) []byte {
 			return resp.AppendCommand(dst, "ZADD", "z", strconv.Itoa(int(splitmix(uint64(i))%1000000)), "user:"+strconv.Itoa(i))
+		}},
+		{"stream entries (XADD s * name alice age 31 city paris)", func(i int, dst []byte) []byte {
+			return resp.AppendCommand(dst, "XADD", "s", "*", "name", "alice", "age", "31", "city", "paris")
 		}},
 	}
 }

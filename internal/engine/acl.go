@@ -124,7 +124,7 @@ func (un *aclUniverse) lookup(name string) *aclCmd {
 }
 
 func newACLUniverse(t *Table) *aclUniverse {
-	specs, _ := redisMeta()
+	specs := redisMeta()
 	un := &aclUniverse{byName: map[string]*aclCmd{}, byCmd: map[*Command]*aclCmd{}}
 	add := func(name string, info resp.Value, redis bool) *aclCmd {
 		if c := un.byName[name]; c != nil {

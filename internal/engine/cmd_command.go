@@ -141,7 +141,7 @@ func commandInfo(cmd *Command) resp.Value {
 // commandDocs is cmd's COMMAND DOCS entry (a map), listing only the
 // subcommands Ordo implements.
 func commandDocs(cmd *Command) resp.Value {
-	v := cmd.docs
+	v := redisDocs()[cmd.Name]
 	if v.Kind != resp.KindMap {
 		return resp.Value{Kind: resp.KindMap, Elems: []resp.Value{
 			{Kind: resp.KindBulk, Str: "group"}, {Kind: resp.KindBulk, Str: "module"}}}

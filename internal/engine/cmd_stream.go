@@ -44,6 +44,7 @@ const (
 type Stream struct {
 	sized
 	*stream.Stream
+	cfg *Config // the engine's, for Rewrite (nil: Redis's defaults)
 }
 
 // NewStream returns an empty stream value.
@@ -54,6 +55,7 @@ func NewStream() *Stream { return &Stream{Stream: stream.New()} }
 func (e *Engine) newStream() *Stream {
 	s := NewStream()
 	s.SetAcct(e.acct)
+	s.cfg = e.Config
 	return s
 }
 
@@ -68,7 +70,7 @@ func (s *Stream) Len() int { return int(s.Length) }
 
 // Copy implements Typed.
 func (s *Stream) Copy() Typed {
-	cp := &Stream{Stream: s.Stream.Copy()}
+	cp := &Stream{Stream: s.Stream.Copy(), cfg: s.cfg}
 	cp.SetAcct(s.Acct())
 	return cp
 }
@@ -86,9 +88,26 @@ func (s *Stream) MemoryUsage() int64 {
 
 func idArg(id stream.ID) []byte { return id.Append(nil) }
 
-// Rewrite implements Typed as Redis's rewriteStreamObject.
+// rewriteRestoreMax is the largest stream (its nodes' bytes) an AOF
+// rewrite writes as one RESTORE.
+const rewriteRestoreMax = 64 << 20
+
+// Rewrite implements Typed. With aof-use-rdb-preamble yes (the default)
+// Redis's rewritten AOF starts with an RDB image, which keeps each stream
+// node as it is (entries marked deleted included); Ordo's rewrite writes
+// commands, so the stream goes as one RESTORE of its DUMP payload, and a
+// restarted server has the nodes the live one had (XINFO STREAM FULL's
+// radix-tree-keys and -nodes agree with Redis's). With the preamble off,
+// it is Redis's rewriteStreamObject: the live entries re-added, re-packed.
+// So is a stream over rewriteRestoreMax bytes: one command, built whole
+// in memory, must stay well under what an AOF record holds.
 func (s *Stream) Rewrite(key string, emit func(args [][]byte)) {
 	k := []byte(key)
+	if (s.cfg == nil || s.cfg.Bool("aof-use-rdb-preamble")) && s.Bytes() <= rewriteRestoreMax {
+		compress := s.cfg == nil || s.cfg.Bool("rdbcompression")
+		emit([][]byte{[]byte("RESTORE"), k, []byte("0"), rdb.Dump(streamToRDB(s), compress)})
+		return
+	}
 	if s.Length > 0 {
 		s.Range(stream.ID{}, stream.Max, false, func(id stream.ID, fv [][]byte) bool {
 			args := make([][]byte, 0, 3+len(fv))
@@ -401,7 +420,8 @@ done:
 			return -1
 		}
 	} else if a.Approx {
-		a.Limit = 100 * c.E.Config.Int("stream-node-max-entries")
+		_, maxEntries := c.E.Config.streamNodeLimits()
+		a.Limit = 100 * maxEntries
 		if a.Limit <= 0 {
 			a.Limit = 10000
 		}
@@ -414,15 +434,44 @@ done:
 	return i
 }
 
-// rewriteTrim makes an approximate trim exact for propagation.
-func rewriteTrim(c *Ctx, args [][]byte, s *Stream, a *addTrimArgs) {
-	args[a.argIdx-1] = []byte("=")
+// rewriteTrim makes an approximate trim exact for propagation, the new
+// arguments' bytes appended to b.
+func rewriteTrim(args [][]byte, b []byte, s *Stream, a *addTrimArgs) []byte {
+	st := len(b)
+	b = append(b, '=')
 	if a.Strategy == stream.TrimMaxLen {
-		args[a.argIdx] = strconv.AppendUint(nil, s.Length, 10)
+		b = strconv.AppendUint(b, s.Length, 10)
 	} else {
 		first, _ := s.FirstValid()
-		args[a.argIdx] = idArg(first)
+		b = first.Append(b)
 	}
+	args[a.argIdx-1] = b[st : st+1 : st+1]
+	args[a.argIdx] = b[st+1 : len(b) : len(b)]
+	return b
+}
+
+// xaddProp holds a rewritten XADD for propagation: its arguments and the
+// bytes of those rewritten (the generated ID, an exact trim's "=" and its
+// length: at most 62 bytes; a MINID's first ID may take the bytes
+// elsewhere). The engine has one, reused by every XADD: what is
+// propagated is consumed before the command returns (the AOF and the
+// replication feed encode it at once, a script copies it), as the
+// arguments of any other command, which point into the connection's
+// read buffer; so XADD allocates nothing to propagate.
+type xaddProp struct {
+	args [10][]byte
+	buf  [64]byte
+}
+
+// newProp copies args for rewriting; b is room for the new arguments.
+func newProp(c *Ctx) (prop [][]byte, b []byte) {
+	p := &c.E.xaddProp
+	if len(c.Args) <= len(p.args) {
+		prop = p.args[:len(c.Args):len(c.Args)]
+		copy(prop, c.Args)
+		return prop, p.buf[:0]
+	}
+	return append([][]byte(nil), c.Args...), make([]byte, 0, len(p.buf))
 }
 
 func xaddCommand(c *Ctx) {
@@ -502,26 +551,31 @@ func xaddCommand(c *Ctx) {
 	if created {
 		c.Add(key, ObjectValue(s))
 	}
-	s.Append(id, fv, c.E.Config.Int("stream-node-max-bytes"), c.E.Config.Int("stream-node-max-entries"))
-	idStr := id.Append(nil)
+	maxBytes, maxEntries := c.E.Config.streamNodeLimits()
+	s.Append(id, fv, maxBytes, maxEntries)
+	// Propagated with the ID it got and an approximate trim made exact.
+	var prop [][]byte
+	var pb []byte
+	genID, approx := !a.idGiven || !a.seqGiven, a.Strategy != stream.TrimNone && a.Approx
+	if genID || approx {
+		prop, pb = newProp(c)
+	}
+	pb = id.Append(pb)
+	idStr := pb[:len(pb):len(pb)]
+	pb = pb[len(pb):]
 	c.W.Bulk(idStr)
 	c.Modified(key)
 	c.Dirty(1)
-	var prop [][]byte
 	if a.Strategy != stream.TrimNone {
 		if s.Trim(a.TrimArgs) > 0 {
 			c.changedAs(key, "xtrim")
 			c.recount(key)
 		}
-		if a.Approx {
-			prop = append([][]byte{}, c.Args...)
-			rewriteTrim(c, prop, s, &a)
+		if approx {
+			rewriteTrim(prop, pb, s, &a)
 		}
 	}
-	if !a.idGiven || !a.seqGiven {
-		if prop == nil {
-			prop = append([][]byte{}, c.Args...)
-		}
+	if genID {
 		prop[idpos] = idStr
 	}
 	if prop != nil {
@@ -548,7 +602,7 @@ func xtrimCommand(c *Ctx) {
 	if n > 0 {
 		if a.Approx {
 			prop := append([][]byte{}, c.Args...)
-			rewriteTrim(c, prop, s, &a)
+			rewriteTrim(prop, nil, s, &a)
 			c.Propagate(prop...)
 		}
 		c.Modified(key)
@@ -619,15 +673,29 @@ func xrangeCommand(c *Ctx, rev bool) {
 		c.W.NullArray()
 		return
 	}
-	sub := resp.Writer{Proto: c.W.Proto}
+	at := len(c.W.Buf)
 	n := int64(0)
 	s.Range(start, end, rev, func(id stream.ID, fv [][]byte) bool {
-		writeEntry(&sub, id, fv)
+		writeEntry(c.W, id, fv)
 		n++
 		return count < 0 || n < count
 	})
-	c.W.Array(int(n))
-	c.W.Raw(sub.Buf)
+	deferredLen(c.W, at, '*', int(n))
+}
+
+// deferredLen writes, before what w holds from at on, the header (kind
+// '*' or '%') of an aggregate of n elements: Redis's addReplyDeferredLen.
+// The elements are written in place as they are found, then moved by the
+// header's few bytes, instead of being built in a buffer of their own.
+func deferredLen(w *resp.Writer, at int, kind byte, n int) {
+	var hb [24]byte
+	h := append(hb[:0], kind)
+	h = strconv.AppendInt(h, int64(n), 10)
+	h = append(h, '\r', '\n')
+	end := len(w.Buf)
+	w.Buf = append(w.Buf, h...)
+	copy(w.Buf[at+len(h):], w.Buf[at:end])
+	copy(w.Buf[at:], h)
 }
 
 func xlenCommand(c *Ctx) {
@@ -745,11 +813,28 @@ func writeEntriesRead(w *resp.Writer, g *stream.Group) {
 	}
 }
 
+// propagateXclaim propagates the delivery of id as Redis's
+// streamPropagateXCLAIM. It runs for every entry XREADGROUP delivers, so
+// the arguments are cut from one buffer: two allocations in all.
 func propagateXclaim(c *Ctx, key, group []byte, g *stream.Group, id stream.ID, n *stream.NACK) {
-	c.Propagate([]byte("XCLAIM"), key, group, []byte(n.Consumer.Name), []byte("0"), idArg(id),
-		[]byte("TIME"), strconv.AppendInt(nil, n.DeliveryTime, 10),
-		[]byte("RETRYCOUNT"), strconv.AppendInt(nil, n.DeliveryCount, 10),
-		[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), idArg(g.LastID))
+	const words = "XCLAIM0TIMERETRYCOUNTFORCEJUSTIDLASTID"
+	b := make([]byte, 0, len(words)+len(n.Consumer.Name)+2*41+2*20)
+	b = append(b, words...)
+	cut := func(i, j int) []byte { return b[i:j:j] }
+	p0 := len(b)
+	b = append(b, n.Consumer.Name...)
+	p1 := len(b)
+	b = id.Append(b)
+	p2 := len(b)
+	b = strconv.AppendInt(b, n.DeliveryTime, 10)
+	p3 := len(b)
+	b = strconv.AppendInt(b, n.DeliveryCount, 10)
+	p4 := len(b)
+	b = g.LastID.Append(b)
+	p5 := len(b)
+	c.Propagate(cut(0, 6), key, group, cut(p0, p1), cut(6, 7), cut(p1, p2),
+		cut(7, 11), cut(p2, p3), cut(11, 21), cut(p3, p4),
+		cut(21, 26), cut(26, 32), cut(32, 38), cut(p4, p5))
 }
 
 func propagateGroupID(c *Ctx, key, group []byte, g *stream.Group) {
@@ -787,7 +872,7 @@ func lookupConsumer(c *Ctx, g *stream.Group, name []byte, refresh bool) *stream.
 // delivers (moves last_id, creates NACKs, propagates XCLAIMs).
 func replyRange(c *Ctx, w *resp.Writer, s *Stream, start, end stream.ID, count int64, rev bool,
 	g *stream.Group, cons *stream.Consumer, noack bool, key, group []byte) int64 {
-	sub := resp.Writer{Proto: w.Proto}
+	at := len(w.Buf)
 	var n int64
 	propLast := false
 	s.Range(start, end, rev, func(id stream.ID, fv [][]byte) bool {
@@ -802,7 +887,7 @@ func replyRange(c *Ctx, w *resp.Writer, s *Stream, start, end stream.ID, count i
 				propLast = true
 			}
 		}
-		writeEntry(&sub, id, fv)
+		writeEntry(w, id, fv)
 		if g != nil && !noack {
 			nack := g.Pending(id)
 			if nack == nil {
@@ -824,24 +909,23 @@ func replyRange(c *Ctx, w *resp.Writer, s *Stream, start, end stream.ID, count i
 	if propLast {
 		propagateGroupID(c, key, group, g)
 	}
-	w.Array(int(n))
-	w.Raw(sub.Buf)
+	deferredLen(w, at, '*', int(n))
 	return n
 }
 
 // replyHistory is streamReplyWithRangeFromConsumerPEL.
 func replyHistory(c *Ctx, w *resp.Writer, s *Stream, start stream.ID, count int64, cons *stream.Consumer) {
-	sub := resp.Writer{Proto: w.Proto}
+	at := len(w.Buf)
 	var n int64
 	cons.PEL.Ascend(&stream.NACK{ID: start}, func(nack *stream.NACK) bool {
 		if count != 0 && n >= count {
 			return false
 		}
-		found := s.Get(nack.ID, func(fv [][]byte) { writeEntry(&sub, nack.ID, fv) })
+		found := s.Get(nack.ID, func(fv [][]byte) { writeEntry(w, nack.ID, fv) })
 		if !found {
-			sub.Array(2)
-			idBulk(&sub, nack.ID)
-			sub.NullArray()
+			w.Array(2)
+			idBulk(w, nack.ID)
+			w.NullArray()
 		} else {
 			nack.DeliveryTime = streamNow(c)
 			nack.DeliveryCount++
@@ -849,8 +933,7 @@ func replyHistory(c *Ctx, w *resp.Writer, s *Stream, start stream.ID, count int6
 		n++
 		return true
 	})
-	w.Array(int(n))
-	w.Raw(sub.Buf)
+	deferredLen(w, at, '*', int(n))
 }
 
 // ---- XREAD / XREADGROUP ----
@@ -980,7 +1063,8 @@ func xreadCommand(c *Ctx, xreadgroup bool) {
 		ids[k] = id
 	}
 	c.noPropagate()
-	sub := resp.Writer{Proto: c.W.Proto}
+	at := len(c.W.Buf)
+	sub := c.W // the streams served are written in place, their count before them
 	served := 0
 	for k := 0; k < nstreams; k++ {
 		key := c.Args[streamsArg+k]
@@ -1027,9 +1111,9 @@ func xreadCommand(c *Ctx, xreadgroup bool) {
 			}
 		}
 		if history {
-			replyHistory(c, &sub, s, start, count, cons)
+			replyHistory(c, sub, s, start, count, cons)
 		} else {
-			replyRange(c, &sub, s, start, stream.Max, count, false, g, cons, noack, key, groupName)
+			replyRange(c, sub, s, start, stream.Max, count, false, g, cons, noack, key, groupName)
 		}
 		if groups != nil {
 			c.Dirty(1)
@@ -1038,11 +1122,10 @@ func xreadCommand(c *Ctx, xreadgroup bool) {
 	}
 	if served > 0 {
 		if c.W.Proto == 2 {
-			c.W.Array(served)
+			deferredLen(c.W, at, '*', served)
 		} else {
-			c.W.Map(served)
+			deferredLen(c.W, at, '%', served)
 		}
-		c.W.Raw(sub.Buf)
 		return
 	}
 	if timeout == -1 || c.NoBlock {

@@ -84,7 +84,6 @@ type Command struct {
 	Sub       map[string]*Command
 
 	info  resp.Value // Redis's COMMAND INFO entry, or one built for Ordo
-	docs  resp.Value // Redis's COMMAND DOCS entry (a map), if any
 	specs []keySpec  // Redis's key specs, parsed from info
 	// noKeys: every key spec is not_key (the shard channel of SPUBLISH,
 	// SSUBSCRIBE, SUNSUBSCRIBE), so the command has no keys.
@@ -418,9 +417,15 @@ func newTable() *Table {
 
 // redisMeta holds Redis's own metadata, by name ("get", "config|get"),
 // parsed once on first use: it is immutable, so engines share it.
-var redisMeta = sync.OnceValues(loadRedisSpec)
+// redisDocs (COMMAND DOCS) is parsed apart, on the first COMMAND DOCS: it
+// is about 0.9 MB of heap objects that most servers never read, and the
+// heap goal doubles whatever is live.
+var (
+	redisMeta = sync.OnceValue(loadRedisSpec)
+	redisDocs = sync.OnceValue(loadRedisDocs)
+)
 
-func loadRedisSpec() (map[string]resp.Value, map[string]resp.Value) {
+func loadRedisSpec() map[string]resp.Value {
 	spec := map[string]resp.Value{}
 	v, _, err := resp.ParseReply(redisCommandInfo)
 	if err != nil {
@@ -438,6 +443,10 @@ func loadRedisSpec() (map[string]resp.Value, map[string]resp.Value) {
 	for _, e := range v.Elems {
 		add(e)
 	}
+	return spec
+}
+
+func loadRedisDocs() map[string]resp.Value {
 	docs := map[string]resp.Value{}
 	d, _, err := resp.ParseReply(redisCommandDocs)
 	if err != nil {
@@ -456,7 +465,7 @@ func loadRedisSpec() (map[string]resp.Value, map[string]resp.Value) {
 		}
 	}
 	addDocs("", d)
-	return spec, docs
+	return docs
 }
 
 // Spec describes a command Redis does not have (JSON.*, Ordo's own).
@@ -480,8 +489,7 @@ func (t *Table) RegisterSpec(name string, h Handler, s Spec) *Command {
 func (t *Table) RegisterContainer(name string) *Command { return t.registerContainer(name) }
 
 func (t *Table) register(name string, h Handler) *Command {
-	specs, _ := redisMeta()
-	spec, ok := specs[name]
+	spec, ok := redisMeta()[name]
 	if !ok {
 		panic("engine: no Redis metadata for command " + name)
 	}
@@ -507,8 +515,7 @@ func (t *Table) registerSpec(name string, h Handler, s Spec) *Command {
 }
 
 func (t *Table) install(name string, h Handler, info resp.Value) *Command {
-	_, docs := redisMeta()
-	cmd := &Command{Name: name, Handler: h, info: info, docs: docs[name], specs: parseKeySpecs(info)}
+	cmd := &Command{Name: name, Handler: h, info: info, specs: parseKeySpecs(info)}
 	cmd.event = name
 	if ev, ok := eventNames[name]; ok {
 		cmd.event = ev

@@ -266,6 +266,8 @@ type configSnap struct {
 	// Parameters every command reads (call, recordCall), without a map
 	// lookup by name each time.
 	maxmemory, minReplicas, minReplicasLag, slowlogSlower, slowlogMax int64
+	// stream-node-max-bytes and -entries, read by every XADD.
+	streamNodeBytes, streamNodeEntries int64
 }
 
 // publish republishes the snapshot; the caller holds mu (or owns c).
@@ -280,6 +282,7 @@ func (c *Config) publish() {
 	s.lfu = strings.HasSuffix(s.vals["maxmemory-policy"], "-lfu")
 	s.maxmemory, s.minReplicas, s.minReplicasLag = s.ints["maxmemory"], s.ints["min-replicas-to-write"], s.ints["min-replicas-max-lag"]
 	s.slowlogSlower, s.slowlogMax = s.ints["slowlog-log-slower-than"], s.ints["slowlog-max-len"]
+	s.streamNodeBytes, s.streamNodeEntries = s.ints["stream-node-max-bytes"], s.ints["stream-node-max-entries"]
 	c.snap.Store(s)
 }
 
@@ -289,6 +292,13 @@ func (c *Config) hot() *configSnap { return c.snap.Load() }
 // LFU reports whether maxmemory-policy is an LFU policy (keys then count
 // accesses rather than record the time of the last one).
 func (c *Config) LFU() bool { return c.snap.Load().lfu }
+
+// streamNodeLimits returns stream-node-max-bytes and
+// stream-node-max-entries.
+func (c *Config) streamNodeLimits() (maxBytes, maxEntries int64) {
+	s := c.snap.Load()
+	return s.streamNodeBytes, s.streamNodeEntries
+}
 
 // Get returns the value of name (canonical names are the fast path).
 func (c *Config) Get(name string) string {

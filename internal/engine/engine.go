@@ -142,6 +142,7 @@ type Engine struct {
 	snaps []*Snapshot // point-in-time snapshots being taken (snapshot.go)
 
 	trk       trackingState // client-side caching (tracking.go)
+	xaddProp  xaddProp      // XADD's rewritten arguments, reused (cmd_stream.go)
 	current   *Client       // the client whose top-level command runs (Redis's current_client)
 	executing int           // handlers running (nested in EXEC and scripts)
 	runSeq    uint64        // handlers started, to tell one command's events from the next's
@@ -433,6 +434,9 @@ type Ctx struct {
 	dirty              int64
 	// resolved is the command Call looked up, ran or not (cmdstats.go).
 	resolved *Command
+	// prop1 is prop's room for the usual single command, so that a
+	// command rewriting its propagation (XADD's ID) allocates nothing.
+	prop1 [1][][]byte
 }
 
 // Block is called by a handler that must wait for keys; the caller of
@@ -443,6 +447,9 @@ func (c *Ctx) Block(w *Waiter) { c.block = w }
 // command to log (SPOP logs SREM, SET EX logs SET PXAT ...). Without a
 // call, a command that changed data logs its own arguments.
 func (c *Ctx) Propagate(args ...[]byte) {
+	if c.prop == nil {
+		c.prop = c.prop1[:0]
+	}
 	c.prop = append(c.prop, args)
 }
 

@@ -58,3 +58,27 @@ func BenchmarkXReadGroupAck(b *testing.B) {
 		e.Unlock()
 	}
 }
+
+// BenchmarkXRange measures XRANGE - + COUNT 10 on a stream of 100000
+// entries (the bench row's read).
+func BenchmarkXRange(b *testing.B) {
+	e := New(nil)
+	defer e.Close()
+	cl := e.NewClient("embedded")
+	w := &resp.Writer{Proto: 2}
+	add := [][]byte{[]byte("XADD"), []byte("s"), []byte("*"), []byte("name"), []byte("alice"), []byte("n"), []byte("12345")}
+	e.Lock()
+	for i := 0; i < 100000; i++ {
+		w.Reset()
+		e.Call(cl, add, w)
+	}
+	e.Unlock()
+	args := [][]byte{[]byte("XRANGE"), []byte("s"), []byte("-"), []byte("+"), []byte("COUNT"), []byte("10")}
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Reset()
+		e.Lock()
+		e.Call(cl, args, w)
+		e.Unlock()
+	}
+}

@@ -24,7 +24,14 @@ import (
 // tracking_pending_keys). In BCAST mode nothing is remembered: the
 // changed keys matching each registered prefix are collected and sent,
 // one message per prefix, when the engine lock is released (Redis sends
-// them in beforeSleep, once per event-loop turn). FLUSHDB and FLUSHALL
+// them in beforeSleep, once per event-loop turn). A client sees them in
+// the same place as with Redis: after the replies of the commands that
+// changed the keys (a pipeline's replies, then one message with all its
+// keys; a blocked command's reply before the invalidation its serving
+// caused; TestTrackingBcastBatches). What differs is only how keys changed
+// by different clients are grouped: Redis merges those of every client
+// served in one turn, Ordo sends each client's batch apart, and which
+// requests share a turn is up to the network, not to a client. FLUSHDB and FLUSHALL
 // send every tracking client a null ("all keys").
 //
 // The table is bounded by tracking-table-max-keys: before each command,

@@ -22,6 +22,16 @@ func lpNew(capacity int) []byte {
 	return lp
 }
 
+// lpInit writes an empty listpack into buf's space (buf has length 0 and
+// room for the header and EOF).
+func lpInit(buf []byte) []byte {
+	lp := buf[:lpHeaderSize+1]
+	binary.LittleEndian.PutUint32(lp, lpHeaderSize+1)
+	binary.LittleEndian.PutUint16(lp[4:], 0)
+	lp[lpHeaderSize] = lpEOF
+	return lp
+}
+
 func lpSetHeader(lp []byte, countDelta int) {
 	binary.LittleEndian.PutUint32(lp, uint32(len(lp)))
 	n := int(binary.LittleEndian.Uint16(lp[4:]))

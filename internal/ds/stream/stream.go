@@ -17,11 +17,22 @@
 // ~100 entries; and a node is written to an RDB file or DUMP payload as
 // it is.
 //
-// Full nodes then move off the Go heap (slab.go). Measured with a
-// million XADD of three small fields into one stream (redis-benchmark -n
-// 1000000 -P 100 XADD s '*' name alice age 31 city paris, then VmRSS of
-// each server): ordo-server 43.9 MB, redis-server 7.0.15 37.8 MB (idle:
-// 14.9 MB and 11.9 MB); MEMORY USAGE 24.9 MB and 29.9 MB.
+// Full nodes then move off the Go heap (slab.go), and once a stream has
+// a few of them its tail node is built off the heap too, in place. Reads
+// that continue where the last one stopped (XREADGROUP >, XREAD) start
+// from the remembered offset instead of walking the node from its start.
+//
+// Memory, measured with a million XADD of three small fields into one
+// stream (redis-benchmark -n 1000000 -P 100 -c 1 XADD s '*' name alice
+// age 31 city paris, then VmRSS; ordo-server with GOMAXPROCS=1, as the
+// bench runs it): the nodes take 24.3 MB, redis-server's listpacks 26.1
+// MB (used_memory_dataset); whole processes 39.0 MB against 37.9 MB, and
+// anonymous memory 27.5 MB against 28.4 MB. What is left of the
+// difference is the executable's pages: idle, ordo-server has 13.8 MB
+// resident, 11 MB of it its 17 MB binary, redis-server 12.2 MB (a
+// build without net/http/pprof: 37.0-37.3 MB). XADD allocates nothing
+// (its propagated arguments are built in a per-engine buffer), so a
+// load leaves the Go heap at its idle size.
 //
 // Deleting marks an entry deleted in place (and drops a node whose
 // entries are all deleted), as Redis does; trimming drops whole nodes
@@ -36,6 +47,7 @@ package stream
 
 import (
 	"bytes"
+	"encoding/binary"
 	"github.com/ordo-db/ordo/internal/ds/listpack"
 	"math"
 	"slices"
@@ -134,7 +146,17 @@ type Stream struct {
 
 	slab   *slab
 	acct   *mem.Acct
-	nbytes int64 // sum of cap(lp) over the nodes (Bytes is O(1))
+	nbytes int64 // sum of the nodes' size() (Bytes is O(1))
+
+	// seek remembers where the last forward Range stopped (the offset
+	// of an entry of the node with master ID seekMaster, and its ID), so
+	// that a reader continuing from there (XREADGROUP >, XREAD) does not
+	// walk the node's entries from its start again. layout changes when
+	// entries move inside a node (a count re-encoded to another size),
+	// which makes the hint stale.
+	seekMaster, seekID ID
+	seekOff            int
+	seekLayout, layout uint64
 
 	ap      appender
 	scratch []byte
@@ -151,12 +173,21 @@ func (s *Stream) Nodes() int { return len(s.nodes) }
 // Bytes is the number of bytes the entries occupy (allocated).
 func (s *Stream) Bytes() int64 { return s.nbytes + int64(len(s.nodes))*int64(unsafe.Sizeof(node{})) }
 
-// capAt is the capacity of node i's listpack (0 past the end).
+// size is the bytes nd's listpack holds: its capacity on the heap, its
+// length in a chunk (the open tail's capacity is the chunk's free space).
+func (nd *node) size() int64 {
+	if nd.ck != nil {
+		return int64(len(nd.lp))
+	}
+	return int64(cap(nd.lp))
+}
+
+// capAt is the size of node i (0 past the end).
 func (s *Stream) capAt(i int) int64 {
 	if i < 0 || i >= len(s.nodes) {
 		return 0
 	}
-	return int64(cap(s.nodes[i].lp))
+	return s.nodes[i].size()
 }
 
 // MaxListpackSize is STREAM_LISTPACK_MAX_SIZE.
@@ -165,51 +196,55 @@ const MaxListpackSize = 1 << 30
 // Append adds an entry with id, which must be greater than LastID; fv
 // alternates fields and values. maxBytes and maxEntries are the
 // stream-node-max-* settings.
+//
+// The entry is encoded once into a scratch buffer and copied after the
+// tail node's last element, with one header update (streamAppendItem
+// appends element by element).
 func (s *Stream) Append(id ID, fv [][]byte, maxBytes, maxEntries int64) {
-	tail := len(s.nodes) - 1
-	before := s.capAt(tail)
-	defer func() { s.nbytes += s.capAt(tail) + s.capAt(tail+1) - before }()
 	numFields := len(fv) / 2
-	totel := 0
-	for _, b := range fv {
-		totel += len(b)
-	}
 	var nd *node
-	if len(s.nodes) > 0 {
-		nd = &s.nodes[len(s.nodes)-1]
-		nmb := maxBytes
-		if nmb == 0 || nmb > MaxListpackSize {
-			nmb = MaxListpackSize
+	var cnt int64
+	var cntOff int
+	if n := len(s.nodes); n > 0 {
+		nd = &s.nodes[n-1]
+		var off int
+		cnt, off = lpInt(nd.lp, lpHeaderSize)
+		full := false
+		if maxBytes > 0 && maxBytes <= MaxListpackSize {
+			totel := 0
+			for _, b := range fv {
+				totel += len(b)
+			}
+			full = int64(len(nd.lp)+totel) >= maxBytes
 		}
-		full := int64(len(nd.lp)+totel) >= nmb
 		if !full && maxEntries > 0 {
-			cnt, off := lpInt(nd.lp, lpHeaderSize)
 			del, _ := lpInt(nd.lp, off)
 			full = cnt+del >= maxEntries
 		}
 		if full {
+			before := nd.size()
 			s.seal(nd)
+			s.nbytes += nd.size() - before
 			nd = nil
-		} else {
-			s.toHeap(nd)
+		} else if nd.ck != nil && !s.isOpen(nd) {
+			before := nd.size()
+			s.toHeap(nd) // a full node that is the tail again
+			s.nbytes += nd.size() - before
 		}
 	}
+	// The entry, and before it the master entry of a new node.
+	e := s.ap.scratch[:0]
 	flags := int64(0)
 	if nd == nil {
-		lp := lpNew(s.nextCap())
-		lp = s.ap.int(lp, 1)
-		lp = s.ap.int(lp, 0)
-		lp = s.ap.int(lp, int64(numFields))
+		e = appendIntElem(e, 1) // count
+		e = appendIntElem(e, 0) // deleted
+		e = appendIntElem(e, int64(numFields))
 		for i := 0; i < numFields; i++ {
-			lp = s.ap.str(lp, fv[2*i])
+			e = listpack.AppendEntry(e, fv[2*i])
 		}
-		lp = s.ap.int(lp, 0)
-		s.nodes = append(s.nodes, node{master: id, lp: lp})
-		nd = &s.nodes[len(s.nodes)-1]
+		e = appendIntElem(e, 0) // master terminator
 		flags = flagSameFields
 	} else {
-		cnt, _ := lpInt(nd.lp, lpHeaderSize)
-		s.replaceInt(nd, lpHeaderSize, cnt+1)
 		_, off := lpInt(nd.lp, lpHeaderSize)
 		_, off = lpInt(nd.lp, off)
 		mf, off := lpInt(nd.lp, off)
@@ -226,32 +261,71 @@ func (s *Stream) Append(id ID, fv [][]byte, maxBytes, maxEntries int64) {
 				flags = flagSameFields
 			}
 		}
+		cntOff = lpHeaderSize
 	}
-	lp := nd.lp
-	lp = s.ap.int(lp, flags)
-	lp = s.ap.int(lp, int64(id.Ms-nd.master.Ms))
-	lp = s.ap.int(lp, int64(id.Seq-nd.master.Seq))
-	if flags&flagSameFields == 0 {
-		lp = s.ap.int(lp, int64(numFields))
+	master := id
+	if nd != nil {
+		master = nd.master
 	}
-	for i := 0; i < numFields; i++ {
-		if flags&flagSameFields == 0 {
-			lp = s.ap.str(lp, fv[2*i])
-		}
-		lp = s.ap.str(lp, fv[2*i+1])
+	nelem := 0
+	if nd == nil {
+		nelem = numFields + 4
 	}
+	e = appendIntElem(e, flags)
+	e = appendIntElem(e, int64(id.Ms-master.Ms))
+	e = appendIntElem(e, int64(id.Seq-master.Seq))
 	lpCount := int64(numFields) + 3
 	if flags&flagSameFields == 0 {
+		e = appendIntElem(e, int64(numFields))
 		lpCount += int64(numFields) + 1
+		for i := 0; i < numFields; i++ {
+			e = listpack.AppendEntry(e, fv[2*i])
+			e = listpack.AppendEntry(e, fv[2*i+1])
+		}
+	} else {
+		for i := 0; i < numFields; i++ {
+			e = listpack.AppendEntry(e, fv[2*i+1])
+		}
 	}
-	lp = s.ap.int(lp, lpCount)
+	e = appendIntElem(e, lpCount)
+	nelem += int(lpCount) + 1 // the entry and its lp-count
+	s.ap.scratch = e
+
+	var before int64
+	if nd == nil {
+		lp, ck := s.newNodeLP(len(e) + lpHeaderSize + 1)
+		if len(s.nodes) == cap(s.nodes) {
+			// Doubling: append's 1.25x growth of a big slice leaves about
+			// four times the final array in garbage on the way, and the
+			// collector's goal follows the heap's peak.
+			s.nodes = slices.Grow(s.nodes, max(len(s.nodes), 4))
+		}
+		s.nodes = append(s.nodes, node{master: id, lp: lp, ck: ck})
+		nd = &s.nodes[len(s.nodes)-1]
+	} else {
+		before = nd.size()
+		s.replaceInt(nd, cntOff, cnt+1) // in place unless the count's encoding grows
+		s.room(nd, len(e))
+	}
+	lp := nd.lp
+	lp = append(lp[:len(lp)-1], e...)
+	lp = append(lp, lpEOF)
+	lpSetHeader(lp, nelem)
 	nd.lp = lp
+	s.nbytes += nd.size() - before
 	s.Length++
 	s.EntriesAdded++
 	s.LastID = id
 	if s.Length == 1 {
 		s.FirstID = id
 	}
+}
+
+// appendIntElem appends v as one listpack element (encoding and backlen).
+func appendIntElem(b []byte, v int64) []byte {
+	start := len(b)
+	b = listpack.AppendInt(b, v)
+	return listpack.AppendBacklen(b, len(b)-start)
 }
 
 func (s *Stream) elemEquals(lp []byte, off int, want []byte) (bool, int) {
@@ -308,49 +382,72 @@ func (s *Stream) entryAt(nd *node, masterFields, masterOff int, off int, wantFV 
 		if !same {
 			skip *= 2
 		}
-		for i := 0; i < skip; i++ {
-			_, _, _, off = lpElem(lp, off)
+		for i := 0; i <= skip; i++ { // the values (and fields), then lp-count
+			off = lpSkip(lp, off)
 		}
-		_, _, _, off = lpElem(lp, off) // lp-count
 		return flags, id, off
 	}
-	s.scratch = s.scratch[:0]
-	type ref struct {
-		s          []byte
-		start, end int
+	// Integers are formatted into s.scratch, grown first so that the
+	// views taken into it stay valid (at most 20 bytes per integer).
+	if need := 2 * nf * 20; cap(s.scratch) < need {
+		s.scratch = make([]byte, 0, need)
 	}
-	var refs [32]ref
-	rs := refs[:0]
-	add := func(off int) int {
+	sc := s.scratch[:0]
+	fv := s.fv[:0]
+	elem := func(off int) ([]byte, int) {
 		e, n, isInt, next := lpElem(lp, off)
 		if isInt {
-			st := len(s.scratch)
-			s.scratch = strconv.AppendInt(s.scratch, n, 10)
-			rs = append(rs, ref{nil, st, len(s.scratch)})
-		} else {
-			rs = append(rs, ref{e, 0, 0})
+			st := len(sc)
+			sc = strconv.AppendInt(sc, n, 10)
+			e = sc[st:len(sc):len(sc)]
 		}
-		return next
+		return e, next
 	}
 	mo := masterOff
+	var e []byte
 	for i := 0; i < nf; i++ {
 		if same {
-			mo = add(mo)
+			e, mo = elem(mo)
 		} else {
-			off = add(off)
+			e, off = elem(off)
 		}
-		off = add(off)
+		fv = append(fv, e)
+		e, off = elem(off)
+		fv = append(fv, e)
 	}
-	_, _, _, off = lpElem(lp, off) // lp-count
-	s.fv = s.fv[:0]
-	for _, r := range rs {
-		if r.s != nil {
-			s.fv = append(s.fv, r.s)
-		} else {
-			s.fv = append(s.fv, s.scratch[r.start:r.end:r.end])
-		}
-	}
+	off = lpSkip(lp, off) // lp-count
+	s.scratch, s.fv = sc, fv
 	return flags, id, off
+}
+
+// lpSkip returns the offset of the element after the one at off, from
+// its encoding byte alone.
+func lpSkip(lp []byte, off int) int {
+	b := lp[off]
+	var size int
+	switch {
+	case b&0x80 == 0:
+		size = 1
+	case b&0xC0 == 0x80:
+		size = 1 + int(b&0x3f)
+	case b&0xE0 == 0xC0:
+		size = 2
+	case b&0xF0 == 0xE0:
+		size = 2 + (int(b&0x0f)<<8 | int(lp[off+1]))
+	case b == 0xF1:
+		size = 3
+	case b == 0xF2:
+		size = 4
+	case b == 0xF3:
+		size = 5
+	case b == 0xF4:
+		size = 9
+	case b == 0xF0:
+		size = 5 + int(binary.LittleEndian.Uint32(lp[off+1:]))
+	default:
+		panic("stream: corrupt listpack")
+	}
+	return off + size + listpack.BacklenSize(size)
 }
 
 // nodeHeader returns the live and deleted counts, the number of master
@@ -376,20 +473,21 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(id ID, fv [][]byte) bool
 		return
 	}
 	if !rev {
-		for i := s.nodeFor(start); i < len(s.nodes); i++ {
+		first := s.nodeFor(start)
+		for i := first; i < len(s.nodes); i++ {
 			nd := &s.nodes[i]
 			if end.Less(nd.master) {
 				return
 			}
 			_, _, mf, mo, off := nodeHeader(nd.lp)
+			if i == first && s.seekOff > 0 && s.seekLayout == s.layout && s.seekMaster == nd.master && !start.Less(s.seekID) {
+				off = s.seekOff // entries before it are before start
+			}
 			for off < len(nd.lp)-1 {
 				flags, id, next := s.entryAt(nd, mf, mo, off, false)
 				if flags&flagDeleted == 0 && !id.Less(start) {
-					if end.Less(id) {
-						return
-					}
-					s.entryAt(nd, mf, mo, off, true)
-					if !fn(id, s.fv) {
+					if end.Less(id) || !s.visit(nd, mf, mo, off, id, fn) {
+						s.seekMaster, s.seekID, s.seekOff, s.seekLayout = nd.master, id, off, s.layout
 						return
 					}
 				}
@@ -426,6 +524,12 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(id ID, fv [][]byte) bool
 	}
 }
 
+// visit decodes the entry at off and passes it to fn.
+func (s *Stream) visit(nd *node, mf, mo, off int, id ID, fn func(id ID, fv [][]byte) bool) bool {
+	s.entryAt(nd, mf, mo, off, true)
+	return fn(id, s.fv)
+}
+
 // Exists reports whether a live entry has id.
 func (s *Stream) Exists(id ID) bool {
 	found := false
@@ -448,7 +552,7 @@ func (s *Stream) Delete(id ID) bool {
 	}
 	i := s.nodeFor(id)
 	nd := &s.nodes[i]
-	before := int64(cap(nd.lp))
+	before := nd.size()
 	cnt, del, mf, mo, off := nodeHeader(nd.lp)
 	for off < len(nd.lp)-1 {
 		flags, eid, next := s.entryAt(nd, mf, mo, off, false)
@@ -467,7 +571,7 @@ func (s *Stream) Delete(id ID) bool {
 			s.replaceInt(nd, lpHeaderSize, cnt-1)
 			_, o := lpInt(nd.lp, lpHeaderSize)
 			s.replaceInt(nd, o, del+1)
-			s.nbytes += int64(cap(nd.lp)) - before
+			s.nbytes += nd.size() - before
 			return true
 		}
 		if id.Less(eid) {
@@ -556,8 +660,8 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 			remove = last.Less(a.MinID)
 		}
 		if remove {
+			s.nbytes -= nd.size()
 			s.release(nd)
-			s.nbytes -= int64(cap(nd.lp))
 			s.nodes = slices.Delete(s.nodes, 0, 1)
 			s.Length -= uint64(entries)
 			deleted += entries
@@ -586,12 +690,15 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 			off = next
 		}
 		deleted += fromNode
-		before := int64(cap(nd.lp))
+		before := nd.size()
 		s.replaceInt(nd, lpHeaderSize, entries-fromNode)
 		_, o := lpInt(nd.lp, lpHeaderSize)
 		s.replaceInt(nd, o, marked+fromNode)
-		s.nbytes += int64(cap(nd.lp)) - before
+		s.nbytes += nd.size() - before
 		break
+	}
+	if deleted == 0 {
+		return 0 // FirstID stands: XADD with a trim runs this on every call
 	}
 	if s.Length == 0 {
 		s.FirstID = ID{}
@@ -748,6 +855,11 @@ type Group struct {
 	EntriesRead int64 // -1: unknown
 	PEL         *btree.BTreeG[*NACK]
 	consumers   *btree.BTreeG[*Consumer]
+
+	// Search keys, reused so that a lookup allocates nothing (the
+	// B-tree takes a *NACK or *Consumer to compare with).
+	nackKey NACK
+	consKey Consumer
 }
 
 func nackLess(a, b *NACK) bool { return a.ID.Less(b.ID) }
@@ -797,7 +909,9 @@ func (s *Stream) DestroyGroup(name []byte) bool {
 
 // Consumer returns the consumer named name, or nil.
 func (g *Group) Consumer(name []byte) *Consumer {
-	c, _ := g.consumers.Get(&Consumer{Name: string(name)})
+	g.consKey.Name = unsafe.String(unsafe.SliceData(name), len(name)) // only compared, never kept
+	c, _ := g.consumers.Get(&g.consKey)
+	g.consKey.Name = ""
 	return c
 }
 
@@ -825,13 +939,15 @@ func (g *Group) NumConsumers() int { return g.consumers.Len() }
 
 // Pending returns the NACK of id, or nil.
 func (g *Group) Pending(id ID) *NACK {
-	n, _ := g.PEL.Get(&NACK{ID: id})
+	g.nackKey.ID = id
+	n, _ := g.PEL.Get(&g.nackKey)
 	return n
 }
 
 // Ack removes id from the PELs; it reports whether it was pending.
 func (g *Group) Ack(id ID) bool {
-	n, ok := g.PEL.Delete(&NACK{ID: id})
+	g.nackKey.ID = id
+	n, ok := g.PEL.Delete(&g.nackKey)
 	if ok && n.Consumer != nil {
 		n.Consumer.PEL.Delete(n)
 	}
@@ -849,7 +965,7 @@ func (s *Stream) Copy() *Stream {
 		if i < len(s.nodes)-1 {
 			out.seal(&out.nodes[i]) // full nodes go off the heap, as in s
 		}
-		out.nbytes += int64(cap(out.nodes[i].lp))
+		out.nbytes += out.nodes[i].size()
 	}
 	for _, g := range s.groups {
 		ng := out.CreateGroup([]byte(g.Name), g.LastID, g.EntriesRead)

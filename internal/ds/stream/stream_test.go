@@ -232,9 +232,38 @@ func bytesOK(t *testing.T, s *Stream, step string) {
 	t.Helper()
 	var n int64
 	for _, nd := range s.nodes {
-		n += int64(cap(nd.lp))
+		n += nd.size()
 	}
 	if n != s.nbytes {
 		t.Fatalf("%s: nbytes %d, nodes hold %d", step, s.nbytes, n)
+	}
+	// Each chunk's live count is its sealed nodes' bytes; only the last
+	// node may be open, in the slab's open chunk.
+	live := map[*chunk]int{}
+	for i := range s.nodes {
+		nd := &s.nodes[i]
+		if nd.ck == nil {
+			continue
+		}
+		if s.isOpen(nd) {
+			if i != len(s.nodes)-1 {
+				t.Fatalf("%s: node %d of %d is open", step, i, len(s.nodes))
+			}
+			continue
+		}
+		live[nd.ck] += len(nd.lp)
+	}
+	if s.slab != nil {
+		if s.slab.open != nil && (len(s.nodes) == 0 || !s.isOpen(&s.nodes[len(s.nodes)-1])) {
+			t.Fatalf("%s: a chunk is open without an open tail", step)
+		}
+		for _, c := range s.slab.chunks {
+			if c.live != live[c] {
+				t.Fatalf("%s: chunk live %d, its nodes hold %d", step, c.live, live[c])
+			}
+			if c.live == 0 && c != s.slab.open {
+				t.Fatalf("%s: an empty chunk stays mapped", step)
+			}
+		}
 	}
 }
