@@ -194,6 +194,19 @@ func startOrdo(o Options, tmp string, extra ...string) (*server, error) {
 	return launch("ordo", o.OrdoBin, args, port, dir, "GOMAXPROCS="+strconv.Itoa(o.OrdoProcs))
 }
 
+// startBoth starts redis-server and ordo-server for one row group; stop
+// stops both (whichever started).
+func startBoth(o Options, tmp string) (rs, ors *server, stop func(), err error) {
+	if rs, err = startRedis(o, tmp); err != nil {
+		return nil, nil, nil, err
+	}
+	if ors, err = startOrdo(o, tmp); err != nil {
+		rs.stop()
+		return nil, nil, nil, err
+	}
+	return rs, ors, func() { ors.stop(); rs.stop() }, nil
+}
+
 func launch(name, bin string, args []string, port int, dir string, env ...string) (*server, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -367,16 +380,11 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 	if len(want) == 0 {
 		return nil
 	}
-	rs, err := startRedis(o, tmp)
+	rs, ors, stop, err := startBoth(o, tmp)
 	if err != nil {
 		return []Result{{Group: "throughput", Name: "start", Err: err.Error()}}
 	}
-	defer rs.stop()
-	ors, err := startOrdo(o, tmp)
-	if err != nil {
-		return []Result{{Group: "throughput", Name: "start", Err: err.Error()}}
-	}
-	defer ors.stop()
+	defer stop()
 	sha := map[*server]string{}
 	for _, s := range []*server{rs, ors} {
 		if v, err := s.do("SCRIPT", "LOAD", lockReleaseScript); err == nil && v.Kind == resp.KindBulk {

@@ -37,16 +37,11 @@ func dataRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 	fail := func(err error) []Result {
 		return []Result{{Group: "data", Name: name, Err: err.Error()}}
 	}
-	rs, err := startRedis(o, tmp)
+	rs, ors, stop, err := startBoth(o, tmp)
 	if err != nil {
 		return fail(err)
 	}
-	defer rs.stop()
-	ors, err := startOrdo(o, tmp)
-	if err != nil {
-		return fail(err)
-	}
-	defer ors.stop()
+	defer stop()
 	args := []string{"ZADD", "src"}
 	for i := 0; i < restoreMembers; i++ {
 		h := splitmix(uint64(i))

@@ -293,16 +293,11 @@ func ftSearchRows(o Options, tmp string, docs int, name, ownName string) []Resul
 	fail := func(err error) []Result {
 		return []Result{{Group: "index", Name: name, Err: err.Error()}}
 	}
-	rs, err := startRedis(o, tmp)
+	rs, ors, stop, err := startBoth(o, tmp)
 	if err != nil {
 		return fail(err)
 	}
-	defer rs.stop()
-	ors, err := startOrdo(o, tmp)
-	if err != nil {
-		return fail(err)
-	}
-	defer ors.stop()
+	defer stop()
 	if v, err := ors.do(ftCreate...); err != nil || v.Str != "OK" {
 		return fail(fmt.Errorf("FT.CREATE: %v %s", err, v.Str))
 	}

@@ -476,16 +476,11 @@ func spaceRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		return nil
 	}
 	fail := func(err error) []Result { return []Result{{Group: "space", Name: "setup", Err: err.Error()}} }
-	rs, err := startRedis(o, tmp)
+	rs, ors, stop, err := startBoth(o, tmp)
 	if err != nil {
 		return fail(err)
 	}
-	defer rs.stop()
-	ors, err := startOrdo(o, tmp)
-	if err != nil {
-		return fail(err)
-	}
-	defer ors.stop()
+	defer stop()
 	byName := map[string]*server{"redis-server": rs, "ordo-server": ors}
 	sc := index.Scale{Min: 0, Max: spaceSpan, Bits: spaceBits}
 	pts := make([]index.SpacePoint, n)

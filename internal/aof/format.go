@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"strconv"
+
+	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // fileMagic starts every base and incremental file.
@@ -42,16 +43,7 @@ func (r *record) open() {
 func (r *record) add(args [][]byte) {
 	r.open()
 	b := r.buf
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
+	b = resp.AppendCommandBytes(b, args)
 	r.buf = b
 }
 

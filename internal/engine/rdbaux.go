@@ -115,16 +115,7 @@ func (e *Engine) StateAux() string {
 			b = resp.AppendCommand(b, "SELECT", strconv.Itoa(db))
 			cur = db
 		}
-		b = append(b, '*')
-		b = strconv.AppendInt(b, int64(len(args)), 10)
-		b = append(b, '\r', '\n')
-		for _, a := range args {
-			b = append(b, '$')
-			b = strconv.AppendInt(b, int64(len(a)), 10)
-			b = append(b, '\r', '\n')
-			b = append(b, a...)
-			b = append(b, '\r', '\n')
-		}
+		b = resp.AppendCommandBytes(b, args)
 	})
 	return string(b)
 }

@@ -103,16 +103,7 @@ func (r *Replica) feed(db int, args [][]byte) {
 		b = resp.AppendCommand(b, "SELECT", strconv.Itoa(db))
 		r.seldb = db
 	}
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
+	b = resp.AppendCommandBytes(b, args)
 	if cap(b) <= 64<<10 {
 		r.feedBuf = b
 	}

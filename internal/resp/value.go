@@ -255,6 +255,16 @@ func ioReadFull(r *bufio.Reader, b []byte) (int, error) {
 
 // AppendCommand appends args as a RESP multibulk request.
 func AppendCommand(dst []byte, args ...string) []byte {
+	return appendCommand(dst, args)
+}
+
+// AppendCommandBytes is AppendCommand for arguments already in bytes (a
+// command as the engine, the log and the replication stream hold it).
+func AppendCommandBytes(dst []byte, args [][]byte) []byte {
+	return appendCommand(dst, args)
+}
+
+func appendCommand[S ~string | ~[]byte](dst []byte, args []S) []byte {
 	dst = append(dst, '*')
 	dst = strconv.AppendInt(dst, int64(len(args)), 10)
 	dst = append(dst, '\r', '\n')

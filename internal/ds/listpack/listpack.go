@@ -172,3 +172,38 @@ func ParseInt(s []byte) (int64, bool) {
 	}
 	return int64(v), true
 }
+
+// EncodingSize is the size of the encoding of the element at lp[off]
+// (without its backlen), read from its first bytes; ok is false for an
+// unknown encoding byte or a length header cut off by the end of lp.
+// The element's body itself is not checked against len(lp).
+func EncodingSize(lp []byte, off int) (size int, ok bool) {
+	b := lp[off]
+	switch {
+	case b&0x80 == 0:
+		return 1, true
+	case b&0xC0 == 0x80:
+		return 1 + int(b&0x3f), true
+	case b&0xE0 == 0xC0:
+		return 2, true
+	case b&0xF0 == 0xE0:
+		if off+1 >= len(lp) {
+			return 0, false
+		}
+		return 2 + (int(b&0x0f)<<8 | int(lp[off+1])), true
+	case b == 0xF1:
+		return 3, true
+	case b == 0xF2:
+		return 4, true
+	case b == 0xF3:
+		return 5, true
+	case b == 0xF4:
+		return 9, true
+	case b == 0xF0:
+		if off+5 > len(lp) {
+			return 0, false
+		}
+		return 5 + int(binary.LittleEndian.Uint32(lp[off+1:])), true
+	}
+	return 0, false
+}

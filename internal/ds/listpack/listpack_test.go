@@ -46,3 +46,22 @@ func TestEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodingSize reads back the size of every kind of element
+// AppendEntry writes, and refuses unknown bytes and cut length headers.
+func TestEncodingSize(t *testing.T) {
+	for _, in := range []string{"0", "127", "128", "-4096", "4096", "-32769", "8388608",
+		"2147483648", "9223372036854775807", "abc", strings.Repeat("y", 63),
+		strings.Repeat("y", 64), strings.Repeat("y", 4095), strings.Repeat("y", 4096)} {
+		e := AppendEntry(nil, []byte(in))
+		size, ok := EncodingSize(e, 0)
+		if !ok || size+BacklenSize(size) != len(e) {
+			t.Errorf("%.10q: EncodingSize = %d, %v for an element of %d bytes", in, size, ok, len(e))
+		}
+	}
+	for _, bad := range [][]byte{{0xF5}, {0xFE}, {0xE1}, {0xF0, 1, 0, 0}} {
+		if size, ok := EncodingSize(bad, 0); ok {
+			t.Errorf("EncodingSize(%x) = %d, want not ok", bad, size)
+		}
+	}
+}

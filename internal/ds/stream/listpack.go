@@ -141,34 +141,8 @@ func lpValidate(lp []byte) (int, bool) {
 	}
 	off, n := lpHeaderSize, 0
 	for off < len(lp)-1 {
-		b := lp[off]
-		var size int
-		switch {
-		case b&0x80 == 0:
-			size = 1
-		case b&0xC0 == 0x80:
-			size = 1 + int(b&0x3f)
-		case b&0xE0 == 0xC0:
-			size = 2
-		case b&0xF0 == 0xE0:
-			if off+1 >= len(lp) {
-				return 0, false
-			}
-			size = 2 + (int(b&0x0f)<<8 | int(lp[off+1]))
-		case b == 0xF1:
-			size = 3
-		case b == 0xF2:
-			size = 4
-		case b == 0xF3:
-			size = 5
-		case b == 0xF4:
-			size = 9
-		case b == 0xF0:
-			if off+5 > len(lp) {
-				return 0, false
-			}
-			size = 5 + int(binary.LittleEndian.Uint32(lp[off+1:]))
-		default:
+		size, ok := listpack.EncodingSize(lp, off)
+		if !ok {
 			return 0, false
 		}
 		if size < 0 || off+size+listpack.BacklenSize(size) > len(lp)-1 {

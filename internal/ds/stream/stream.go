@@ -47,7 +47,6 @@ package stream
 
 import (
 	"bytes"
-	"encoding/binary"
 	"github.com/ordo-db/ordo/internal/ds/listpack"
 	"math"
 	"slices"
@@ -423,28 +422,8 @@ func (s *Stream) entryAt(nd *node, masterFields, masterOff int, off int, wantFV 
 // lpSkip returns the offset of the element after the one at off, from
 // its encoding byte alone.
 func lpSkip(lp []byte, off int) int {
-	b := lp[off]
-	var size int
-	switch {
-	case b&0x80 == 0:
-		size = 1
-	case b&0xC0 == 0x80:
-		size = 1 + int(b&0x3f)
-	case b&0xE0 == 0xC0:
-		size = 2
-	case b&0xF0 == 0xE0:
-		size = 2 + (int(b&0x0f)<<8 | int(lp[off+1]))
-	case b == 0xF1:
-		size = 3
-	case b == 0xF2:
-		size = 4
-	case b == 0xF3:
-		size = 5
-	case b == 0xF4:
-		size = 9
-	case b == 0xF0:
-		size = 5 + int(binary.LittleEndian.Uint32(lp[off+1:]))
-	default:
+	size, ok := listpack.EncodingSize(lp, off)
+	if !ok {
 		panic("stream: corrupt listpack")
 	}
 	return off + size + listpack.BacklenSize(size)
