@@ -359,6 +359,7 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		{name: "ZRANGEBYLEX LIMIT", cmd: []string{"zrangebylex", "myz", "[m:5", "(m:6", "LIMIT", "0", "10"}},
 		{name: "ZRANK", cmd: []string{"zrank", "myz", "m:__rand_int__"}},
 		{name: "SORT BY LIMIT", cmd: []string{"sort", "sortl", "BY", "sortw_*", "LIMIT", "0", "10"}},
+		{name: "SORT 1000 LIMIT", cmd: []string{"sort", "sort1k", "LIMIT", "0", "10"}},
 		{name: "SETBIT", cmd: []string{"setbit", "bm:__rand_int__", "1000", "1"}},
 		{name: "BITCOUNT", cmd: []string{"bitcount", "bm:__rand_int__", "0", "-1"}},
 		{name: "PFADD", cmd: []string{"pfadd", "hll", "ele:__rand_int__"}},
@@ -397,6 +398,12 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 			s.do("RPUSH", "sortl", e)
 			s.do("SET", "sortw_"+e, strconv.Itoa((i*53)%100))
 		}
+		// and a set of 1,000 numbers, SORTed whole (the row).
+		args := []string{"SADD", "sort1k"}
+		for i := 0; i < 1000; i++ {
+			args = append(args, strconv.Itoa(i*7919%1000000)) // distinct: 7919 is prime to 10^6
+		}
+		s.do(args...)
 	}
 	var out []Result
 	for _, pipe := range []int{1, 16} {
