@@ -187,19 +187,25 @@ func (e *Engine) SetMasterLinkUp(up bool) { e.linkUp.Store(up) }
 // ErrMasterDown is Redis 7.0's reply of a stale replica.
 const ErrMasterDown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 
-// staleRefused reports whether cmd must be refused because the engine
+// staleRefused reports whether a command of these flags must be refused because the engine
 // is a replica without its master and replica-serve-stale-data is no.
-func (e *Engine) staleRefused(cmd *Command) bool {
-	return e.replica.Load() && !e.linkUp.Load() && !cmd.Has(FlagStale) && !e.Config.Bool("replica-serve-stale-data")
+func (e *Engine) staleRefused(flags Flag) bool {
+	return flags&FlagStale == 0 && e.StaleReplica()
+}
+
+// StaleReplica reports whether the engine is a replica without its master
+// that must not serve stale data (replica-serve-stale-data no).
+func (e *Engine) StaleReplica() bool {
+	return e.replica.Load() && !e.linkUp.Load() && !e.Config.Bool("replica-serve-stale-data")
 }
 
 // IsReplica reports whether the engine is a replica.
 func (e *Engine) IsReplica() bool { return e.replica.Load() }
 
-// readonlyRefused reports whether cmd must be refused for cl because the
+// readonlyRefused reports whether a command of these flags must be refused for cl because the
 // engine is a read-only replica.
-func (e *Engine) readonlyRefused(cl *Client, cmd *Command) bool {
-	return e.replica.Load() && cmd.Has(FlagWrite) && cl.Kind != KindMaster && cl.Kind != "aof" &&
+func (e *Engine) readonlyRefused(cl *Client, flags Flag) bool {
+	return e.replica.Load() && flags&FlagWrite != 0 && cl.Kind != KindMaster && cl.Kind != "aof" &&
 		e.Config.Bool("replica-read-only")
 }
 

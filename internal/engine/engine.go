@@ -422,6 +422,9 @@ type Ctx struct {
 	NoBlock bool
 	// InScript is set while a script runs.
 	InScript bool
+	// OOM is set when used memory was over maxmemory as the command
+	// started (Redis's server.script_oom for a script it runs).
+	OOM bool
 
 	block  *Waiter
 	prop   [][][]byte // replacement propagation, if the handler set one
@@ -553,6 +556,13 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 		return nil
 	}
 	oom := e.maxMemoryExceeded(c) // evicts first, as maxmemory-policy says (evict.go)
+	c.OOM = oom
+	// The flags of this call: a script's declared flags replace EVAL's
+	// and FCALL's write, denyoom and stale ones (Redis's getCommandFlags).
+	flags := cmd.Flags
+	if cmd.CallFlags != nil {
+		flags = cmd.CallFlags(e, args)
+	}
 	// A container resolved without its subcommand answers "unknown
 	// subcommand" before this check, as Redis's lookup fails first.
 	if cl.Proto == 2 && cl.subs != nil && cmd.Sub == nil && cl.subscribed() && !allowedSubscribed(cmd.Name) {
@@ -565,12 +575,12 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 		return nil
 	}
 	if e.replica.Load() {
-		if e.readonlyRefused(cl, cmd) {
+		if e.readonlyRefused(cl, flags) {
 			c.rejectInMulti()
 			w.Error(ErrReadonlyReplica)
 			return nil
 		}
-		if e.staleRefused(cmd) {
+		if e.staleRefused(flags) {
 			c.rejectInMulti()
 			w.Error(ErrMasterDown)
 			return nil
@@ -617,7 +627,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 		w.Simple("QUEUED")
 		return nil
 	}
-	if cmd.Has(FlagDenyOOM) && cl.Kind != KindMaster && oom {
+	if flags&FlagDenyOOM != 0 && cl.Kind != KindMaster && oom {
 		w.Error(ErrOOM)
 		return nil
 	}
@@ -788,7 +798,7 @@ func (e *Engine) Exec(c *Ctx, args [][]byte, w *resp.Writer) {
 		w.Error("ERR wrong number of arguments for '" + cmd.Name + "' command")
 		return
 	}
-	if c.InScript && e.replica.Load() && e.readonlyRefused(c.Client, cmd) {
+	if c.InScript && e.replica.Load() && e.readonlyRefused(c.Client, cmd.Flags) {
 		w.Error(ErrReadonlyReplica)
 		return
 	}
@@ -798,7 +808,7 @@ func (e *Engine) Exec(c *Ctx, args [][]byte, w *resp.Writer) {
 	}
 	sub := e.enterNested()
 	*sub = Ctx{E: e, Client: c.Client, DB: e.dbs[c.Client.DB], Args: args, Cmd: cmd, W: w,
-		Now: c.Now, NoBlock: true, InScript: c.InScript}
+		Now: c.Now, NoBlock: true, InScript: c.InScript, OOM: c.OOM}
 	start, t0 := len(w.Buf), time.Now()
 	e.run(sub)
 	e.recordNested(sub, start, t0)

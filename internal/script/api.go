@@ -286,16 +286,20 @@ func (s *scripting) command(L *lua.LState, raise bool) int {
 		// writes in read-only scripts.
 		return fail(L, raise, msgWriteInRO)
 	}
-	if cmd.Has(engine.FlagWrite) {
-		s.wrote.Store(true)
-	}
-	cl := s.sub.Client
-	proto := cl.Proto
-	cl.Proto = s.resp
 	s.w.Reset()
 	s.w.Proto = s.resp
-	s.e.Exec(&s.sub, argv, &s.w)
-	cl.Proto = proto
+	if s.oom && !s.wrote.Load() && cmd.Has(engine.FlagDenyOOM) {
+		s.w.Error(engine.ErrOOM)
+	} else {
+		if cmd.Has(engine.FlagWrite) {
+			s.wrote.Store(true)
+		}
+		cl := s.sub.Client
+		proto := cl.Proto
+		cl.Proto = s.resp
+		s.e.Exec(&s.sub, argv, &s.w)
+		cl.Proto = proto
+	}
 	v, _, isErr := s.toLua(L, s.w.Buf)
 	if isErr && raise {
 		L.Error(v, 0)

@@ -496,7 +496,7 @@ func (s *scripting) luaRegisterFunction(L *lua.LState) int {
 		return raise("Function already exists in the library")
 	}
 	f.sc = &luaScript{sha: f.name, fn: cb, fcall: true, chunk: funcChunkName,
-		flags: scriptFlags{shebang: true, noWrites: f.flags&1 != 0}}
+		flags: scriptFlags{shebang: true, noWrites: f.flags&1 != 0, allowOOM: f.flags&2 != 0, allowStale: f.flags&4 != 0}}
 	fs.loading.funcs[f.name] = f
 	return 0
 }

@@ -50,8 +50,10 @@ type luaScript struct {
 
 // scriptFlags are the flags of a "#!lua flags=..." shebang.
 type scriptFlags struct {
-	shebang  bool // false: Redis's eval compatibility mode
-	noWrites bool
+	shebang    bool // false: Redis's eval compatibility mode
+	noWrites   bool
+	allowOOM   bool
+	allowStale bool
 }
 
 // parseShebang is Redis's evalExtractShebangFlags: it returns the flags
@@ -86,7 +88,11 @@ func parseShebang(body string) (scriptFlags, int, string) {
 			switch fl {
 			case "no-writes":
 				f.noWrites = true
-			case "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys":
+			case "allow-oom":
+				f.allowOOM = true
+			case "allow-stale":
+				f.allowStale = true
+			case "no-cluster", "allow-cross-slot-keys":
 			default:
 				return f, 0, "ERR Unexpected flag in script shebang: " + fl
 			}
@@ -116,6 +122,7 @@ type scripting struct {
 	c       *engine.Ctx // the caller's context
 	sub     engine.Ctx  // the context sub-commands run with (InScript)
 	ro      bool
+	oom     bool // the first denyoom command is refused (see run)
 	resp    int
 	wrote   atomic.Bool
 	fcall   atomic.Bool // the running script is a function
@@ -289,6 +296,14 @@ func compileErrorIn(err error, body, chunkName string) string {
 
 // run executes a cached script for c.
 func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bool) {
+	if !sc.flags.shebang && c.E.StaleReplica() {
+		// A script with a shebang met the stale check at dispatch (it is
+		// a stale command only with allow-stale: scriptCallFlags); EVAL
+		// itself is one, so a script without a shebang is refused here,
+		// as in Redis's scriptPrepareForRun.
+		c.W.Error(engine.ErrMasterDown)
+		return
+	}
 	L := s.L
 	cl := c.Client
 	db := cl.DB
@@ -302,6 +317,11 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 	s.sub = *c
 	s.sub.InScript = true
 	s.ro = ro || sc.flags.noWrites
+	// Over maxmemory at the start, a script's first denyoom command is
+	// refused (Redis's scriptVerifyOOM), unless the script declares
+	// allow-oom, a replica or the log runs it, or it has written already.
+	s.oom = c.OOM && !(sc.flags.shebang && sc.flags.allowOOM) && !c.E.IsReplica() &&
+		cl.Kind != "aof" && cl.Kind != engine.KindMaster
 	s.resp = 2
 	s.wrote.Store(false)
 	s.killed.Store(false)

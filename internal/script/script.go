@@ -79,11 +79,19 @@ var scriptHelp = []string{
 
 // scriptCallFlags is Redis's scriptFlagsToCmdFlags for the flags that
 // depend on what a script declares: a script with a shebang is a write
-// command unless it declares no-writes, and never a may-replicate one.
+// command unless it declares no-writes, and never a may-replicate one; it
+// is refused over maxmemory unless it declares allow-oom or no-writes, and
+// on a stale replica unless it declares allow-stale.
 func scriptCallFlags(base engine.Flag, f scriptFlags) engine.Flag {
-	base &^= engine.FlagWrite | engine.FlagMayReplicate
+	base &^= engine.FlagWrite | engine.FlagMayReplicate | engine.FlagDenyOOM | engine.FlagStale
+	if !f.allowOOM && !f.noWrites {
+		base |= engine.FlagDenyOOM
+	}
 	if !f.noWrites {
 		base |= engine.FlagWrite
+	}
+	if f.allowStale {
+		base |= engine.FlagStale
 	}
 	return base
 }
