@@ -146,6 +146,7 @@ func (e *Engine) afterCall(cl *Client, w *resp.Writer, start int) {
 // ResetStats is CONFIG RESETSTAT.
 func (e *Engine) ResetStats() {
 	clear(e.errorStats)
+	e.evict.exceededTotal, e.evict.exceededSince = 0, time.Time{}
 	e.resetCommandStats()
 	s := &e.Stats
 	for _, x := range []*atomic.Int64{&s.Commands, &s.Connections, &s.RejectedConns, &s.ExpiredKeys, &s.EvictedKeys,

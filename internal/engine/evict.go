@@ -69,6 +69,31 @@ type evictState struct {
 	pool   [evpoolSize]evictEntry
 	nextDB int
 	procOn bool // the background eviction runs (evictionProc)
+	// exceededSince is when used memory went over maxmemory without
+	// eviction bringing it back (zero: it is not); exceededTotal sums the
+	// ended periods (INFO's *_eviction_exceeded_time).
+	exceededSince time.Time
+	exceededTotal time.Duration
+}
+
+// noteEviction updates the exceeded-time figures after a round that
+// ended with result (Redis's update_metrics in performEvictions).
+func (s *evictState) noteEviction(result int) {
+	switch {
+	case result != evictOK && s.exceededSince.IsZero():
+		s.exceededSince = time.Now()
+	case result == evictOK && !s.exceededSince.IsZero():
+		s.exceededTotal += time.Since(s.exceededSince)
+		s.exceededSince = time.Time{}
+	}
+}
+
+// exceededTimes returns INFO's total and current eviction exceeded time.
+func (s *evictState) exceededTimes() (total, current time.Duration) {
+	if !s.exceededSince.IsZero() {
+		current = time.Since(s.exceededSince)
+	}
+	return s.exceededTotal + current, current
 }
 
 // Results of performEvictions, as Redis's.
@@ -105,9 +130,15 @@ func evictionTimeLimit(tenacity int64) time.Duration {
 
 // performEvictions is one round of Redis's performEvictions (the lock
 // held; now in unix ms).
-func (e *Engine) performEvictions(now int64) int {
+func (e *Engine) performEvictions(now int64) (result int) {
 	limit := e.Config.hot().maxmemory
-	if limit <= 0 || e.UsedMemory() <= limit {
+	if limit <= 0 {
+		return evictOK // Redis does not call performEvictions then: no metrics
+	}
+	if e.UsedMemory() <= limit {
+		if !e.evict.exceededSince.IsZero() {
+			e.evict.noteEviction(evictOK)
+		}
 		return evictOK
 	}
 	if e.replica.Load() && e.Config.Bool("replica-ignore-maxmemory") {
@@ -116,6 +147,7 @@ func (e *Engine) performEvictions(now int64) int {
 	if e.pausedNow(now) {
 		return evictOK // no eviction during CLIENT PAUSE (Redis's isSafeToPerformEvictions)
 	}
+	defer func() { e.evict.noteEviction(result) }()
 	policy := e.Config.Get("maxmemory-policy")
 	if policy == "noeviction" {
 		return evictFail

@@ -1,6 +1,13 @@
 package engine_test
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ordo-db/ordo/internal/redistest"
+)
 
 // TestScriptFlagsOOMAndStale: what a script declares (allow-oom,
 // allow-stale, no-writes, or no shebang at all) decides whether it runs
@@ -50,4 +57,45 @@ func TestScriptFlagsOOMAndStale(t *testing.T) {
 	tw.do(1, "FCALL", "w", "1", "a")
 	tw.do(1, "EVAL", "return 8", "0")
 	tw.do(1, "REPLICAOF", "NO", "ONE")
+}
+
+// TestEvictionExceededTime: INFO's current_eviction_exceeded_time runs
+// from the first command that found memory over maxmemory with nothing to
+// evict, and total_eviction_exceeded_time keeps the period once memory is
+// under the limit again, on both servers (the figures are times, so the
+// test checks their course, not equality).
+func TestEvictionExceededTime(t *testing.T) {
+	r, o := startPair(t)
+	for _, addr := range []string{r.Addr, o.Addr} {
+		c := redistest.Dial(t, addr)
+		field := func(name string) int64 {
+			n, err := strconv.ParseInt(infoField(c.Do("INFO", "stats").Str, name+":"), 10, 64)
+			if err != nil {
+				t.Fatalf("%s: INFO %s: %v", addr, name, err)
+			}
+			return n
+		}
+		c.Do("SET", "filler", "some bytes")
+		if cur, tot := field("current_eviction_exceeded_time"), field("total_eviction_exceeded_time"); cur != 0 || tot != 0 {
+			t.Fatalf("%s: before any OOM: current %d, total %d", addr, cur, tot)
+		}
+		c.Do("CONFIG", "SET", "maxmemory", "1")
+		if v := c.Do("SET", "k", "v"); !strings.HasPrefix(v.Str, "OOM") {
+			t.Fatalf("%s: SET over maxmemory = %+v", addr, v)
+		}
+		time.Sleep(120 * time.Millisecond)
+		if cur := field("current_eviction_exceeded_time"); cur < 100 {
+			t.Errorf("%s: current_eviction_exceeded_time %d ms after 120 ms over the limit", addr, cur)
+		}
+		c.Do("CONFIG", "SET", "maxmemory", "1gb")
+		c.Do("SET", "k", "v") // a round under the limit ends the period
+		if cur, tot := field("current_eviction_exceeded_time"), field("total_eviction_exceeded_time"); cur != 0 || tot < 100 {
+			t.Errorf("%s: after the period: current %d, total %d (want 0, ≥ 100)", addr, cur, tot)
+		}
+		c.Do("CONFIG", "SET", "maxmemory", "0")
+		c.Do("CONFIG", "RESETSTAT")
+		if tot := field("total_eviction_exceeded_time"); tot != 0 {
+			t.Errorf("%s: total_eviction_exceeded_time %d after CONFIG RESETSTAT", addr, tot)
+		}
+	}
 }
