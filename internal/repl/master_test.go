@@ -102,51 +102,36 @@ func TestOrdoMasterFullSyncUnderWrites(t *testing.T) {
 			m.Do("SELECT", "2")
 			m.Do("SET", "other", "db")
 			m.Do("SELECT", "0")
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
-			for w := 0; w < 2; w++ {
-				wg.Add(1)
-				go func(w int) {
-					defer wg.Done()
-					c := redistest.Dial(t, o.Addr)
-					for n := 0; ; n++ {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						k := "k:" + strconv.Itoa((n*7919+w*104729)%keys)
-						switch n % 8 {
-						case 0:
-							c.Do("DEL", k)
-						case 1:
-							c.Do("INCR", k)
-						case 2:
-							c.Do("RPUSH", "list:"+strconv.Itoa(n%100), k)
-						case 3:
-							c.Do("PEXPIRE", k, "100000000")
-						case 4:
-							c.Do("SET", "new:"+strconv.Itoa(n), k)
-						case 5:
-							c.Do("MULTI")
-							c.Do("APPEND", k, "x")
-							c.Do("HSET", "h:"+strconv.Itoa(n%50), k, "1")
-							c.Do("EXEC")
-						case 6:
-							// A FLUSHDB during the snapshot (engine.Snapshot
-							// keeps the old dicts): only with one replica.
-							if kind == "redis" && n%800 == 6 {
-								c.Do("SELECT", "2")
-								c.Do("FLUSHDB")
-								c.Do("SET", "other", strconv.Itoa(n))
-								c.Do("SELECT", "0")
-							}
-						default:
-							c.Do("SET", k, "v"+strconv.Itoa(n), "PX", "100000000")
-						}
+			stopWriters := startWriters(t, o.Addr, keys, func(c *redistest.Conn, n int, k string) {
+				switch n % 8 {
+				case 0:
+					c.Do("DEL", k)
+				case 1:
+					c.Do("INCR", k)
+				case 2:
+					c.Do("RPUSH", "list:"+strconv.Itoa(n%100), k)
+				case 3:
+					c.Do("PEXPIRE", k, "100000000")
+				case 4:
+					c.Do("SET", "new:"+strconv.Itoa(n), k)
+				case 5:
+					c.Do("MULTI")
+					c.Do("APPEND", k, "x")
+					c.Do("HSET", "h:"+strconv.Itoa(n%50), k, "1")
+					c.Do("EXEC")
+				case 6:
+					// A FLUSHDB during the snapshot (engine.Snapshot
+					// keeps the old dicts): only with one replica.
+					if kind == "redis" && n%800 == 6 {
+						c.Do("SELECT", "2")
+						c.Do("FLUSHDB")
+						c.Do("SET", "other", strconv.Itoa(n))
+						c.Do("SELECT", "0")
 					}
-				}(w)
-			}
+				default:
+					c.Do("SET", k, "v"+strconv.Itoa(n), "PX", "100000000")
+				}
+			})
 			var replicaAddr string
 			if kind == "redis" {
 				replicaAddr = redistest.StartRedis(t).Addr
@@ -156,8 +141,7 @@ func TestOrdoMasterFullSyncUnderWrites(t *testing.T) {
 			rep := redistest.Dial(t, replicaAddr)
 			replicaOf(t, rep, o.Addr)
 			waitLinkUp(t, rep)
-			close(stop)
-			wg.Wait()
+			stopWriters()
 			waitSynced(t, m, rep)
 			compare(t, m, rep)
 		})
@@ -188,42 +172,27 @@ func TestChainedFullSyncUnderWrites(t *testing.T) {
 			}
 			replicaOf(t, r1, o.Addr)
 			waitSynced(t, m, r1)
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
-			for w := 0; w < 2; w++ {
-				wg.Add(1)
-				go func(w int) {
-					defer wg.Done()
-					c := redistest.Dial(t, o.Addr)
-					for n := 0; ; n++ {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						k := "k:" + strconv.Itoa((n*7919+w*104729)%keys)
-						switch n % 6 {
-						case 0:
-							c.Do("DEL", k)
-						case 1:
-							c.Do("INCR", k)
-						case 2:
-							c.Do("MULTI")
-							c.Do("APPEND", k, "x")
-							c.Do("HSET", "h:"+strconv.Itoa(n%50), k, "1")
-							c.Do("EXEC")
-						case 3:
-							c.Do("SELECT", "3")
-							c.Do("SET", "in3:"+strconv.Itoa(n%1000), k)
-							c.Do("SELECT", "0")
-						case 4:
-							c.Do("PEXPIRE", k, "100000000")
-						default:
-							c.Do("SET", "new:"+strconv.Itoa(n), k)
-						}
-					}
-				}(w)
-			}
+			stopWriters := startWriters(t, o.Addr, keys, func(c *redistest.Conn, n int, k string) {
+				switch n % 6 {
+				case 0:
+					c.Do("DEL", k)
+				case 1:
+					c.Do("INCR", k)
+				case 2:
+					c.Do("MULTI")
+					c.Do("APPEND", k, "x")
+					c.Do("HSET", "h:"+strconv.Itoa(n%50), k, "1")
+					c.Do("EXEC")
+				case 3:
+					c.Do("SELECT", "3")
+					c.Do("SET", "in3:"+strconv.Itoa(n%1000), k)
+					c.Do("SELECT", "0")
+				case 4:
+					c.Do("PEXPIRE", k, "100000000")
+				default:
+					c.Do("SET", "new:"+strconv.Itoa(n), k)
+				}
+			})
 			var tailAddr string
 			if kind == "redis" {
 				tailAddr = redistest.StartRedis(t).Addr
@@ -233,11 +202,37 @@ func TestChainedFullSyncUnderWrites(t *testing.T) {
 			tail := redistest.Dial(t, tailAddr)
 			replicaOf(t, tail, mid.Addr)
 			waitLinkUp(t, tail)
-			close(stop)
-			wg.Wait()
+			stopWriters()
 			waitSynced(t, m, r1)
 			waitSynced(t, m, tail)
 			compare(t, m, tail)
 		})
+	}
+}
+
+// startWriters runs two writers against addr until the returned function
+// is called (it waits for them): writer w's n-th step calls step with key
+// "k:<(n*7919 + w*104729) % keys>".
+func startWriters(t *testing.T, addr string, keys int, step func(c *redistest.Conn, n int, k string)) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			c := redistest.Dial(t, addr)
+			for n := 0; ; n++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				step(c, n, "k:"+strconv.Itoa((n*7919+w*104729)%keys))
+			}
+		}(w)
+	}
+	return func() {
+		close(done)
+		wg.Wait()
 	}
 }
