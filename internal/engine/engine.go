@@ -559,8 +559,10 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 	c.OOM = oom
 	// The flags of this call: a script's declared flags replace EVAL's
 	// and FCALL's write, denyoom and stale ones (Redis's getCommandFlags).
+	// They only matter over maxmemory or on a replica, so a script's
+	// flags (EVAL hashes its body for them) are read only then.
 	flags := cmd.Flags
-	if cmd.CallFlags != nil {
+	if cmd.CallFlags != nil && (oom || e.replica.Load()) {
 		flags = cmd.CallFlags(e, args)
 	}
 	// A container resolved without its subcommand answers "unknown
