@@ -207,6 +207,32 @@ func startBoth(o Options, tmp string) (rs, ors *server, stop func(), err error) 
 	return rs, ors, func() { ors.stop(); rs.stop() }, nil
 }
 
+// freshRuns measures each server o.Repeat times, alternating, each run on
+// a server started for it (with extra settings) and stopped after: the
+// figures per server and the errors, named by server.
+func freshRuns(o Options, tmp string, extra []string, measure func(s *server) (float64, error)) (rv, ov []float64, errs []string) {
+	for i := 0; i < o.Repeat; i++ {
+		for _, start := range []func(Options, string, ...string) (*server, error){startRedis, startOrdo} {
+			s, err := start(o, tmp, extra...)
+			if err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			x, err := measure(s)
+			s.stop()
+			switch {
+			case err != nil:
+				errs = append(errs, s.name+": "+err.Error())
+			case s.name == "redis":
+				rv = append(rv, x)
+			default:
+				ov = append(ov, x)
+			}
+		}
+	}
+	return rv, ov, errs
+}
+
 func launch(name, bin string, args []string, port int, dir string, env ...string) (*server, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -610,34 +636,17 @@ func memoryRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		if !sel.MatchString("memory " + name) {
 			continue
 		}
-		var rv, ov []float64
-		var errs []string
-		for i := 0; i < o.Repeat; i++ {
-			for _, start := range []func(Options, string, ...string) (*server, error){startRedis, startOrdo} {
-				s, err := start(o, tmp)
-				if err != nil {
-					errs = append(errs, err.Error())
-					continue
-				}
-				bad, err := load(s, o.Elements, m.gen)
-				if err == nil && bad > 0 {
-					err = fmt.Errorf("%d error replies", bad)
-				}
-				if err != nil {
-					errs = append(errs, s.name+": "+err.Error())
-					s.stop()
-					continue
-				}
-				time.Sleep(2 * time.Second) // let allocators settle before reading RSS
-				r := float64(s.rss())
-				if s.name == "redis" {
-					rv = append(rv, r)
-				} else {
-					ov = append(ov, r)
-				}
-				s.stop()
+		rv, ov, errs := freshRuns(o, tmp, nil, func(s *server) (float64, error) {
+			bad, err := load(s, o.Elements, m.gen)
+			if err == nil && bad > 0 {
+				err = fmt.Errorf("%d error replies", bad)
 			}
-		}
+			if err != nil {
+				return 0, err
+			}
+			time.Sleep(2 * time.Second) // let allocators settle before reading RSS
+			return float64(s.rss()), nil
+		})
 		res := Result{Group: "memory", Name: name, Unit: "MiB RSS", Redis: median(rv) / (1 << 20), Ordo: median(ov) / (1 << 20)}
 		res.Extra = fmt.Sprintf("%.0f / %.0f bytes per element (whole process)", median(rv)/float64(o.Elements), median(ov)/float64(o.Elements))
 		if len(errs) > 0 {
@@ -672,33 +681,19 @@ func loadRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 	}
 	bw.Flush()
 	f.Close()
-	var rv, ov []float64
-	var errs []string
-	for i := 0; i < o.Repeat; i++ {
-		for _, start := range []func(Options, string, ...string) (*server, error){startRedis, startOrdo} {
-			s, err := start(o, tmp)
-			if err != nil {
-				errs = append(errs, err.Error())
-				continue
-			}
-			in, _ := os.Open(file)
-			cmd := exec.Command("redis-cli", "-h", "127.0.0.1", "-p", strconv.Itoa(s.port), "--pipe")
-			cmd.Stdin = in
-			t0 := time.Now()
-			outb, err := cmd.CombinedOutput()
-			el := time.Since(t0).Seconds()
-			in.Close()
-			want := fmt.Sprintf("errors: 0, replies: %d", o.Elements)
-			if err != nil || !strings.Contains(string(outb), want) {
-				errs = append(errs, fmt.Sprintf("%s: %v %q", s.name, err, lastLine(string(outb))))
-			} else if s.name == "redis" {
-				rv = append(rv, el)
-			} else {
-				ov = append(ov, el)
-			}
-			s.stop()
+	rv, ov, errs := freshRuns(o, tmp, nil, func(s *server) (float64, error) {
+		in, _ := os.Open(file)
+		defer in.Close()
+		cmd := exec.Command("redis-cli", "-h", "127.0.0.1", "-p", strconv.Itoa(s.port), "--pipe")
+		cmd.Stdin = in
+		t0 := time.Now()
+		outb, err := cmd.CombinedOutput()
+		el := time.Since(t0).Seconds()
+		if want := fmt.Sprintf("errors: 0, replies: %d", o.Elements); err != nil || !strings.Contains(string(outb), want) {
+			return 0, fmt.Errorf("%v %q", err, lastLine(string(outb)))
 		}
-	}
+		return el, nil
+	})
 	res := Result{Group: "load", Name: name, Unit: "seconds to last reply", Redis: median(rv), Ordo: median(ov)}
 	if len(errs) > 0 {
 		res.Err = strings.Join(dedupe(errs), "; ")
@@ -913,66 +908,47 @@ func cacheRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		}
 		return "key:" + strconv.FormatUint(k, 10)
 	}
-	var rv, ov []float64
-	var errs []string
-	for i := 0; i < o.Repeat; i++ {
-		for _, start := range []func(Options, string, ...string) (*server, error){startRedis, startOrdo} {
-			s, err := start(o, tmp, "--maxmemory-policy", "allkeys-lru")
-			if err != nil {
-				errs = append(errs, err.Error())
-				continue
-			}
-			rate, err := func() (float64, error) {
-				before, err := infoInt(s, "memory", "used_memory")
-				if err != nil {
-					return 0, err
-				}
-				if _, err := load(s, n, func(i int, dst []byte) []byte {
-					return resp.AppendCommand(dst, "SET", "key:"+strconv.Itoa(i), value)
-				}); err != nil {
-					return 0, err
-				}
-				after, err := infoInt(s, "memory", "used_memory")
-				if err != nil {
-					return 0, err
-				}
-				if _, err := s.do("CONFIG", "SET", "maxmemory", strconv.FormatInt(before+(after-before)/2, 10)); err != nil {
-					return 0, err
-				}
-				isGet := func(i int) bool { return splitmix(uint64(i))%10 != 0 }
-				var hits, gets int
-				bad, err := loadReplies(s, o.N, func(i int, dst []byte) []byte {
-					k := key(uint64(i) + 1<<32)
-					if !isGet(i) {
-						return resp.AppendCommand(dst, "SET", k, value)
-					}
-					return resp.AppendCommand(dst, "GET", k)
-				}, func(i int, raw []byte) {
-					if isGet(i) {
-						gets++
-						if !bytes.HasPrefix(raw, []byte("$-1")) {
-							hits++
-						}
-					}
-				})
-				if err == nil && bad > 0 {
-					err = fmt.Errorf("%d error replies", bad)
-				}
-				if err != nil {
-					return 0, err
-				}
-				return 100 * float64(hits) / float64(max(gets, 1)), nil
-			}()
-			if err != nil {
-				errs = append(errs, s.name+": "+err.Error())
-			} else if s.name == "redis" {
-				rv = append(rv, rate)
-			} else {
-				ov = append(ov, rate)
-			}
-			s.stop()
+	rv, ov, errs := freshRuns(o, tmp, []string{"--maxmemory-policy", "allkeys-lru"}, func(s *server) (float64, error) {
+		before, err := infoInt(s, "memory", "used_memory")
+		if err != nil {
+			return 0, err
 		}
-	}
+		if _, err := load(s, n, func(i int, dst []byte) []byte {
+			return resp.AppendCommand(dst, "SET", "key:"+strconv.Itoa(i), value)
+		}); err != nil {
+			return 0, err
+		}
+		after, err := infoInt(s, "memory", "used_memory")
+		if err != nil {
+			return 0, err
+		}
+		if _, err := s.do("CONFIG", "SET", "maxmemory", strconv.FormatInt(before+(after-before)/2, 10)); err != nil {
+			return 0, err
+		}
+		isGet := func(i int) bool { return splitmix(uint64(i))%10 != 0 }
+		var hits, gets int
+		bad, err := loadReplies(s, o.N, func(i int, dst []byte) []byte {
+			k := key(uint64(i) + 1<<32)
+			if !isGet(i) {
+				return resp.AppendCommand(dst, "SET", k, value)
+			}
+			return resp.AppendCommand(dst, "GET", k)
+		}, func(i int, raw []byte) {
+			if isGet(i) {
+				gets++
+				if !bytes.HasPrefix(raw, []byte("$-1")) {
+					hits++
+				}
+			}
+		})
+		if err == nil && bad > 0 {
+			err = fmt.Errorf("%d error replies", bad)
+		}
+		if err != nil {
+			return 0, err
+		}
+		return 100 * float64(hits) / float64(max(gets, 1)), nil
+	})
 	res := Result{Group: "cache", Name: name, Unit: "% GET hits", Redis: median(rv), Ordo: median(ov), HigherBetter: true}
 	if len(errs) > 0 {
 		res.Err = strings.Join(dedupe(errs), "; ")

@@ -38,28 +38,9 @@ func streamRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 		// o.N commands in all, as a redis-benchmark row: o.N/2 pairs.
 		pairs := max(o.N/2, o.Clients)
 		pairs -= pairs % o.Clients
-		var rv, ov []float64
-		var errs []string
-		for i := 0; i < o.Repeat; i++ {
-			for _, start := range []func(Options, string, ...string) (*server, error){startRedis, startOrdo} {
-				s, err := start(o, tmp)
-				if err != nil {
-					errs = append(errs, err.Error())
-					continue
-				}
-				rate, err := readAckRun(s, o.Clients, pipe, pairs)
-				s.stop()
-				if err != nil {
-					errs = append(errs, s.name+": "+err.Error())
-					continue
-				}
-				if s.name == "redis" {
-					rv = append(rv, rate)
-				} else {
-					ov = append(ov, rate)
-				}
-			}
-		}
+		rv, ov, errs := freshRuns(o, tmp, nil, func(s *server) (float64, error) {
+			return readAckRun(s, o.Clients, pipe, pairs)
+		})
 		res := Result{Group: "stream", Name: name, Unit: "pairs/s", HigherBetter: true, Redis: median(rv), Ordo: median(ov),
 			Extra: fmt.Sprintf("%d clients, each a consumer of one group; %d entries read and acked per pair; %d pairs", o.Clients, streamCount, pairs)}
 		if len(errs) > 0 {
