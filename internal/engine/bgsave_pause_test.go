@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,16 +31,7 @@ func TestBgsavePause(t *testing.T) {
 	o.Engine.Log = slog.New(slog.NewTextHandler(tLogWriter{t}, nil))
 	m := redistest.Dial(t, o.Addr)
 	const keys = 1_000_000
-	for i := 0; i < keys; i += 1000 {
-		args := []string{"MSET"}
-		for j := i; j < i+1000; j++ {
-			args = append(args, "key:"+strconv.Itoa(j), "value-"+strconv.Itoa(j))
-		}
-		m.Send(args...)
-	}
-	for i := 0; i < keys; i += 1000 {
-		m.ReadRaw()
-	}
+	m.FillMSET(keys, "key:", "value-")
 	// PINGs go on from before BGSAVE is sent until the save has ended.
 	pinger := redistest.Dial(t, o.Addr)
 	stop := make(chan struct{})

@@ -287,6 +287,25 @@ func (c *Conn) Write(b []byte) {
 	}
 }
 
+// FillMSET stores n keys, keyPrefix+i → valuePrefix+i for i in [0, n),
+// with MSETs of 1,000 keys sent pipelined, and fails the test on an error
+// reply: the bulk data set of the load and pause tests.
+func (c *Conn) FillMSET(n int, keyPrefix, valuePrefix string) {
+	c.t.Helper()
+	for i := 0; i < n; i += 1000 {
+		args := []string{"MSET"}
+		for j := i; j < min(i+1000, n); j++ {
+			args = append(args, keyPrefix+strconv.Itoa(j), valuePrefix+strconv.Itoa(j))
+		}
+		c.Send(args...)
+	}
+	for i := 0; i < n; i += 1000 {
+		if raw := c.ReadRaw(); len(raw) > 0 && raw[0] == '-' {
+			c.t.Fatalf("redistest: MSET: %q", raw)
+		}
+	}
+}
+
 // ReadRaw reads one raw reply (within 10 s).
 func (c *Conn) ReadRaw() []byte {
 	c.t.Helper()

@@ -89,16 +89,7 @@ func TestOrdoMasterFullSyncUnderWrites(t *testing.T) {
 			o := redistest.StartOrdo(t, "repl-diskless-sync", "no")
 			m := redistest.Dial(t, o.Addr)
 			const keys = 200_000
-			for i := 0; i < keys; i += 1000 {
-				args := []string{"MSET"}
-				for j := i; j < i+1000; j++ {
-					args = append(args, "k:"+strconv.Itoa(j), strconv.Itoa(j))
-				}
-				m.Send(args...)
-			}
-			for i := 0; i < keys; i += 1000 {
-				m.ReadRaw()
-			}
+			m.FillMSET(keys, "k:", "")
 			m.Do("SELECT", "2")
 			m.Do("SET", "other", "db")
 			m.Do("SELECT", "0")
@@ -160,16 +151,7 @@ func TestChainedFullSyncUnderWrites(t *testing.T) {
 			mid := redistest.StartOrdo(t, "repl-diskless-sync-delay", "0")
 			m, r1 := redistest.Dial(t, o.Addr), redistest.Dial(t, mid.Addr)
 			const keys = 100_000
-			for i := 0; i < keys; i += 1000 {
-				args := []string{"MSET"}
-				for j := i; j < i+1000; j++ {
-					args = append(args, "k:"+strconv.Itoa(j), strconv.Itoa(j))
-				}
-				m.Send(args...)
-			}
-			for i := 0; i < keys; i += 1000 {
-				m.ReadRaw()
-			}
+			m.FillMSET(keys, "k:", "")
 			replicaOf(t, r1, o.Addr)
 			waitSynced(t, m, r1)
 			stopWriters := startWriters(t, o.Addr, keys, func(c *redistest.Conn, n int, k string) {

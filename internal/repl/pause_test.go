@@ -2,7 +2,6 @@ package repl_test
 
 import (
 	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -21,16 +20,7 @@ func TestFullSyncPause(t *testing.T) {
 	o.Server.Logf = t.Logf
 	m := redistest.Dial(t, o.Addr)
 	const keys = 1_000_000
-	for i := 0; i < keys; i += 1000 {
-		args := []string{"MSET"}
-		for j := i; j < i+1000; j++ {
-			args = append(args, "key:"+strconv.Itoa(j), "value-"+strconv.Itoa(j))
-		}
-		m.Send(args...)
-	}
-	for i := 0; i < keys; i += 1000 {
-		m.ReadRaw()
-	}
+	m.FillMSET(keys, "key:", "value-")
 	replica := redistest.StartOrdo(t)
 	rc := redistest.Dial(t, replica.Addr)
 	pinger := redistest.Dial(t, o.Addr)
