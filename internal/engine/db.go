@@ -324,7 +324,7 @@ func (c *Ctx) Delete(key []byte) bool {
 	if c.DB.expires.Len() > 0 {
 		c.DB.expires.Delete(k)
 	}
-	c.DB.keys.ShrinkIfNeeded()
+	c.E.shrinkKeys(c.DB)
 	if len(c.DB.watched) > 0 {
 		c.DB.touchWatched(k)
 	}
@@ -470,7 +470,7 @@ func (db *DB) activeExpireCycle(e *Engine, n int) (expired, sampled int) {
 		db.expireKey(e, k)
 	}
 	if len(dead) > 0 {
-		db.keys.ShrinkIfNeeded()
+		e.shrinkKeys(db)
 		db.expires.ShrinkIfNeeded()
 	}
 	return len(dead), sampled

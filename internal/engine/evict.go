@@ -337,7 +337,7 @@ func (e *Engine) evictKey(db *DB, key string) {
 	}
 	db.keys.Delete(key)
 	db.expires.Delete(key)
-	db.keys.ShrinkIfNeeded()
+	e.shrinkKeys(db)
 	db.expires.ShrinkIfNeeded()
 	e.Stats.EvictedKeys.Add(1)
 	db.touchWatched(key)

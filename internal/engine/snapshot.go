@@ -10,13 +10,15 @@ package engine
 // database's dict, as SCAN walks it; and before any key is changed for
 // the first time after T0, the engine serializes it as it still is
 // (capture, called from the few places every change goes through: a
-// lookup for writing, setAs, Add, expiry, eviction, TTL changes, loads).
-// So every entry is the key's value at T0, whether the walk or the
-// capture wrote it: a key the walk reaches after it was captured is
-// skipped (its name is in the captured set), a key created after T0 is
-// "captured" as absent, and a walk entry of a key captured later is
-// dropped when the file is assembled (both hold the same T0 value).
-// Expiry is judged at T0 too.
+// lookup for writing, setAs, Add, expiry, eviction, TTL changes, loads),
+// unless the walk has serialized it already (dict.Visited: the cursor
+// has passed its bucket). So every key is written once, with its value
+// at T0, whether the walk or the capture wrote it: a key the walk
+// reaches after it was captured is skipped (its name is in the captured
+// set), and a key created after T0 is "captured" as absent. The keys
+// dicts a snapshot walks are not shrunk until it ends (Redis does not
+// resize while a child is saving either): a shrink would make the cursor
+// return keys twice. Expiry is judged at T0 too.
 //
 // FLUSHDB, FLUSHALL and the replacement of a dataset during a snapshot do
 // not clear the dicts the snapshot walks: they give the database fresh
@@ -30,8 +32,9 @@ package engine
 // encodings) is taken there and serialized when the file is written.
 //
 // The cost is memory: the serialized file (about its size) until it is
-// written, the names of the keys captured, and the copies of big
-// collections.
+// written, the names of the keys changed meanwhile, and the copies of
+// big collections. WriteRDB streams it (a replica's diskless transfer
+// goes straight to the socket).
 
 import (
 	"io"
@@ -77,11 +80,12 @@ type snapDB struct {
 	captBig  []snapBig
 }
 
+// snapChunk is serialized entries and how many there are (RESIZEDB's
+// hints).
 type snapChunk struct {
-	buf  []byte
-	keys []string
-	ends []int
-	ttl  []bool
+	buf     []byte
+	keys    int
+	expires int
 }
 
 // snapBig is a big collection copied under the lock, serialized later.
@@ -151,7 +155,7 @@ func (s *Snapshot) walkSlice(d *snapDB) {
 			break
 		}
 	}
-	if len(c.keys) > 0 {
+	if c.keys > 0 {
 		d.walk = append(d.walk, c)
 	}
 }
@@ -178,9 +182,10 @@ func (s *Snapshot) entry(d *snapDB, k string, v Value, c *snapChunk, big *[]snap
 	} else {
 		return
 	}
-	c.keys = append(c.keys, k)
-	c.ends = append(c.ends, len(c.buf))
-	c.ttl = append(c.ttl, at != -1)
+	c.keys++
+	if at != -1 {
+		c.expires++
+	}
 }
 
 // End stops tracking changes and frees the dicts of databases flushed
@@ -227,8 +232,30 @@ func (s *Snapshot) capture(db *DB, key string) {
 	}
 	k := strings.Clone(key)
 	d.captured[k] = struct{}{}
+	if d.keys.Visited(d.cursor, k) {
+		return // the walk wrote its T0 value
+	}
 	if v, ok := d.keys.Get(k); ok {
 		s.entry(d, k, v, &d.capt, &d.captBig)
+	}
+}
+
+// snapWalks reports whether a snapshot still walks keys: then the dict
+// must not shrink (see above; the lock held).
+func (e *Engine) snapWalks(keys *dict.Dict[Value]) bool {
+	for _, s := range e.snaps {
+		if d := s.find(keys); d != nil && !d.complete {
+			return true
+		}
+	}
+	return false
+}
+
+// shrinkKeys shrinks db's keys dict if it is mostly empty, unless a
+// snapshot walks it.
+func (e *Engine) shrinkKeys(db *DB) {
+	if len(e.snaps) == 0 || !e.snapWalks(db.keys) {
+		db.keys.ShrinkIfNeeded()
 	}
 }
 
@@ -258,7 +285,8 @@ func (e *Engine) snapHolds(db *DB) bool {
 
 // WriteRDB writes the snapshot as an RDB file with the aux fields given
 // (key, value pairs) after Redis's; it needs no lock. It returns the
-// number of keys written.
+// number of keys written. It frees what it has written as it goes, so it
+// is called once.
 func (s *Snapshot) WriteRDB(w io.Writer, aux ...string) (int, error) {
 	wr := s.e.rdbWriter(w, aux)
 	for _, code := range s.functions {
@@ -266,54 +294,13 @@ func (s *Snapshot) WriteRDB(w io.Writer, aux ...string) (int, error) {
 	}
 	total := 0
 	for i, d := range s.dbs {
-		// The walk's entries of keys captured later are dropped, and
-		// those the cursor returned twice (the dict shrank meanwhile).
-		seen := make(map[string]struct{}, 0)
-		var entries [][]byte
-		var bigs []snapBig
+		chunks := append(d.walk[:len(d.walk):len(d.walk)], &d.capt)
+		bigs := append(d.walkBig[:len(d.walkBig):len(d.walkBig)], d.captBig...)
 		keys, expires := 0, 0
-		for _, c := range d.walk {
-			start, runStart := 0, 0
-			for j, k := range c.keys {
-				_, capt := d.captured[k]
-				_, dup := seen[k]
-				if capt || dup {
-					if start > runStart {
-						entries = append(entries, c.buf[runStart:start])
-					}
-					runStart = c.ends[j]
-				} else {
-					seen[k] = struct{}{}
-					keys++
-					if c.ttl[j] {
-						expires++
-					}
-				}
-				start = c.ends[j]
-			}
-			if start > runStart {
-				entries = append(entries, c.buf[runStart:start])
-			}
+		for _, c := range chunks {
+			keys += c.keys
+			expires += c.expires
 		}
-		for _, b := range d.walkBig {
-			_, capt := d.captured[b.key]
-			_, dup := seen[b.key]
-			if !capt && !dup {
-				seen[b.key] = struct{}{}
-				bigs = append(bigs, b)
-			}
-		}
-		seen = nil
-		if len(d.capt.buf) > 0 {
-			entries = append(entries, d.capt.buf)
-			keys += len(d.capt.keys)
-			for _, t := range d.capt.ttl {
-				if t {
-					expires++
-				}
-			}
-		}
-		bigs = append(bigs, d.captBig...)
 		// The counts are RESIZEDB's hints: a value Ordo cannot write
 		// (a big JSON document) leaves them one too high, which is harmless.
 		for _, b := range bigs {
@@ -326,8 +313,9 @@ func (s *Snapshot) WriteRDB(w io.Writer, aux ...string) (int, error) {
 			continue
 		}
 		wr.SelectDB(i, uint64(keys), uint64(expires))
-		for _, b := range entries {
-			wr.Raw(b)
+		for _, c := range chunks {
+			wr.Raw(c.buf)
+			c.buf = nil // written: the file need not stay in memory whole
 		}
 		for _, b := range bigs {
 			if rv, ok := toRDB(b.v); ok {

@@ -167,3 +167,52 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 		st.e.Unlock()
 	}
 }
+
+// Deleting most keys while a snapshot walks them would shrink the keys
+// dict, and a shrunk table makes the walk's cursor return keys again; the
+// snapshot keeps the table as it is until it ends, so the file still
+// holds each key once, as of T0, and the dict shrinks afterwards.
+func TestSnapshotWhileKeysAreDeleted(t *testing.T) {
+	st := newSnapTester(t)
+	const n = 20000
+	for i := 0; i < n; i++ {
+		st.do("SET", "k"+strconv.Itoa(i), "v"+strconv.Itoa(i))
+	}
+	st.e.Lock()
+	var ref bytes.Buffer
+	if _, err := st.e.WriteRDB(&ref); err != nil {
+		t.Fatal(err)
+	}
+	s := st.e.BeginSnapshot()
+	st.e.Unlock()
+	for i := 0; i < 8; i++ { // about a fifth of the keys walked
+		st.e.Lock()
+		s.walkSlice(s.dbs[0])
+		st.e.Unlock()
+	}
+	for i := 0; i < n; i++ {
+		if i%20 != 0 {
+			st.do("DEL", "k"+strconv.Itoa(i))
+		}
+	}
+	st.e.Lock()
+	buckets := st.e.dbs[0].keys.Buckets()
+	st.e.Unlock()
+	s.Walk()
+	var got bytes.Buffer
+	if _, err := s.WriteRDB(&got); err != nil {
+		t.Fatal(err)
+	}
+	want, wantKeys := digestOfRDB(t, ref.Bytes())
+	have, haveKeys := digestOfRDB(t, got.Bytes())
+	if have != want || haveKeys != wantKeys {
+		t.Errorf("snapshot digest %s with %d keys, want %s with %d keys", have, haveKeys, want, wantKeys)
+	}
+	st.do("DEL", "k0")
+	st.e.Lock()
+	after := st.e.dbs[0].keys.Buckets()
+	st.e.Unlock()
+	if after >= buckets {
+		t.Errorf("the keys dict did not shrink after the snapshot: %d buckets, %d during it", after, buckets)
+	}
+}

@@ -11,6 +11,7 @@ package repl
 // lines and ROLE.
 
 import (
+	"bytes"
 	"errors"
 	"net"
 	"strconv"
@@ -68,7 +69,7 @@ type link struct {
 	online     bool      // past the full sync's RDB
 	kicked     bool      // to be closed: our role or history changed
 	waitAck    bool      // after a diskless transfer: stream from the first ACK
-	rdb        []byte    // full sync's file, until sent
+	file       *syncFile // full sync's file, until sent
 	disklessAt time.Time // diskless full sync deferred until then (repl-diskless-sync-delay)
 	deferred   bool      // the full sync's snapshot is taken by ServeReplica, in slices
 	// pend is the stream since the snapshot's offset while the snapshot
@@ -510,11 +511,12 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 		}
 	}
 	r.mu.Lock()
-	file := l.rdb
-	l.rdb = nil
+	file := l.file
+	l.file = nil
 	r.mu.Unlock()
 	if file != nil {
 		conn.SetWriteDeadline(time.Time{})
+		var size int64
 		if diskless = diskless || (r.e.Config.Bool("repl-diskless-sync") && l.capaEOF); diskless {
 			// The diskless form: "$EOF:<40 random bytes>", the file, the
 			// same 40 bytes.
@@ -522,17 +524,28 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 			if _, err := conn.Write(append(append([]byte("$EOF:"), mark...), '\r', '\n')); err != nil {
 				return
 			}
-			if _, err := conn.Write(append(file, mark...)); err != nil {
+			var err error
+			if size, err = file.writeTo(conn); err != nil {
+				return
+			}
+			if _, err := conn.Write(mark); err != nil {
 				return
 			}
 		} else {
-			if _, err := conn.Write([]byte("$" + strconv.Itoa(len(file)) + "\r\n")); err != nil {
+			var buf bytes.Buffer
+			if _, err := file.writeTo(&buf); err != nil {
+				r.logf("Closing the link of replica %s: %v", l.addr, err)
 				return
 			}
-			if _, err := conn.Write(file); err != nil {
+			size = int64(buf.Len())
+			if _, err := conn.Write([]byte("$" + strconv.Itoa(buf.Len()) + "\r\n")); err != nil {
+				return
+			}
+			if _, err := buf.WriteTo(conn); err != nil {
 				return
 			}
 		}
+		r.logf("Sent %d bytes of RDB to replica %s", size, l.addr)
 		r.logf("Synchronization with replica %s succeeded", l.addr)
 		if diskless {
 			// As Redis, the stream waits for the replica's first ACK: a

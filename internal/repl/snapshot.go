@@ -11,14 +11,14 @@ package repl
 // replica class as in Redis) until the file is sent.
 
 import (
-	"bytes"
+	"io"
 	"strconv"
 	"time"
 
 	"github.com/ordo-db/ordo/internal/engine"
 )
 
-// slicedFullSync prepares l's full sync (l.rdb, l.sent) from a snapshot
+// slicedFullSync prepares l's full sync (l.file, l.sent) from a snapshot
 // taken in slices, and returns the +FULLRESYNC reply when psync; it takes
 // the engine lock itself. It reports the longest lock hold.
 func (r *Replica) slicedFullSync(l *link, psync bool) (reply string, longest time.Duration, err error) {
@@ -50,21 +50,46 @@ func (r *Replica) slicedFullSync(l *link, psync bool) (reply string, longest tim
 
 	snap.Walk()
 	longest = max(begin, snap.LongestHold())
-	var buf bytes.Buffer
-	if _, err := snap.WriteRDB(&buf, "repl-stream-db", strconv.Itoa(streamDB), "repl-id", replid,
-		"repl-offset", strconv.FormatInt(off, 10), engine.AuxState, state); err != nil {
-		return "", longest, err
-	}
+	aux := []string{"repl-stream-db", strconv.Itoa(streamDB), "repl-id", replid,
+		"repl-offset", strconv.FormatInt(off, 10), engine.AuxState, state}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if l.kicked || r.backlog == nil {
 		return "", longest, errStaleLink
 	}
-	l.rdb = buf.Bytes()
+	l.file = &syncFile{snap: snap, aux: aux}
 	if psync {
 		reply = "+FULLRESYNC " + replid + " " + strconv.FormatInt(off, 10) + "\r\n"
 	}
-	r.logf("Replica %s asks for synchronization; full resync with %d bytes of RDB at offset %d (longest lock hold %v)",
-		l.addr, buf.Len(), off, longest.Round(time.Microsecond))
+	r.logf("Replica %s asks for synchronization; full resync at offset %d (longest lock hold %v)",
+		l.addr, off, longest.Round(time.Microsecond))
 	return reply, longest, nil
+}
+
+// syncFile is a full sync's RDB file, serialized (engine.Snapshot) but
+// not yet assembled: a diskless transfer writes it to the socket as it
+// is assembled (Redis's forked child writes to the socket as it
+// serializes), so the master never holds the file twice; the disk-based
+// form needs its length first and assembles it in memory.
+type syncFile struct {
+	snap *engine.Snapshot
+	aux  []string
+}
+
+// writeTo writes the file to w and returns its size.
+func (f *syncFile) writeTo(w io.Writer) (int64, error) {
+	cw := &countWriter{w: w}
+	_, err := f.snap.WriteRDB(cw, f.aux...)
+	return cw.n, err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
