@@ -176,7 +176,7 @@ func TestFTHighlightOverflowAndFailed(t *testing.T) {
 		"description", "90", "year", "2017", "uscore", "91", "usize", "80")
 	res := c.c.Do("FT.SEARCH", "netflix", "vampire", "highlight")
 	for name, want := range map[string]string{"title": "The <b>Vampire</b> Diaries", "rating": "TV-14",
-		"level": "Parents strongly cautioned. May be unsuitable for children ages 14 and under.",
+		"level":       "Parents strongly cautioned. May be unsuitable for children ages 14 and under.",
 		"description": "90", "year": "2017", "uscore": "91", "usize": "80"} {
 		if got := docField(t, res, name); got != want {
 			t.Errorf("%s: got %q, want %q", name, got, want)
