@@ -383,7 +383,9 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 		sortF = append(sortF, f)
 		sortFi = append(sortFi, slices.Index(ix.fields, f))
 	}
-	if q.op == opNum && !o.general {
+	// The fast paths score every hit alike: a $weight needs the scorer.
+	general := o.general || q.weighted()
+	if q.op == opNum && !general {
 		if total, hits, ok := s.searchNumRange(e, ix, q, o, now, sortF, sortFi); ok {
 			page = hits[min(o.off, len(hits)):]
 			page = page[:min(o.num, len(page))]
@@ -391,7 +393,7 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 			return total, page, ""
 		}
 	}
-	if q.op == opAnd && !o.general {
+	if q.op == opAnd && !general {
 		if total, hits, ok := s.searchSortedAnd(e, ix, q, o, now, sortF, sortFi); ok {
 			page = hits[min(o.off, len(hits)):]
 			page = page[:min(o.num, len(page))]
