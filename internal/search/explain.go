@@ -127,7 +127,6 @@ func explainNode(sb *strings.Builder, n *node, depth int) {
 	sb.WriteString("\n")
 }
 
-
 // cF is C's "%f".
 func cF(f float64) string {
 	switch {
