@@ -430,6 +430,8 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 				i += 2
 			}
 			r.steps = append(r.steps, st)
+		case isArg("highlight"), isArg("summarize"):
+			return nil, strings.ToUpper(args[i]) + " is not supported on FT.AGGREGATE"
 		default:
 			return nil, "Unknown argument `" + args[i] + "` at position " + strconv.Itoa(i) + " for <main>"
 		}

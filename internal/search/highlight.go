@@ -230,11 +230,18 @@ func (h *hlSpec) find(name string) *hlField {
 }
 
 // attrExact is the attribute named exactly name (RediSearch's lookup keys
-// are case-sensitive).
+// are case-sensitive), or on JSON the field of that path.
 func (ix *index) attrExact(name string) *field {
 	for _, f := range ix.fields {
 		if f.alias == name {
 			return f
+		}
+	}
+	if ix.json {
+		for _, f := range ix.fields {
+			if f.path != nil && f.path.Orig == name {
+				return f
+			}
 		}
 	}
 	return nil

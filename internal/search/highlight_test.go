@@ -259,6 +259,8 @@ func TestFTHighlightJSON(t *testing.T) {
 	c.want("!HIGHLIGHT/SUMMARIZE on JSON indexes requires RETURN with explicit field names", "FT.SEARCH", "j", "hello", "HIGHLIGHT")
 	c.want("!HIGHLIGHT/SUMMARIZE is not supported for JSON fields with multi-value JSONPath", "FT.SEARCH", "j", "hello", "HIGHLIGHT", "RETURN", "1", "tags")
 	c.want("[1 j:1 [title <b>hello</b> big world n 5]]", "FT.SEARCH", "j", "hello", "HIGHLIGHT", "RETURN", "2", "title", "n")
+	c.want("[1 j:1 [$.title <b>hello</b> big world]]", "FT.SEARCH", "j", "hello", "HIGHLIGHT", "RETURN", "1", "$.title")
+	c.want("!HIGHLIGHT is not supported on FT.AGGREGATE", "FT.AGGREGATE", "j", "hello", "HIGHLIGHT")
 	// LEN 1 leaves no context but the byte after the match (fragmenter.c).
 	c.want("[1 j:1 [title <b>hello</b> ... ]]", "FT.SEARCH", "j", "hello", "SUMMARIZE", "FIELDS", "1", "title", "LEN", "1", "HIGHLIGHT", "RETURN", "1", "title")
 }
