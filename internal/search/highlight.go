@@ -363,14 +363,14 @@ func (h *highlighter) summarize(f *field, text string, set *hlField, lang string
 
 // A frag is a run of matches at most 8 positions apart.
 type frag struct {
-	start, end   int    // bytes of the text, from the first match to the end of the last
-	lastPos      uint32 // position of the last match
-	matches      int
-	totalTokens  int
-	score        float32 // RediSearch's float
-	locs         []tloc
-	seen         []string // distinct terms
-	fragPos, idx int
+	start, end  int    // bytes of the text, from the first match to the end of the last
+	lastPos     uint32 // position of the last match
+	matches     int
+	totalTokens int
+	score       float32 // RediSearch's float
+	locs        []tloc
+	seen        []string // distinct terms
+	fragPos     int
 }
 
 type tloc struct{ off, n int }
