@@ -15,8 +15,8 @@ import (
 // RediSearch 2.x (src/aggregate): LOAD, GROUPBY … REDUCE …, SORTBY [MAX],
 // APPLY, FILTER, LIMIT. SORTBY and LIMIT of one segment (between two
 // GROUPBYs) form one "arrange" step, as RediSearch's plan does. The
-// pipeline is evaluated at once, under the engine lock; a cursor keeps
-// the remaining rows.
+// pipeline is evaluated under the engine lock: at once, or read by read
+// for a cursor over a pipeline without GROUPBY or SORTBY (cursor.go).
 
 type aggRow struct {
 	id   uint32     // document id (for ties), or the group's position
@@ -430,6 +430,8 @@ func parseAggregate(args []string, ix *index, cfg *ftConfig) (*aggReq, string) {
 				i += 2
 			}
 			r.steps = append(r.steps, st)
+		case isArg("highlight"), isArg("summarize"):
+			return nil, strings.ToUpper(args[i]) + " is not supported on FT.AGGREGATE"
 		default:
 			return nil, "Unknown argument `" + args[i] + "` at position " + strconv.Itoa(i) + " for <main>"
 		}
@@ -538,8 +540,32 @@ type aggResult struct {
 	noRows bool
 }
 
-// runAggregate evaluates the query and the pipeline (lock held).
-func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
+// aggPipe is a planned FT.AGGREGATE: its query, how a document becomes a
+// row, and the steps.
+type aggPipe struct {
+	ix        *index
+	q         *node
+	lk        *lookup // the last segment's
+	firstLk   *lookup
+	implicitL []implicitField
+	docKeys   map[string]loadKey // lookup name -> hash field (LOAD)
+	loadAll   bool
+	plans     []*aggStep
+	mt        *matchCtx
+	nvals     int
+	// Rows and their values come from two slabs: two allocations per
+	// 4096 rows instead of two per row.
+	rowSlab []aggRow
+	valSlab []namedVal
+}
+
+type implicitField struct {
+	name string
+	f    *field
+}
+
+// planAggregate parses the query and resolves the steps' properties.
+func planAggregate(s *state, r *aggReq) (*aggPipe, string) {
 	ix := r.ix
 	q, err := parseQuery(r.query, r.params, ix)
 	if err != nil {
@@ -551,8 +577,7 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 	// The first segment's lookup: schema fields are loaded implicitly
 	// where a step refers to them.
 	lk := &lookup{}
-	firstLk := lk
-	docKeys := map[string]loadKey{} // lookup name -> hash field, for implicit loading
+	p := &aggPipe{ix: ix, q: q, firstLk: lk, docKeys: map[string]loadKey{}}
 	implicit := map[string]*field{}
 	// resolve returns whether name is known in the current segment,
 	// adding a schema field on first reference.
@@ -571,26 +596,21 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 		}
 		return false
 	}
-	type plan struct {
-		st *aggStep
-		lk *lookup
-	}
-	var plans []plan
 	for _, st := range r.steps {
 		switch st.kind {
 		case stLoad:
 			if !first {
 				// A LOAD after GROUPBY has no document to read: RediSearch
 				// loads nothing new there either.
-				plans = append(plans, plan{st, lk})
+				p.plans = append(p.plans, st)
 				continue
 			}
 			for _, k := range st.loadKeys {
 				lk.add(k.as)
-				docKeys[k.as] = k
+				p.docKeys[k.as] = k
 				delete(implicit, k.as)
 			}
-			plans = append(plans, plan{st, lk})
+			p.plans = append(p.plans, st)
 		case stApply, stFilter:
 			var bad string
 			st.e.props(func(p string) {
@@ -604,14 +624,14 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 			if st.kind == stApply {
 				lk.add(st.alias)
 			}
-			plans = append(plans, plan{st, lk})
+			p.plans = append(p.plans, st)
 		case stArrange:
 			for _, k := range st.sortKeys {
 				if !resolve(k) {
 					return nil, "Property `" + k + "` not loaded nor in schema"
 				}
 			}
-			plans = append(plans, plan{st, lk})
+			p.plans = append(p.plans, st)
 		case stGroup:
 			for _, k := range st.groupBy {
 				if !resolve(k) {
@@ -625,7 +645,7 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 					}
 				}
 			}
-			plans = append(plans, plan{st, lk})
+			p.plans = append(p.plans, st)
 			first = false
 			lk = &lookup{}
 			for _, k := range st.groupBy {
@@ -636,102 +656,116 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 			}
 		}
 	}
-	loadAll := false
+	p.lk = lk
 	for _, st := range r.steps {
 		if st.kind == stGroup {
 			break
 		}
-		loadAll = loadAll || st.loadAll
+		p.loadAll = p.loadAll || st.loadAll
 	}
-	// The documents.
-	ids := ix.eval(q)
-	res := &aggResult{stream: true, noRows: r.noRows}
-	rows := make([]*aggRow, 0, len(ids))
-	mt := newMatchCtx(ix, q)
-	type implicitField struct {
-		name string
-		f    *field
-	}
-	var implicitL []implicitField
+	p.mt = newMatchCtx(ix, q)
 	for _, name := range sortedKeys(implicit) {
-		implicitL = append(implicitL, implicitField{name, implicit[name]})
+		p.implicitL = append(p.implicitL, implicitField{name, implicit[name]})
 	}
-	var rowSlab []aggRow
-	var valSlab []namedVal
-	nvals := len(firstLk.names) + 2
+	p.nvals = len(p.firstLk.names) + 2
 	for _, st := range r.steps {
 		if st.kind == stApply {
-			nvals++
+			p.nvals++
 		}
 	}
-	for _, id := range ids {
-		d := ix.doc(id)
-		key := ix.key(id)
-		v, at, ok := c.E.Peek(ix.db, key)
-		if !ok || at >= 0 && at <= c.Now {
+	return p, ""
+}
+
+// streams reports whether every step takes rows one at a time (no
+// GROUPBY, no SORTBY), so that a cursor can compute its rows read by read.
+func (p *aggPipe) streams() bool {
+	for _, st := range p.plans {
+		if st.kind == stGroup || st.kind == stArrange && st.sortKeys != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// loadRow reads document id at key into a row (src: its position among
+// the documents read), or nil when the key is gone or past its TTL.
+// hint sizes the slabs.
+func (p *aggPipe) loadRow(c *engine.Ctx, id uint32, key string, src, hint int) *aggRow {
+	ix := p.ix
+	v, at, ok := c.E.Peek(ix.db, key)
+	if !ok || at >= 0 && at <= c.Now {
+		return nil
+	}
+	h, _ := v.Obj().(*engine.Hash)
+	if h == nil {
+		return nil
+	}
+	if len(p.rowSlab) == 0 {
+		n := max(min(hint, 4096), 1)
+		p.rowSlab, p.valSlab = make([]aggRow, n), make([]namedVal, n*p.nvals)
+	}
+	row := &p.rowSlab[0]
+	p.rowSlab = p.rowSlab[1:]
+	*row = aggRow{id: id, src: uint32(src), d: ix.doc(id), mt: p.mt, vals: p.valSlab[:0:p.nvals]}
+	p.valSlab = p.valSlab[p.nvals:]
+	for _, im := range p.implicitL {
+		s, ok := h.Get(im.f.name)
+		if !ok {
 			continue
 		}
-		h, _ := v.Obj().(*engine.Hash)
-		if h == nil {
+		row.vals = append(row.vals, namedVal{im.name, fieldVal(im.f, s, true)})
+	}
+	for name, k := range p.docKeys {
+		if k.field == "__key" {
+			row.set(name, strVal(strings.Clone(key)))
 			continue
 		}
-		// Rows and their values come from two slabs: two allocations for
-		// the whole result instead of two per row.
-		if len(rowSlab) == 0 {
-			n := min(len(ids), 4096)
-			rowSlab, valSlab = make([]aggRow, n), make([]namedVal, n*nvals)
+		src := k.field
+		f := ix.attr(k.field)
+		if f != nil {
+			src = f.name
 		}
-		row := &rowSlab[0]
-		rowSlab = rowSlab[1:]
-		*row = aggRow{id: id, src: uint32(len(rows)), d: d, mt: mt, vals: valSlab[:0:nvals]}
-		valSlab = valSlab[nvals:]
-		for _, im := range implicitL {
-			s, ok := h.Get(im.f.name)
-			if !ok {
-				continue
-			}
-			row.vals = append(row.vals, namedVal{im.name, fieldVal(im.f, s, true)})
+		s, ok := h.Get(src)
+		if !ok {
+			continue
 		}
-		for name, k := range docKeys {
-			if k.field == "__key" {
-				row.set(name, strVal(strings.Clone(key)))
-				continue
-			}
-			src := k.field
-			f := ix.attr(k.field)
-			if f != nil {
-				src = f.name
-			}
-			s, ok := h.Get(src)
-			if !ok {
-				continue
-			}
-			if f != nil {
-				row.set(name, fieldVal(f, s, false))
-			} else {
-				row.set(name, strVal(s))
-			}
+		if f != nil {
+			row.set(name, fieldVal(f, s, false))
+		} else {
+			row.set(name, strVal(s))
 		}
-		if loadAll {
-			h.Each(func(fn, s string) bool {
-				if _, done := row.lookup(fn); !done {
-					if f := ix.attr(fn); f != nil && f.typ == typeNumeric {
-						row.set(fn, docNum(s))
-					} else {
-						row.set(fn, strVal(s))
-					}
-					firstLk.add(fn)
+	}
+	if p.loadAll {
+		h.Each(func(fn, s string) bool {
+			if _, done := row.lookup(fn); !done {
+				if f := ix.attr(fn); f != nil && f.typ == typeNumeric {
+					row.set(fn, docNum(s))
+				} else {
+					row.set(fn, strVal(s))
 				}
-				return true
-			})
+				p.firstLk.add(fn)
+			}
+			return true
+		})
+	}
+	return row
+}
+
+// run computes every row of the pipeline (lock held).
+func (p *aggPipe) run(c *engine.Ctx, r *aggReq) *aggResult {
+	ix := p.ix
+	ids := ix.eval(p.q)
+	res := &aggResult{stream: true, noRows: r.noRows}
+	rows := make([]*aggRow, 0, len(ids))
+	for _, id := range ids {
+		if row := p.loadRow(c, id, ix.key(id), len(rows), len(ids)); row != nil {
+			rows = append(rows, row)
 		}
-		rows = append(rows, row)
 	}
 	res.total = len(rows)
 	res.read = len(rows)
 	// The steps.
-	for _, p := range plans {
-		st := p.st
+	for _, st := range p.plans {
 		switch st.kind {
 		case stApply:
 			for _, row := range rows {
@@ -754,8 +788,8 @@ func runAggregate(c *engine.Ctx, s *state, r *aggReq) (*aggResult, string) {
 		}
 	}
 	res.rows = rows
-	res.lk = lk
-	return res, ""
+	res.lk = p.lk
+	return res
 }
 
 // fieldVal is a schema field's value: NUMERIC as a number; a SORTABLE
@@ -1193,11 +1227,16 @@ func ftAggregate(c *engine.Ctx, s *state) {
 		return
 	}
 	r.query = string(c.Args[2])
-	res, e := runAggregate(c, s, r)
+	p, e := planAggregate(s, r)
 	if e != "" {
 		c.Error(e)
 		return
 	}
+	if r.cursor && !r.noRows && p.streams() {
+		s.startCursor(c, ix, r, nil, p.stream())
+		return
+	}
+	res := p.run(c, r)
 	if !r.cursor {
 		rows := res.rows
 		if max := s.cfg().maxAgg(); int64(len(rows)) > max {
@@ -1211,5 +1250,5 @@ func ftAggregate(c *engine.Ctx, s *state) {
 		writeRows(c, rows, res.lk)
 		return
 	}
-	s.startCursor(c, ix, r, res)
+	s.startCursor(c, ix, r, res, nil)
 }

@@ -33,6 +33,7 @@ type searchOpts struct {
 	inkeysSet   bool
 	infields    []string
 	infieldsSet bool
+	hl          *hlSpec // HIGHLIGHT/SUMMARIZE (highlight.go); nil: neither
 }
 
 type retField struct{ name, as string }
@@ -239,7 +240,14 @@ func parseSearchOpts(c *engine.Ctx, ix *index) (*searchOpts, string) {
 			o.filters = append(o.filters, n)
 			i += 6
 		case c.ArgIs(i, "highlight"), c.ArgIs(i, "summarize"):
-			return nil, "ERR Ordo's search does not support " + strings.ToUpper(string(args[i])) + " yet"
+			if o.hl == nil {
+				o.hl = &hlSpec{}
+			}
+			j, msg := parseHighlight(args, i+1, o.hl, c.ArgIs(i, "highlight"))
+			if msg != "" {
+				return nil, msg
+			}
+			i = j
 		default:
 			return nil, "Unknown argument `" + string(args[i]) + "` at position " + strconv.Itoa(i-2) + " for <main>"
 		}
@@ -274,6 +282,9 @@ func ftSearch(c *engine.Ctx, s *state) {
 		return
 	}
 	o, errMsg := parseSearchOpts(c, ix)
+	if errMsg == "" && o.hl != nil {
+		errMsg = checkHighlight(ix, o)
+	}
 	if errMsg != "" {
 		c.Error(errMsg)
 		return
@@ -297,6 +308,10 @@ func ftSearch(c *engine.Ctx, s *state) {
 	content := !o.noContent && !(o.retSet && len(o.ret) == 0)
 	if content {
 		per++
+	}
+	var hl *highlighter
+	if content && o.hl != nil && len(page) > 0 {
+		hl = s.newHighlighter(ix, q, o)
 	}
 	c.W.Array(1 + per*len(page))
 	c.W.Int(int64(total))
@@ -324,7 +339,7 @@ func ftSearch(c *engine.Ctx, s *state) {
 			}
 		}
 		if content {
-			writeFields(c, ix, h.key, o)
+			writeFields(c, ix, h.key, o, hl)
 		}
 	}
 }
@@ -368,7 +383,9 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 		sortF = append(sortF, f)
 		sortFi = append(sortFi, slices.Index(ix.fields, f))
 	}
-	if q.op == opNum && !o.general {
+	// The fast paths score every hit alike: a $weight needs the scorer.
+	general := o.general || q.weighted()
+	if q.op == opNum && !general {
 		if total, hits, ok := s.searchNumRange(e, ix, q, o, now, sortF, sortFi); ok {
 			page = hits[min(o.off, len(hits)):]
 			page = page[:min(o.num, len(page))]
@@ -376,7 +393,7 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 			return total, page, ""
 		}
 	}
-	if q.op == opAnd && !o.general {
+	if q.op == opAnd && !general {
 		if total, hits, ok := s.searchSortedAnd(e, ix, q, o, now, sortF, sortFi); ok {
 			page = hits[min(o.off, len(hits)):]
 			page = page[:min(o.num, len(page))]
@@ -536,65 +553,67 @@ func (ix *index) sortValue(e *engine.Engine, id uint32, f *field, fi int) sortVa
 	return sortVal{v: s, has: true}
 }
 
-// writeFields writes the hash's fields at key (all, or RETURN's).
-func writeFields(c *engine.Ctx, ix *index, key string, o *searchOpts) {
-	v, _, _ := c.E.Peek(ix.db, key)
+// writeFields writes the document's fields at key (all, or RETURN's),
+// highlighted or summarized by hl when not nil.
+func writeFields(c *engine.Ctx, ix *index, key string, o *searchOpts, hl *highlighter) {
+	pairs, skip := docFields(c.E, ix, key, o)
+	if hl != nil {
+		hl.highlightRow(c.E, key, pairs, skip)
+	}
+	c.W.Array(len(pairs))
+	for _, s := range pairs {
+		c.W.BulkString(s)
+	}
+}
+
+// docFields are the (name, value) pairs FT.SEARCH returns for the
+// document at key; skip[i/2] marks a value that is not a string (a JSON
+// number, array or object), which HIGHLIGHT/SUMMARIZE leave alone.
+func docFields(e *engine.Engine, ix *index, key string, o *searchOpts) (pairs []string, skip []bool) {
+	v, _, _ := e.Peek(ix.db, key)
 	if ix.json {
 		j, _ := v.Obj().(*engine.JSON)
 		if j == nil {
-			c.W.Array(0)
-			return
+			return nil, nil
 		}
 		if !o.retSet {
-			c.W.Array(2)
-			c.W.BulkString("$")
-			c.W.BulkString(j.String())
-			return
+			return []string{"$", j.String()}, []bool{true}
 		}
 		src := jsonSource{j.Root(), ix}
-		var out []string
 		for _, r := range o.ret {
 			name := strings.TrimPrefix(r.name, "@")
 			if name == "$" {
-				out = append(out, r.as, j.String())
-			} else if val, ok := src.get(name); ok {
-				out = append(out, r.as, val)
+				pairs = append(pairs, r.as, j.String())
+				skip = append(skip, true)
+			} else if val, str, ok := src.getStr(name); ok {
+				pairs = append(pairs, r.as, val)
+				skip = append(skip, !str)
 			}
 		}
-		c.W.Array(len(out))
-		for _, s := range out {
-			c.W.BulkString(s)
-		}
-		return
+		return pairs, skip
 	}
 	h, _ := v.Obj().(*engine.Hash)
 	if h == nil {
-		c.W.Array(0)
-		return
+		return nil, nil
 	}
 	if !o.retSet {
-		c.W.Array(2 * h.Len())
+		pairs = make([]string, 0, 2*h.Len())
 		h.Each(func(f, v string) bool {
-			c.W.BulkString(f)
-			c.W.BulkString(v)
+			pairs = append(pairs, f, v)
 			return true
 		})
-		return
+		return pairs, nil
 	}
-	var out []string
 	for _, r := range o.ret {
 		name := r.name
 		if f := ix.attr(strings.TrimPrefix(name, "@")); f != nil {
 			name = f.name
 		}
 		if val, ok := h.Get(name); ok {
-			out = append(out, r.as, val)
+			pairs = append(pairs, r.as, val)
 		}
 	}
-	c.W.Array(len(out))
-	for _, s := range out {
-		c.W.BulkString(s)
-	}
+	return pairs, nil
 }
 
 // ftInfo is FT.INFO, in RediSearch's RESP2 shape. Its keys come in

@@ -161,7 +161,7 @@ func (q *qctx) variants(n *node) []string {
 					add(s)
 				}
 			}
-			if ix.phoneticIn(q.textMask(n.field)) {
+			if n.phon != 1 && ix.phoneticIn(q.textMask(n.field)) { // not $phonetic: false
 				for _, c := range phoneticCodes(n.term) {
 					add(phoneticPrefix + c)
 				}
@@ -206,7 +206,8 @@ func (ix *index) phoneticIn(mask uint64) bool {
 
 // positional reports whether an intersection checks its terms' positions.
 func (q *qctx) positional(n *node) bool {
-	return n.op == opAnd && !n.nocheck && (n.exact || q.slop >= 0 || q.inorder)
+	slop, inorder := q.slopOf(n) // the query's SLOP/INORDER, or the node's $slop/$inorder
+	return n.op == opAnd && !n.nocheck && (n.exact || slop >= 0 || inorder)
 }
 
 // eval returns the documents matching n, in id order.

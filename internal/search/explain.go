@@ -60,7 +60,11 @@ func explainNode(sb *strings.Builder, n *node, depth int) {
 	}
 	switch n.op {
 	case opTerm:
-		sb.WriteString(n.term + "\n")
+		sb.WriteString(n.term)
+		if n.hasW && n.weight != 1 {
+			sb.WriteString(" => {$weight: " + fmtG(n.weight, 6) + ";}")
+		}
+		sb.WriteString("\n")
 		return
 	case opPrefix:
 		sb.WriteString("PREFIX{" + n.term + "*")
@@ -97,7 +101,30 @@ func explainNode(sb *strings.Builder, n *node, depth int) {
 	case opNone:
 		sb.WriteString("<empty>")
 	}
-	sb.WriteString("}\n")
+	sb.WriteString("}")
+	// Attributes other than the defaults, as QueryNode_DumpSds.
+	w := 1.0
+	if n.hasW {
+		w = n.weight
+	}
+	slop := -1
+	if n.hasSlop {
+		slop = n.nslop
+	}
+	if in := n.ninorder == 2; w != 1 || slop != -1 || in {
+		sb.WriteString(" => {")
+		if w != 1 {
+			sb.WriteString(" $weight: " + fmtG(w, 6) + ";")
+		}
+		if slop != -1 {
+			sb.WriteString(" $slop: " + strconv.Itoa(slop) + ";")
+		}
+		if in || slop != -1 {
+			sb.WriteString(" $inorder: " + strconv.FormatBool(in) + ";")
+		}
+		sb.WriteString(" }")
+	}
+	sb.WriteString("\n")
 }
 
 // cF is C's "%f".

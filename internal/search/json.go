@@ -105,18 +105,24 @@ func jsonScalar(v any, t fieldType) (*string, bool) {
 }
 
 func (s jsonSource) get(name string) (string, bool) {
+	v, _, ok := s.getStr(name)
+	return v, ok
+}
+
+// getStr is get, telling whether the value is a JSON string.
+func (s jsonSource) getStr(name string) (v string, str, ok bool) {
 	p := s.ix.pathOf(name)
 	if p == nil || p.Err != "" {
-		return "", false
+		return "", false, false
 	}
 	ms := jsonpath.Eval(p.Segs, s.root, false)
 	if len(ms) == 0 {
-		return "", false
+		return "", false, false
 	}
 	if str, ok := ms[0].V.(string); ok {
-		return str, true
+		return str, true, true
 	}
-	return jsonval.Text(ms[0].V), true
+	return jsonval.Text(ms[0].V), false, true
 }
 
 // pathOf is the JSONPath an attribute or path names in a JSON index.

@@ -65,6 +65,40 @@ type node struct {
 	geo      [3]float64 // opGeo: lon, lat, radius in meters
 	nocheck  bool       // opAnd: the filters' intersection (no SLOP/INORDER)
 	ids      []uint32   // opIDs
+
+	// Query attributes, =>{$weight: w; $slop: n; $inorder: b; $phonetic: b}.
+	weight   float64 // multiplies the node's score, when hasW
+	hasW     bool
+	nslop    int // the intersection's slop (-1: none), when hasSlop
+	hasSlop  bool
+	ninorder int8 // 0: the query's INORDER; 1: false; 2: true
+	phon     int8 // 0: phonetic if the field is; 1: $phonetic: false; 2: true
+}
+
+// slopOf is the slop and order an intersection's positions are checked
+// with: its $slop and $inorder, else the query's SLOP and INORDER.
+func (q *qctx) slopOf(n *node) (slop int, inorder bool) {
+	slop, inorder = q.slop, q.inorder
+	if n.hasSlop {
+		slop = n.nslop
+	}
+	if n.ninorder != 0 {
+		inorder = n.ninorder == 2
+	}
+	return slop, inorder
+}
+
+// weighted reports whether a node of the tree has a $weight.
+func (n *node) weighted() bool {
+	if n.hasW {
+		return true
+	}
+	for _, k := range n.kids {
+		if k.weighted() {
+			return true
+		}
+	}
+	return false
 }
 
 // SyntaxError is a query the parser refuses, with RediSearch's message.
@@ -212,7 +246,149 @@ func (p *parser) unary(field string) (*node, error) {
 		}
 		return &node{op: opNot, kids: []*node{n}}, nil
 	}
-	return p.atom(field)
+	n, err := p.atom(field)
+	if err != nil {
+		return nil, err
+	}
+	return p.attributes(n)
+}
+
+// attributes parses the attribute list that may follow an atom,
+// "=>{$name: value; …}", and applies it to n (RediSearch's
+// QueryNode_ApplyAttribute, with its errors).
+func (p *parser) attributes(n *node) (*node, error) {
+	save := p.pos
+	p.skipSpace()
+	if !strings.HasPrefix(p.s[p.pos:], "=>") {
+		p.pos = save
+		return n, nil
+	}
+	p.pos += 2
+	p.skipSpace()
+	if p.peek() != '{' {
+		return nil, p.errNear(p.pos)
+	}
+	p.pos++
+	for {
+		p.skipSpace()
+		switch p.peek() {
+		case '}':
+			p.pos++
+			return n, nil
+		case ';':
+			p.pos++
+			continue
+		case '$':
+		default:
+			return nil, p.errNear(p.pos)
+		}
+		p.pos++
+		at := p.pos
+		name := p.word()
+		if name == "" {
+			return nil, p.errNear(at)
+		}
+		p.skipSpace()
+		if p.peek() != ':' {
+			return nil, p.errNear(p.pos)
+		}
+		p.pos++
+		p.skipSpace()
+		vs := p.pos
+		var v string
+		if p.peek() == '"' { // a quoted value
+			end := strings.IndexByte(p.s[p.pos+1:], '"')
+			if end < 0 {
+				return nil, p.errNear(vs)
+			}
+			v = p.s[p.pos+1 : p.pos+1+end]
+			p.pos += end + 2
+		} else if v = p.rawUntil(" \t\r\n;}"); v == "" {
+			return nil, p.errNear(vs)
+		} else if v[0] == '$' {
+			pv, ok := p.params[v[1:]]
+			if !ok {
+				return nil, &SyntaxError{fmt.Sprintf("No such parameter `%s`", v[1:])}
+			}
+			v = pv
+		}
+		if n.stop {
+			continue // a stop word has no node to apply them to
+		}
+		if err := p.applyAttr(n, name, v); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (p *parser) applyAttr(n *node, name, v string) error {
+	bad := &SyntaxError{fmt.Sprintf("Invalid value (%s) for `%s`", v, name)}
+	boolean := func() (bool, bool) {
+		switch {
+		case strings.EqualFold(v, "true") || v == "1":
+			return true, true
+		case strings.EqualFold(v, "false") || v == "0":
+			return false, true
+		}
+		return false, false
+	}
+	switch {
+	case v == "":
+		return bad
+	case strings.EqualFold(name, "slop"):
+		x, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || x < -1 {
+			return bad
+		}
+		n.nslop, n.hasSlop = int(min(x, 1<<31-1)), true
+	case strings.EqualFold(name, "inorder"):
+		b, ok := boolean()
+		if !ok {
+			return bad
+		}
+		n.ninorder = 1
+		if b {
+			n.ninorder = 2
+		}
+	case strings.EqualFold(name, "weight"):
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || x < 0 || x != x {
+			return bad
+		}
+		n.weight, n.hasW = x, true
+	case strings.EqualFold(name, "phonetic"):
+		b, ok := boolean()
+		if !ok {
+			return bad
+		}
+		n.phon = 1
+		if b {
+			n.phon = 2
+		}
+		// RediSearch's expander refuses the attribute on a term whose
+		// fields are not PHONETIC.
+		if n.op == opTerm && p.idx != nil && !p.idx.phoneticIn(p.idx.textMaskOf(n.field)) {
+			return &SyntaxError{"field does not support phonetics"}
+		}
+	default:
+		return &SyntaxError{"Invalid attribute " + name}
+	}
+	return nil
+}
+
+// textMaskOf is the mask of the TEXT fields a node of field searches
+// ("" every one).
+func (ix *index) textMaskOf(field string) uint64 {
+	if field == "" {
+		return ix.allText()
+	}
+	var m uint64
+	for _, a := range strings.Split(field, "|") {
+		if f := ix.attr(a); f != nil && f.typ == typeText && !f.noindex {
+			m |= 1 << f.ord
+		}
+	}
+	return m
 }
 
 // group parses "( union )" at the current '(', the union searching field.

@@ -152,7 +152,9 @@ var fuzzIndex = func() *index {
 // FuzzParseQuery: the parser never panics, and a query it accepts
 // evaluates without panicking over an empty index.
 func FuzzParseQuery(f *testing.F) {
-	for _, s := range []string{"*", "a b | -c", "@t:{a|b*}", "@n:[(1 +inf]", "@x:(a|b)", `"a b"`, "$p", "((a)", "@t:{\\", "-"} {
+	for _, s := range []string{"*", "a b | -c", "@t:{a|b*}", "@n:[(1 +inf]", "@x:(a|b)", `"a b"`, "$p", "((a)", "@t:{\\", "-",
+		"(a b)=>{$weight: 2.0; $slop: 1; $inorder: true}", "a=>{$phonetic: false}", `"a b" => {$slop:$p;}`,
+		"~(a|b)=>{$weight:0.5}", "@t:{x}=>{$weight:\"\"}", "a=>{}", "a=>{$x:1", "a=>[KNN 3 @v $b]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
@@ -164,6 +166,7 @@ func FuzzParseQuery(f *testing.F) {
 			return
 		}
 		_ = show(n)
+		explainNode(new(strings.Builder), n, 0)
 		// With a schema: fields resolve and the query evaluates.
 		if n, err = parseQuery(q, map[string]string{"p": "v"}, fuzzIndex); err == nil {
 			fuzzIndex.eval(n)
@@ -224,4 +227,52 @@ func FuzzCreateAndSearch(f *testing.F) {
 			ix.remove(id)
 		}
 	})
+}
+
+func TestParseAttributes(t *testing.T) {
+	ix := fuzzIndex
+	for _, c := range []struct{ q, want string }{
+		{"(foo bar)=>{$weight: 2.0; $slop: 1; $inorder: true}", "w2 s1 i2"},
+		{"(foo bar) => {$slop: -1;}", "w0 s-1 i0"},
+		{"foo=>{$WEIGHT:0.5;;}", "w0.5 s0 i0"},
+		{"foo=>{}", "w0 s0 i0"},
+		{"foo=>{$inorder: 0}", "w0 s0 i1"},
+		{"foo=>{$weight:$p}", "w3 s0 i0"},
+	} {
+		n, err := parseQuery(c.q, map[string]string{"p": "3"}, ix)
+		if err != nil {
+			t.Errorf("%q: %v", c.q, err)
+			continue
+		}
+		got := fmt.Sprintf("w%g s%d i%d", n.weight, n.nslop, n.ninorder)
+		if n.hasSlop == false && n.nslop != 0 || got != c.want {
+			t.Errorf("%q: got %s, want %s", c.q, got, c.want)
+		}
+	}
+	// A stop word takes no attributes (RediSearch has no node for it).
+	if _, err := parseQuery("a=>{$weight:x}", nil, ix); err != nil {
+		t.Errorf("stop word: %v", err)
+	}
+	for _, c := range []struct{ q, want string }{
+		{"foo=>{$weight:x}", "Invalid value (x) for `weight`"},
+		{"foo=>{$weight:-1}", "Invalid value (-1) for `weight`"},
+		{`foo=>{$weight:""}`, "Invalid value () for `weight`"},
+		{"foo=>{$weight:$e}", "Invalid value () for `weight`"},
+		{"foo=>{$slop:-2}", "Invalid value (-2) for `slop`"},
+		{"foo=>{$slop:1.5}", "Invalid value (1.5) for `slop`"},
+		{"foo=>{$inorder:yes}", "Invalid value (yes) for `inorder`"},
+		{"foo=>{$foo:1}", "Invalid attribute foo"},
+		{"@title:foo=>{$phonetic:true}", "field does not support phonetics"},
+		{"@title:foo=>{$phonetic:false}", "field does not support phonetics"},
+		{"foo=>{$weight:$nope}", "No such parameter `nope`"},
+		{"foo=>{weight:1}", "Syntax error at offset 6 near weight"},
+		{"foo=>{$weight 1}", "Syntax error at offset 14 near 1"},
+		{"foo=>{$weight:1", "Syntax error at offset 15 near "},
+		{"foo=>$weight", "Syntax error at offset 5 near $"},
+	} {
+		_, err := parseQuery(c.q, map[string]string{"e": ""}, ix)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: got %v, want %s", c.q, err, c.want)
+		}
+	}
 }

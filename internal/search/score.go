@@ -106,8 +106,19 @@ func (q *qctx) matchDoc(n *node, id uint32) *rres {
 	return q.match(n, id)
 }
 
-// match returns n's result for document id, or nil if it does not match.
+// match returns n's result for document id, or nil if it does not match;
+// a node's $weight multiplies its result's weight.
 func (q *qctx) match(n *node, id uint32) *rres {
+	r := q.matchNode(n, id)
+	if r != nil && n.hasW {
+		c := *r
+		c.weight *= n.weight
+		r = q.arena.res(c)
+	}
+	return r
+}
+
+func (q *qctx) matchNode(n *node, id uint32) *rres {
 	ix := q.ix
 	switch n.op {
 	case opAll:
@@ -199,7 +210,7 @@ func (q *qctx) match(n *node, id uint32) *rres {
 			return nil
 		}
 		if q.positional(n) {
-			slop, inorder := q.slop, q.inorder
+			slop, inorder := q.slopOf(n)
 			if n.exact {
 				slop, inorder = 0, true
 			}

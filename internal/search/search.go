@@ -111,15 +111,28 @@
 // values of a JSON array (positions are per field, values 100 apart).
 // Scores follow default.c as read; its quirks are kept (a word matched
 // together with its stem at one position gets a slop of 10). Not
-// implemented: HAMMING scores 0 (no payloads), HIGHLIGHT/SUMMARIZE,
+// implemented: HAMMING scores 0 (no payloads),
 // INDEXEMPTY queries for empty TEXT values (empty tags are: @t:{""}),
-// query attributes ($weight …), several NUMERIC values per JSON field
+// several NUMERIC values per JSON field
 // (the first is indexed), languages without a Snowball stemmer in the
 // library (accepted, not stemmed), PHONETIC languages other than English
 // (accepted, English rules), VECTOR fields. Prefix, suffix, infix and
 // fuzzy terms scan the term dictionary (at most 200 expansions, as
 // RediSearch's MAXPREFIXEXPANSIONS); GEO radius scans the field's points.
 // Replies have RediSearch's RESP2 shapes under RESP3 too.
+//
+// Query attributes (query.go) follow an atom: term, phrase, group or
+// field expression, "=>{$weight: w; $slop: n; $inorder: b; $phonetic:
+// b}", with RediSearch's errors ("Invalid attribute x", "Invalid value
+// (v) for `slop`", "field does not support phonetics"). $weight
+// multiplies the node's result weight in every scorer; $slop and
+// $inorder override the query's SLOP/INORDER for that intersection (a
+// quoted phrase stays exact); $phonetic: false turns a term's phonetic
+// expansion off. HIGHLIGHT and SUMMARIZE (highlight.go) give
+// RediSearch's output, computed from the returned text and the terms the
+// query matched rather than from stored byte offsets (the file says
+// how); an index made with NOOFFSETS or NOHL refuses them, as
+// RediSearch's.
 //
 // # Aggregation and the other FT commands
 //
@@ -132,9 +145,11 @@
 // RediSearch prints its double ("1e3" stays "1e3", 2^53+1 stays exact),
 // and two such numbers compare exactly (SORTBY, FILTER, MIN/MAX keep
 // float64 arithmetic); COUNT_DISTINCTISH and QUANTILE are exact; a missing property
-// makes an expression null instead of failing the query; a cursor
-// (cursor.go) holds the rows computed at FT.AGGREGATE, so later reads
-// do not see later writes. FT.ALIAS*, FT.CONFIG (alias.go), FT.ALTER and
+// makes an expression null instead of failing the query. A cursor
+// (cursor.go) over a pipeline without GROUPBY or SORTBY computes COUNT
+// rows per read from the keys the query matched (a document is loaded
+// with its values at the read; deleted ones are skipped); with GROUPBY or
+// SORTBY it holds the rows that stage left at FT.AGGREGATE. FT.ALIAS*, FT.CONFIG (alias.go), FT.ALTER and
 // FT.TAGVALS (alter.go), FT.SUG* (sug.go), FT.DICT* (dict.go), FT.SYN*
 // (synonym.go), FT.EXPLAIN(CLI) (explain.go) and FT.PROFILE (profile.go)
 // keep their per-engine state in ext (alias.go); each file says how it

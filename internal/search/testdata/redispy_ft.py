@@ -71,4 +71,11 @@ res = pl.search(Query("@loc:[$lon $lat 1000 km]").dialect(2).no_content(), query
 assert sorted(d.id for d in res.docs) == ["place:1", "place:2"], res
 res = pl.search(Query("shop").limit_ids("place:2").return_field("name", as_field="n"))
 assert [(d.id, d.n) for d in res.docs] == [("place:2", "Shop of runners")], res
+
+# HIGHLIGHT and SUMMARIZE (redis-py sends SUMMARIZE, then HIGHLIGHT).
+res = pl.search(Query("running").highlight(fields=["name"], tags=["[", "]"]).return_fields("name", "body"))
+assert [(d.id, d.name, d.body) for d in res.docs] == [("place:1", "[Running] shoes shop", "we sell shoes"),
+                                                      ("place:2", "Shop of runners", "shoes for running")], res  # runners stems to runner
+res = pl.search(Query("shoes").summarize(fields=["body"], context_len=1, sep="|").highlight().limit_ids("place:2"))
+assert res.docs[0].body == "<b>shoes</b> |", res
 print("ok")
