@@ -157,3 +157,8 @@ func (a *AOF) InfoPersistence() string {
 	}
 	return b.String()
 }
+
+// Logging reports whether the log is on (appendonly yes at start): a
+// replica's full sync then saves the new dataset into it; without it the
+// replica keeps the file it received as dump.rdb (internal/repl).
+func (a *AOF) Logging() bool { return a.enabled }

@@ -7,7 +7,10 @@
 // listening-port, REPLCONF capa eof capa psync2, PSYNC), loads the
 // master's RDB (disk form "$<len>" or diskless form "$EOF:<mark>") into
 // a fresh dataset while the old one is still served, swaps it in as one
-// atomic step, then applies the master's command stream through a client
+// atomic step (with the log on, the new dataset is then saved into it;
+// without it, the file received is kept as dir/dbfilename, written as it
+// arrives, as redis-server's replica keeps it), then applies the
+// master's command stream through a client
 // of kind engine.KindMaster, counting the replication offset. It answers
 // REPLCONF GETACK and sends REPLCONF ACK every second; a dropped link is
 // resumed with PSYNC <replid> <offset+1>, and a +CONTINUE keeps the data.
@@ -21,7 +24,9 @@
 // handover, is in failover.go. A full sync's file carries, besides keys,
 // what Redis's RDB has no type for (JSON documents, FT index definitions
 // and the rest of the engine-wide state) in aux fields redis-server
-// skips; an Ordo replica installs them (state.go).
+// skips; an Ordo replica installs them (state.go). On the master, the
+// file is an engine snapshot taken in slices (snapshot.go); a diskless
+// transfer streams it to the socket as it is assembled.
 //
 // Locking: ReplicaOf runs under the engine lock (it is a command); the
 // link goroutine takes the engine lock to apply a batch and checks there

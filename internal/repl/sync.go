@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -66,6 +68,22 @@ func (r *Replica) fullSync(gen int64, br *bufio.Reader, id string, off int64) er
 	}
 
 	src := &countingSource{r: br, n: &r.syncRead}
+	// Without the log, the file received becomes dir/dbfilename, as
+	// redis-server's replica loads it from disk (repl-diskless-load
+	// disabled) and keeps it: a restart with appendonly no loads it. The
+	// bytes are copied as they are read; no second serialization, no lock.
+	var keep *dumpFile
+	if p := r.e.Persistence; p != nil {
+		if lg, ok := p.(interface{ Logging() bool }); ok && !lg.Logging() {
+			var err error
+			if keep, err = newDumpFile(r.e); err != nil {
+				r.logf("MASTER <-> REPLICA sync: not keeping the RDB file: %v", err)
+			} else {
+				defer keep.abort()
+				src.tee = keep.w
+			}
+		}
+	}
 	var ds *engine.Dataset
 	var err error
 	if size >= 0 {
@@ -89,6 +107,11 @@ func (r *Replica) fullSync(gen int64, br *bufio.Reader, id string, off int64) er
 		return fmt.Errorf("failed trying to load the MASTER synchronization DB: %w", err)
 	}
 	r.logf("MASTER <-> REPLICA sync: Loading DB in memory (%d keys)", ds.Stats.Keys)
+	if keep != nil {
+		if err := keep.commit(); err != nil {
+			r.logf("MASTER <-> REPLICA sync: keeping the RDB file failed: %v", err)
+		}
+	}
 
 	e := r.e
 	streamDB := 0
@@ -107,7 +130,7 @@ func (r *Replica) fullSync(gen int64, br *bufio.Reader, id string, off int64) er
 	functions, state, hasState := ds.Functions, ds.State, ds.HasState
 	e.SwapDataset(ds)
 	r.applyState(cl, functions, state, hasState)
-	if p := e.Persistence; p != nil {
+	if p := e.Persistence; p != nil && keep == nil {
 		// The swap bypassed the log: make the new dataset durable.
 		if err := p.Save(); err != nil {
 			r.logf("MASTER <-> REPLICA sync: saving the loaded dataset failed: %v", err)
@@ -138,12 +161,16 @@ type countingSource struct {
 		io.Reader
 		io.ByteReader
 	}
-	n interface{ Add(int64) int64 }
+	n   interface{ Add(int64) int64 }
+	tee *bufio.Writer // a copy of what is read, if not nil
 }
 
 func (c *countingSource) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
+	if c.tee != nil {
+		c.tee.Write(p[:n]) // an error shows at commit
+	}
 	return n, err
 }
 
@@ -151,8 +178,62 @@ func (c *countingSource) ReadByte() (byte, error) {
 	b, err := c.r.ReadByte()
 	if err == nil {
 		c.n.Add(1)
+		if c.tee != nil {
+			c.tee.WriteByte(b)
+		}
 	}
 	return b, err
+}
+
+// dumpFile is the RDB file a replica receives, written to a temporary
+// file in dir and renamed to dbfilename once it loaded.
+type dumpFile struct {
+	f    *os.File
+	w    *bufio.Writer
+	path string
+}
+
+func newDumpFile(e *engine.Engine) (*dumpFile, error) {
+	dir := e.Config.Get("dir")
+	f, err := os.CreateTemp(dir, "temp-sync-*.rdb")
+	if err != nil {
+		return nil, err
+	}
+	return &dumpFile{f: f, w: bufio.NewWriterSize(f, 1<<20), path: filepath.Join(dir, e.Config.Get("dbfilename"))}, nil
+}
+
+// commit makes the file dir/dbfilename, durably.
+func (d *dumpFile) commit() error {
+	f := d.f
+	d.f = nil
+	err := d.w.Flush()
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), d.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if dir, err := os.Open(filepath.Dir(d.path)); err == nil {
+		dir.Sync()
+		dir.Close()
+	}
+	return nil
+}
+
+// abort removes the file unless it was committed.
+func (d *dumpFile) abort() {
+	if d.f != nil {
+		d.f.Close()
+		os.Remove(d.f.Name())
+		d.f = nil
+	}
 }
 
 // Batching bounds: how many commands (and bytes) already received are
