@@ -72,10 +72,11 @@ type link struct {
 	file       *syncFile // full sync's file, until sent
 	disklessAt time.Time // diskless full sync deferred until then (repl-diskless-sync-delay)
 	deferred   bool      // the full sync's snapshot is taken by ServeReplica, in slices
-	// pend is the stream since the snapshot's offset while the snapshot
-	// is taken and sent (collecting): the replica's output buffer, as
-	// Redis keeps one during a full sync, so a busy master does not run
-	// past its backlog meanwhile (snapshot.go).
+	// pend is the stream not yet handed to the connection (collecting):
+	// since the snapshot's offset while the snapshot is taken and sent
+	// (snapshot.go), then for as long as the link lives: the replica's
+	// output buffer, as Redis keeps one, so a busy master never runs past
+	// its backlog while a replica catches up.
 	pend       []byte
 	collecting bool
 	sent       int64     // last offset handed to the connection
@@ -570,16 +571,26 @@ func (r *Replica) ServeReplica(cl *engine.Client, conn net.Conn, rd *resp.Reader
 		} else if l.waitAck && l.ackTime.IsZero() {
 			// Not online until the first ACK.
 		} else if l.collecting {
-			// The stream since the snapshot, then the backlog's.
-			buf = append(buf, l.pend...)
-			l.sent += int64(len(l.pend))
-			l.pend, l.collecting = nil, false
+			// The link's output buffer: the stream since the snapshot
+			// or since the backlog was caught up. (The two buffers swap:
+			// feed appends to one while the other is written.)
+			if cap(buf) > 4<<20 {
+				buf = nil // a burst's buffer is not kept
+			}
+			buf, l.pend = l.pend, buf
+			l.sent += int64(len(buf))
 		} else if l.sent < off {
+			// A partial resync starts from the backlog; from then on
+			// the stream is kept for the link as it is fed, as Redis
+			// copies it into each replica's output buffer, so a replica
+			// slower than the master for a while is bounded by
+			// client-output-buffer-limit, not by repl-backlog-size.
 			if l.sent+1 < off-r.backlog.histlen+1 {
 				err = errLagging
 			} else {
 				buf = r.backlog.read(buf, l.sent+1, off)
 				l.sent = off
+				l.collecting = true
 			}
 		}
 		r.mu.Unlock()

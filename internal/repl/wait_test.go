@@ -168,3 +168,43 @@ func TestReplicaOutputBufferLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowReplicaKeepsItsLink: a replica that reads nothing while the
+// master writes 16 MB (1,000 times repl-backlog-size) stays connected
+// and then receives every write in order, as with redis-server: the
+// stream waits in the link's output buffer, which only
+// client-output-buffer-limit bounds (256mb 64mb 60 by default), not in
+// the backlog.
+func TestSlowReplicaKeepsItsLink(t *testing.T) {
+	r := redistest.StartRedis(t, "--repl-diskless-sync", "no", "--repl-backlog-size", "16kb")
+	o := redistest.StartOrdo(t, "repl-diskless-sync", "no", "repl-backlog-size", "16kb")
+	for _, addr := range []string{r.Addr, o.Addr} {
+		m := redistest.Dial(t, addr)
+		f := attachFakeReading(t, addr, false)
+		value := strings.Repeat("x", 256<<10)
+		const n = 64
+		for i := 0; i < n; i++ {
+			m.Do("SET", "big"+strconv.Itoa(i), value)
+		}
+		time.Sleep(200 * time.Millisecond) // the master tries to send meanwhile
+		if c := info(m, "connected_slaves"); c != "1" {
+			t.Fatalf("%s: connected_slaves %s while the replica has not read 16 MB of stream", addr, c)
+		}
+		f.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		for i := 0; i < n; {
+			v, err := resp.ReadReply(f.br)
+			if err != nil {
+				t.Fatalf("%s: the stream ended after %d of %d SETs: %v", addr, i, n, err)
+			}
+			if len(v.Elems) == 3 && strings.EqualFold(v.Elems[0].Str, "set") {
+				if v.Elems[1].Str != "big"+strconv.Itoa(i) || v.Elems[2].Str != value {
+					t.Fatalf("%s: SET %d of the stream is %q", addr, i, v.Elems[1].Str)
+				}
+				i++
+			}
+		}
+		if c := info(m, "connected_slaves"); c != "1" {
+			t.Fatalf("%s: connected_slaves %s after the replica read the stream", addr, c)
+		}
+	}
+}
