@@ -144,7 +144,13 @@ func Run(o Options) ([]Result, error) {
 	if o.OrdoBin == "" {
 		o.OrdoBin = filepath.Join(tmp, "ordo-server")
 		o.Log("building ordo-server ...")
-		b := exec.Command("go", "build", "-o", o.OrdoBin, "./cmd/ordo-server")
+		build := []string{"build", "-o", o.OrdoBin}
+		if os.Getenv("ORDO_PPROF") != "" {
+			// Profiling during a run: net/http/pprof is linked only with
+			// this tag (ordo-server ignores ORDO_PPROF without it).
+			build = append(build, "-tags", "ordo_pprof")
+		}
+		b := exec.Command("go", append(build, "./cmd/ordo-server")...)
 		b.Stdout, b.Stderr = os.Stderr, os.Stderr
 		if err := b.Run(); err != nil {
 			return nil, fmt.Errorf("bench: building ordo-server: %w", err)
