@@ -19,6 +19,7 @@ import (
 )
 
 func main() {
+	go releaseWhenQuiet()
 	if err := server.Main(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo-server:", err)
 		os.Exit(1)
