@@ -42,12 +42,20 @@ func releaseWhenQuiet() {
 		metrics.Read(samples)
 		gcs, free, objects, live := samples[0].Value.Uint64(), samples[1].Value.Uint64(),
 			samples[2].Value.Uint64(), samples[3].Value.Uint64()
-		grown := objects - min(objects, live)
-		if gcs == lastGC && (free > releaseMin && free > live/8 || grown > releaseMin && grown > live/8) {
+		if gcs == lastGC && worthReleasing(free, objects, live) {
 			debug.FreeOSMemory()
 			metrics.Read(samples)
 			gcs = samples[0].Value.Uint64()
 		}
 		lastGC = gcs
 	}
+}
+
+// worthReleasing reports whether a quiet server should collect and
+// return its free pages: free pages held, or heap allocated since the
+// last collection (objects above what it found live), of more than
+// releaseMin and an eighth of the live heap.
+func worthReleasing(free, objects, live uint64) bool {
+	grown := objects - min(objects, live)
+	return free > releaseMin && free > live/8 || grown > releaseMin && grown > live/8
 }
