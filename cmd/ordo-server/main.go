@@ -4,6 +4,11 @@
 //
 //	ordo-server --port 6380 --bind 127.0.0.1 --dir ./data --requirepass s3cret
 //	ordo-server ordo.conf --port 6381
+//
+// Profiling: a binary built with `go build -tags ordo_pprof` serves
+// net/http/pprof at the address in ORDO_PPROF (e.g. 127.0.0.1:6060); the
+// default build leaves net/http out and only logs that ORDO_PPROF needs
+// the tag.
 package main
 
 import (
@@ -14,6 +19,7 @@ import (
 )
 
 func main() {
+	go releaseWhenQuiet()
 	if err := server.Main(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo-server:", err)
 		os.Exit(1)

@@ -176,6 +176,20 @@ func (a *AOF) load() error {
 	return nil
 }
 
+// reserve applies a reserveDirective for database db. The counts are
+// only believed up to what a file of size bytes could hold (a key takes
+// more than 16 bytes of commands), so that a damaged hint never makes
+// the loader allocate more than the file's size in tables.
+func (a *AOF) reserve(db int, args [][]byte, size int64) {
+	keys, err1 := strconv.ParseInt(string(args[1]), 10, 64)
+	expires, err2 := strconv.ParseInt(string(args[2]), 10, 64)
+	limit := size / 16
+	if err1 != nil || err2 != nil || keys < 0 || expires < 0 || db < 0 || db >= len(a.e.DBs()) {
+		return
+	}
+	a.e.DBs()[db].Reserve(int(min(keys, limit)), int(min(expires, keys, limit)))
+}
+
 // replayFile applies one file. It reports the commands applied and
 // whether the file was cut at a damaged record.
 func (a *AOF) replayFile(name string, last bool) (int64, bool, error) {
@@ -208,6 +222,10 @@ func (a *AOF) replayFile(name string, last bool) (int64, bool, error) {
 		// epoch does that; expired keys go once the server runs.
 		c.Now = 1
 		err = parseCommands(p, func(args [][]byte) error {
+			if len(args) == 3 && string(args[0]) == reserveDirective {
+				a.reserve(cl.DB, args, st.Size())
+				return nil
+			}
 			w.Reset()
 			a.e.Exec(c, args, &w)
 			n++

@@ -89,6 +89,11 @@ func (rw *rewrite) emit(db int, args [][]byte) {
 	}
 }
 
+// reserve writes the size hint for database db (reserveDirective).
+func (rw *rewrite) reserve(db, keys, expires int) {
+	rw.emit(db, [][]byte{[]byte(reserveDirective), strconv.AppendInt(nil, int64(keys), 10), strconv.AppendInt(nil, int64(expires), 10)})
+}
+
 func (rw *rewrite) touch(db int, key []byte) {
 	if db < 0 || db >= len(rw.dbs) {
 		return
@@ -410,7 +415,12 @@ func (a *AOF) rewriteBody(rw *rewrite) (err error) {
 		}
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
-		if err := step(func(int64) { d.keys = keys }); err != nil {
+		if err := step(func(int64) {
+			d.keys = keys
+			if i := slices.Index(rw.dbs, d); i >= 0 && len(keys) > 0 {
+				rw.reserve(i, len(keys), a.e.DBs()[i].ExpiresLen())
+			}
+		}); err != nil {
 			return err
 		}
 	}
@@ -708,6 +718,9 @@ func (a *AOF) saveLocked() error {
 	size := int64(len(fileMagic))
 	now := engine.NowMs()
 	for i, db := range a.e.DBs() {
+		if db.Len() > 0 {
+			rw.reserve(i, db.Len(), db.ExpiresLen())
+		}
 		db.Each(now, func(k string, v engine.Value, at int64) bool {
 			a.emitValue(rw, i, k, v, at)
 			if len(rw.base.buf) >= chunkBytes && err == nil {

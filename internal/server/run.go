@@ -3,8 +3,6 @@ package server
 import (
 	"bufio"
 	"fmt"
-	"net/http"
-	_ "net/http/pprof" // served only when ORDO_PPROF is set
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -68,12 +66,7 @@ func Main(args []string) error {
 		return fmt.Errorf("dir: %w", err)
 	}
 	if addr := os.Getenv("ORDO_PPROF"); addr != "" {
-		// Profiling on demand: ORDO_PPROF=127.0.0.1:6060 serves net/http/pprof.
-		go func() {
-			if err := http.ListenAndServe(addr, nil); err != nil {
-				fmt.Fprintln(os.Stderr, "pprof:", err)
-			}
-		}()
+		startPprof(addr) // pprof_on.go / pprof_off.go (build tag ordo_pprof)
 	}
 	e := NewEngine(cfg)
 	defer e.Close()

@@ -385,3 +385,47 @@ func TestClone(t *testing.T) {
 		}
 	}
 }
+
+// TestReserve: a Dict given its size first takes n entries without
+// rehashing or growing its slab, and one reserved while it holds entries
+// keeps them; mappings are counted and given back as without Reserve.
+func TestReserve(t *testing.T) {
+	acct := mem.NewAcct(nil, nil)
+	const n = 100000
+	d := New[Value](acct)
+	d.EnableMeta()
+	d.Reserve(n)
+	buckets, slab := d.Buckets(), cap(d.ents)
+	if buckets < n || slab != n || cap(d.meta) < n {
+		t.Fatalf("Reserve(%d): %d buckets, slab %d, meta %d", n, buckets, slab, cap(d.meta))
+	}
+	for i := 0; i < n; i++ {
+		meta, _ := d.SetMeta("key:"+strconv.Itoa(i), Value{s: "v" + strconv.Itoa(i)})
+		*meta = uint32(i)
+		if d.isRehashing() || d.Buckets() != buckets || cap(d.ents) != slab {
+			t.Fatalf("after %d entries: rehashing %v, %d buckets, slab %d", i+1, d.isRehashing(), d.Buckets(), cap(d.ents))
+		}
+	}
+	e := New[int64](acct)
+	for i := 0; i < 1000; i++ {
+		e.Set("k"+strconv.Itoa(i), int64(i))
+	}
+	e.Reserve(n)
+	for i := 1000; i < n; i++ {
+		e.Set("k"+strconv.Itoa(i), int64(i))
+	}
+	for i := 0; i < n; i++ {
+		k := "key:" + strconv.Itoa(i)
+		if v, meta, ok := d.GetMeta(k); !ok || v.s != "v"+strconv.Itoa(i) || *meta != uint32(i) {
+			t.Fatalf("%s: %q %v", k, v.s, ok)
+		}
+		if v, ok := e.Get("k" + strconv.Itoa(i)); !ok || v != int64(i) {
+			t.Fatalf("k%d: %d %v", i, v, ok)
+		}
+	}
+	d.Clear()
+	e.Clear()
+	if got := acct.MappedBytes(); got != 0 {
+		t.Fatalf("%d bytes still mapped after Clear", got)
+	}
+}

@@ -19,6 +19,9 @@ func check(t *testing.T, step int, op string, l *List, model []string, rng *rand
 	if l.dir != nil {
 		for i := l.lo; i < l.hi; i++ {
 			big += l.dir[i].memory()
+			if l.dir[i].packed > 0 {
+				packedSeen++
+			}
 		}
 	}
 	if big != l.big {
@@ -42,6 +45,10 @@ func check(t *testing.T, step int, op string, l *List, model []string, rng *rand
 	}
 }
 
+// packedSeen counts the packed chunks check found, so that TestModel
+// can tell that packing was exercised.
+var packedSeen int
+
 // value returns a value of a length drawn to cover 1-, 2- and 3-byte
 // length prefixes (and the empty string).
 func value(rng *rand.Rand, tag string) string {
@@ -53,22 +60,48 @@ func value(rng *rand.Rand, tag string) string {
 	case 2:
 		return tag + strings.Repeat("z", 16384+rng.IntN(100))
 	}
-	return tag + strings.Repeat("v", rng.IntN(20))
+	// A common prefix, as list elements often have ("job:", "user:"),
+	// lets interior chunks be packed (pack.go).
+	return "element:" + tag + strings.Repeat("v", rng.IntN(20))
+}
+
+// smallValue is value without the elements of 16 KiB (one in 40 would
+// leave almost no chunk worth packing).
+func smallValue(rng *rand.Rand, tag string) string {
+	switch rng.IntN(40) {
+	case 0:
+		return ""
+	case 1:
+		return tag + strings.Repeat("w", 128+rng.IntN(300))
+	}
+	return "element:" + tag + strings.Repeat("v", rng.IntN(20))
 }
 
 // TestModel runs random operations at both ends and in the middle
 // against a slice, checking the whole list after every step. Growth and
 // shrink phases keep the list crossing the small/chunked threshold (128
-// elements) and the shrink threshold (32) in both directions.
+// elements) and the shrink threshold (32) in both directions. Seed 3
+// starts from 3,000 elements, so that interior chunks are packed and
+// unpacked (pack.go) as the ends move and elements in the middle change.
 func TestModel(t *testing.T) {
-	steps := 20000
-	if testing.Short() {
-		steps = 3000
-	}
-	for seed := uint64(1); seed <= 2; seed++ {
+	for seed := uint64(1); seed <= 3; seed++ {
+		steps := 20000
+		if testing.Short() {
+			steps = 3000
+		}
 		rng := rand.New(rand.NewPCG(seed, 99))
 		l := New()
 		var model []string
+		val := value
+		if seed == 3 {
+			val = smallValue
+			steps /= 4
+			for i := 0; i < 3000; i++ {
+				v := val(rng, strconv.Itoa(i))
+				l.PushBack(v)
+				model = append(model, v)
+			}
+		}
 		maxLen := 0
 		for step := 0; step < steps; step++ {
 			s := strconv.Itoa(step)
@@ -82,12 +115,12 @@ func TestModel(t *testing.T) {
 			switch {
 			case r < 20 || (grow && r < 40):
 				op = "PushFront"
-				v := value(rng, s)
+				v := val(rng, s)
 				l.PushFront(v)
 				model = slices.Insert(model, 0, v)
 			case r < 40 || (grow && r < 60):
 				op = "PushBack"
-				v := value(rng, s)
+				v := val(rng, s)
 				l.PushBack(v)
 				model = append(model, v)
 			case r < 55:
@@ -110,14 +143,14 @@ func TestModel(t *testing.T) {
 				op = "SetAt"
 				if len(model) > 0 {
 					i := rng.IntN(len(model))
-					v := value(rng, "set"+s)
+					v := val(rng, "set"+s)
 					l.SetAt(i, v)
 					model[i] = v
 				}
 			case r < 86:
 				op = "Insert"
 				i := rng.IntN(len(model) + 1)
-				v := value(rng, "ins"+s)
+				v := val(rng, "ins"+s)
 				l.Insert(i, v)
 				model = slices.Insert(model, i, v)
 			case r < 90:
@@ -208,6 +241,11 @@ func TestModel(t *testing.T) {
 		if maxLen < 500 && !testing.Short() {
 			t.Errorf("seed %d: the list reached only %d elements", seed, maxLen)
 		}
+		if packedSeen == 0 && seed == 3 {
+			t.Errorf("seed %d: no chunk was ever packed", seed)
+		}
+		t.Logf("seed %d: up to %d elements, %d packed chunks seen", seed, maxLen, packedSeen)
+		packedSeen = 0
 	}
 }
 
@@ -245,7 +283,8 @@ func TestZeroAndMemory(t *testing.T) {
 		l.PushBack("element:" + strconv.Itoa(i))
 	}
 	full := l.MemoryUsage()
-	if full < empty+10000*10 || full > empty+10000*40 {
+	// "element:N" packs to about 3 bytes (pack.go) in the interior chunks.
+	if full < empty+10000*3 || full > empty+10000*40 {
 		t.Fatalf("MemoryUsage %d for 10000 short elements (empty %d)", full, empty)
 	}
 	for l.Len() > 0 {

@@ -29,8 +29,10 @@
 // MB (used_memory_dataset); whole processes 39.0 MB against 37.9 MB, and
 // anonymous memory 27.5 MB against 28.4 MB. What is left of the
 // difference is the executable's pages: idle, ordo-server has 13.8 MB
-// resident, 11 MB of it its 17 MB binary, redis-server 12.2 MB (a
-// build without net/http/pprof: 37.0-37.3 MB). XADD allocates nothing
+// resident, 11 MB of it its 17 MB binary, redis-server 12.2 MB. Since
+// net/http/pprof needs a build tag and the bench builds ordo-server
+// static (bench/README.md, "Where the memory goes"), the bench's row is
+// 35.2 MiB against 37.0. XADD allocates nothing
 // (its propagated arguments are built in a per-engine buffer), so a
 // load leaves the Go heap at its idle size.
 //

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"runtime/debug"
+	"runtime/metrics"
+	"time"
+)
+
+// Returning free heap memory when the server goes quiet.
+//
+// Go's runtime keeps the heap pages it freed until the heap outgrows its
+// goal (twice the live heap by default): after a burst of writes that
+// left garbage behind (a bulk load, a list whose chunks were repacked) an
+// idle ordo-server kept several MB of free pages resident, up to the
+// live heap's size. jemalloc, under redis-server, returns dirty pages
+// after a delay by itself. releaseWhenQuiet does the same for Go's heap:
+// every releaseEvery it looks at the runtime's metrics, and when no
+// garbage collection ran since its last look (the server allocates
+// little, so it is quiet or nearly) and either the free pages still held
+// or the heap allocated since the last collection (garbage, until a
+// collection tells) are more than releaseMin and an eighth of the live
+// heap, it runs debug.FreeOSMemory (one collection, then every free page
+// returned).
+// Under load collections run all the time and it does nothing, so it
+// never adds collections to a busy server; a quiet one pays at most one
+// per burst of garbage. This is the server process's policy, not the
+// engine's: an embedded DB leaves the Go program's heap to the program.
+const (
+	releaseEvery = 500 * time.Millisecond
+	releaseMin   = 2 << 20
+)
+
+func releaseWhenQuiet() {
+	samples := []metrics.Sample{
+		{Name: "/gc/cycles/total:gc-cycles"},
+		{Name: "/memory/classes/heap/free:bytes"},    // free, not yet returned
+		{Name: "/memory/classes/heap/objects:bytes"}, // live, and dead not yet swept
+		{Name: "/gc/heap/live:bytes"},                // marked live by the last collection
+	}
+	var lastGC uint64
+	for range time.Tick(releaseEvery) {
+		metrics.Read(samples)
+		gcs, free, objects, live := samples[0].Value.Uint64(), samples[1].Value.Uint64(),
+			samples[2].Value.Uint64(), samples[3].Value.Uint64()
+		if gcs == lastGC && worthReleasing(free, objects, live) {
+			debug.FreeOSMemory()
+			metrics.Read(samples)
+			gcs = samples[0].Value.Uint64()
+		}
+		lastGC = gcs
+	}
+}
+
+// worthReleasing reports whether a quiet server should collect and
+// return its free pages: free pages held, or heap allocated since the
+// last collection (objects above what it found live), of more than
+// releaseMin and an eighth of the live heap.
+func worthReleasing(free, objects, live uint64) bool {
+	grown := objects - min(objects, live)
+	return free > releaseMin && free > live/8 || grown > releaseMin && grown > live/8
+}
