@@ -62,12 +62,12 @@ func (b embedded) Do(ctx context.Context, args ...any) (any, error) {
 	for i, a := range args {
 		argv[i] = toArg(a)
 	}
-	c := b.db.newConn()
+	c := b.db.newConn(false)
 	defer c.close()
-	buf, err := c.run(ctx, argv)
-	if err != nil {
+	if err := c.run(ctx, argv); err != nil {
 		return nil, err
 	}
+	buf := c.w.Buf // a RESP-mode session (newConn(false))
 	// The reply straight to its normalized form (no Reply, no resp.Value
 	// tree); anything unexpected takes the general path.
 	if v, n, ok := parseRESP2(buf); ok && n == len(buf) {
@@ -263,7 +263,7 @@ func (b embedded) Atomically(ctx context.Context, plan func(v backend.View) ([]b
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c := db.newConn() // a fresh one per attempt: no WATCH left over
+		c := db.newConn(false) // a fresh one per attempt: no WATCH left over
 		res, again, err := c.atomically(ctx, plan)
 		c.close()
 		if !again {

@@ -60,6 +60,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/aof"
 	"github.com/ordo-db/ordo/internal/engine"
@@ -78,6 +79,9 @@ type DB struct {
 	// Close, so that Close never races a command.
 	life   sync.RWMutex
 	closed atomic.Bool
+
+	// sessions holds Do's sessions between calls (see Do).
+	sessions sync.Pool
 }
 
 // ErrClosed is returned after Close.
@@ -135,13 +139,38 @@ func (db *DB) enter() bool {
 func (db *DB) leave() { db.life.RUnlock() }
 
 // Do runs one command on database 0 and returns its reply.
+//
+// Each call is a session of its own, as a new connection: its own client
+// ID, database 0, RESP2, no name, nothing left by an earlier call
+// (SELECT, HELLO, CLIENT SETNAME, CLIENT REPLY, AUTH, MULTI, WATCH in one
+// call end with it). Sessions are reused between calls once reset to
+// that state, so a call allocates no session.
 func (db *DB) Do(ctx context.Context, args ...any) *Reply {
-	// A fresh session per call: no state leaks from one Do to the next.
-	c := db.newConn()
+	c, _ := db.sessions.Get().(*Conn)
+	if c == nil {
+		c = db.newConn(true)
+	}
 	r := c.Do(ctx, args...)
-	c.close()
+	db.release(c)
 	return r
 }
+
+// release ends a Do session: back to the pool if it resets to a fresh
+// session (engine.ResetSession) and holds no large buffers, else closed.
+func (db *DB) release(c *Conn) {
+	if c.w.Len() <= maxPooledReply && db.e.ResetSession(c.cl) {
+		c.cl.Authenticated = true
+		c.w.Proto = 2
+		c.w.Reset()
+		db.sessions.Put(c)
+		return
+	}
+	c.close()
+}
+
+// maxPooledReply bounds the reply a pooled session's writer has held
+// (in elements), so that one large reply does not stay allocated.
+const maxPooledReply = 4096
 
 // Conn is a session with its own state (selected database, MULTI, WATCH,
 // RESP version), like one client connection. A Conn is not safe for
@@ -151,24 +180,33 @@ func (db *DB) Do(ctx context.Context, args ...any) *Reply {
 type Conn struct {
 	db     *DB
 	cl     *engine.Client
-	w      resp.Writer
+	w      resp.Writer // in value mode but for Backend's calls
 	closed bool
+	// argv and num are reused by each command's arguments.
+	argv [][]byte
+	num  []byte
 	// cleanup releases the client if the Conn is dropped unclosed.
 	cleanup runtime.Cleanup
 }
 
 // Conn opens a session.
 func (db *DB) Conn() *Conn {
-	c := db.newConn()
+	c := db.newConn(true)
 	e := db.e
 	c.cleanup = runtime.AddCleanup(c, func(cl *engine.Client) { e.RemoveClient(cl) }, c.cl)
 	return c
 }
 
-func (db *DB) newConn() *Conn {
+// newConn makes a session; values selects the writer's value mode (the
+// reply is read with Writer.Value) over RESP bytes.
+func (db *DB) newConn(values bool) *Conn {
 	cl := db.e.NewClient("embedded")
 	cl.Authenticated = true
-	return &Conn{db: db, cl: cl, w: resp.Writer{Proto: 2}}
+	c := &Conn{db: db, cl: cl, w: resp.Writer{Proto: 2}}
+	if values {
+		c.w.EnableValues()
+	}
+	return c
 }
 
 // Close ends the session: its WATCHes and MULTI are dropped. Calling it
@@ -200,11 +238,18 @@ func (c *Conn) Do(ctx context.Context, args ...any) *Reply {
 	if len(args) == 0 {
 		return &Reply{err: errors.New("ordo: no command")}
 	}
-	argv := make([][]byte, len(args))
-	for i, a := range args {
-		argv[i] = toArg(a)
+	// The arguments are viewed, not copied: the engine never changes an
+	// argument nor keeps one (engine package doc).
+	argv, num := c.argv[:0], c.num[:0]
+	for _, a := range args {
+		var b []byte
+		b, num = appendArg(num, a)
+		argv = append(argv, b)
 	}
-	return c.do(ctx, argv)
+	r := c.do(ctx, argv)
+	clear(argv) // no reference to the caller's memory kept
+	c.argv, c.num = argv[:0], num[:0]
+	return r
 }
 
 // DoArgs runs a command given as byte slices (no conversion).
@@ -219,30 +264,30 @@ func (c *Conn) DoArgs(ctx context.Context, args [][]byte) *Reply {
 }
 
 func (c *Conn) do(ctx context.Context, argv [][]byte) *Reply {
-	buf, err := c.run(ctx, argv)
-	if err != nil {
+	if err := c.run(ctx, argv); err != nil {
 		return &Reply{err: err}
 	}
-	v, _, err := resp.ParseReply(buf)
+	// The reply as values, with no RESP in between (Writer.Value).
+	v, err := c.w.Value()
 	if err != nil {
 		return &Reply{err: fmt.Errorf("ordo: reply: %w", err)}
 	}
 	return newReply(v)
 }
 
-// run executes argv and returns its reply as the engine wrote it (RESP,
-// in the Conn's buffer: valid until its next command).
-func (c *Conn) run(ctx context.Context, argv [][]byte) ([]byte, error) {
+// run executes argv; its reply is then in c.w (valid until the next
+// command).
+func (c *Conn) run(ctx context.Context, argv [][]byte) error {
 	if isSubscribe(argv[0]) {
-		return nil, errSubscribeDo
+		return errSubscribeDo
 	}
 	db := c.db
 	if !db.enter() {
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	defer db.leave()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	e := db.e
 	c.w.Reset()
@@ -255,16 +300,16 @@ func (c *Conn) run(ctx context.Context, argv [][]byte) ([]byte, error) {
 			if errors.Is(err, engine.ErrClosed) {
 				err = ErrClosed
 			}
-			return nil, err
+			return err
 		}
 	}
 	if hook != nil {
 		// appendfsync: no reply before its changes are durable enough.
 		if err := hook(ctx); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return c.w.Buf, nil
+	return nil
 }
 
 // errSubscribeDo refuses the subscription commands in Do: a subscribed
@@ -272,11 +317,39 @@ func (c *Conn) run(ctx context.Context, argv [][]byte) ([]byte, error) {
 var errSubscribeDo = errors.New("ordo: use DB.Subscribe, PSubscribe or SSubscribe to subscribe")
 
 func isSubscribe(name []byte) bool {
+	if len(name) < 9 || len(name) > 10 { // no lowering (an allocation) for others
+		return false
+	}
 	switch strings.ToLower(string(name)) {
 	case "subscribe", "psubscribe", "ssubscribe":
 		return true
 	}
 	return false
+}
+
+// appendArg converts a to a command argument: strings and byte slices as
+// they are (a string viewed as bytes, not copied), numbers formatted into
+// num, which it returns grown.
+func appendArg(num []byte, a any) ([]byte, []byte) {
+	var n int
+	switch v := a.(type) {
+	case string:
+		if len(v) == 0 {
+			return []byte{}, num // never nil: "" is a key too
+		}
+		return unsafe.Slice(unsafe.StringData(v), len(v)), num
+	case []byte:
+		return v, num
+	case int:
+		n = len(num)
+		num = strconv.AppendInt(num, int64(v), 10)
+	case int64:
+		n = len(num)
+		num = strconv.AppendInt(num, v, 10)
+	default:
+		return toArg(a), num
+	}
+	return num[n:len(num):len(num)], num
 }
 
 func toArg(a any) []byte {
