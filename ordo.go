@@ -146,13 +146,18 @@ func (db *DB) leave() { db.life.RUnlock() }
 // call end with it). Sessions are reused between calls once reset to
 // that state, so a call allocates no session.
 func (db *DB) Do(ctx context.Context, args ...any) *Reply {
-	c, _ := db.sessions.Get().(*Conn)
-	if c == nil {
-		c = db.newConn(true)
-	}
+	c := db.session()
 	r := c.Do(ctx, args...)
 	db.release(c)
 	return r
+}
+
+// session returns a fresh session for one call, pooled or new.
+func (db *DB) session() *Conn {
+	if c, _ := db.sessions.Get().(*Conn); c != nil {
+		return c
+	}
+	return db.newConn(true)
 }
 
 // release ends a Do session: back to the pool if it resets to a fresh
@@ -180,7 +185,7 @@ const maxPooledReply = 4096
 type Conn struct {
 	db     *DB
 	cl     *engine.Client
-	w      resp.Writer // in value mode but for Backend's calls
+	w      resp.Writer // in value mode
 	closed bool
 	// argv and num are reused by each command's arguments.
 	argv [][]byte
@@ -197,8 +202,9 @@ func (db *DB) Conn() *Conn {
 	return c
 }
 
-// newConn makes a session; values selects the writer's value mode (the
-// reply is read with Writer.Value) over RESP bytes.
+// newConn makes a session. values selects the writer's value mode (the
+// reply is read with Writer.Value); without it the session writes RESP,
+// which only the test comparing both paths uses.
 func (db *DB) newConn(values bool) *Conn {
 	cl := db.e.NewClient("embedded")
 	cl.Authenticated = true
@@ -232,11 +238,23 @@ var errConnClosed = errors.New("ordo: connection closed")
 
 // Do runs one command in this session.
 func (c *Conn) Do(ctx context.Context, args ...any) *Reply {
+	v, err := c.doValue(ctx, args)
+	if err != nil {
+		return &Reply{err: err}
+	}
+	return newReply(v)
+}
+
+// errNoCommand is returned for a call without arguments.
+var errNoCommand = errors.New("ordo: no command")
+
+// doValue runs args and returns the reply.
+func (c *Conn) doValue(ctx context.Context, args []any) (resp.Value, error) {
 	if c.closed {
-		return &Reply{err: errConnClosed}
+		return resp.Value{}, errConnClosed
 	}
 	if len(args) == 0 {
-		return &Reply{err: errors.New("ordo: no command")}
+		return resp.Value{}, errNoCommand
 	}
 	// The arguments are viewed, not copied: the engine never changes an
 	// argument nor keeps one (engine package doc).
@@ -246,10 +264,13 @@ func (c *Conn) Do(ctx context.Context, args ...any) *Reply {
 		b, num = appendArg(num, a)
 		argv = append(argv, b)
 	}
-	r := c.do(ctx, argv)
+	err := c.run(ctx, argv)
 	clear(argv) // no reference to the caller's memory kept
 	c.argv, c.num = argv[:0], num[:0]
-	return r
+	if err != nil {
+		return resp.Value{}, err
+	}
+	return c.reply()
 }
 
 // DoArgs runs a command given as byte slices (no conversion).
@@ -258,7 +279,7 @@ func (c *Conn) DoArgs(ctx context.Context, args [][]byte) *Reply {
 		return &Reply{err: errConnClosed}
 	}
 	if len(args) == 0 {
-		return &Reply{err: errors.New("ordo: no command")}
+		return &Reply{err: errNoCommand}
 	}
 	return c.do(ctx, args)
 }
@@ -267,12 +288,21 @@ func (c *Conn) do(ctx context.Context, argv [][]byte) *Reply {
 	if err := c.run(ctx, argv); err != nil {
 		return &Reply{err: err}
 	}
-	// The reply as values, with no RESP in between (Writer.Value).
-	v, err := c.w.Value()
+	v, err := c.reply()
 	if err != nil {
-		return &Reply{err: fmt.Errorf("ordo: reply: %w", err)}
+		return &Reply{err: err}
 	}
 	return newReply(v)
+}
+
+// reply returns the last command's reply: values, with no RESP in
+// between (Writer.Value).
+func (c *Conn) reply() (resp.Value, error) {
+	v, err := c.w.Value()
+	if err != nil {
+		return v, fmt.Errorf("ordo: reply: %w", err)
+	}
+	return v, nil
 }
 
 // run executes argv; its reply is then in c.w (valid until the next

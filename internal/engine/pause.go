@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"time"
-
 )
 
 // CLIENT PAUSE and CLIENT UNPAUSE, as Redis 7.0 (networking.c's

@@ -96,12 +96,17 @@ func (t *tape) addError(msg string) {
 	t.ents = append(t.ents, ent{kind: KindError, n: int64(len(msg)), off: off})
 }
 
-// addAggregate records an aggregate header; a negative count is a null,
-// as ParseReply reads "*-1".
-func (t *tape) addAggregate(k Kind, n int64) {
-	if n < 0 {
-		t.add(KindNull, 0)
-		return
+// header records what Writer.header would encode: an integer, or an
+// aggregate's header (a map's n is its pairs; a negative count is a null,
+// as ParseReply reads "*-1").
+func (t *tape) header(c byte, n int64) {
+	k := Kind(c)
+	switch {
+	case k == KindInt:
+	case n < 0:
+		k, n = KindNull, 0
+	case k == KindMap:
+		n *= 2
 	}
 	t.add(k, n)
 }

@@ -113,7 +113,15 @@ func (w *Writer) InsertHeader(at int, kind Kind, n int) {
 	copy(w.Buf[at:], h)
 }
 
+// header writes an integer or an aggregate's header (c is its RESP type
+// byte); in value mode it records the entry instead. The value-mode check
+// sits here, out of line, so that the methods calling header stay small
+// enough to be inlined on the server's path.
 func (w *Writer) header(c byte, n int64) {
+	if w.t != nil {
+		w.t.header(c, n)
+		return
+	}
 	w.Buf = append(w.Buf, c)
 	w.Buf = strconv.AppendInt(w.Buf, n, 10)
 	w.Buf = append(w.Buf, '\r', '\n')
@@ -158,34 +166,49 @@ func (w *Writer) Error(msg string) {
 }
 
 // Int writes an integer reply.
-func (w *Writer) Int(n int64) {
-	if w.t != nil {
-		w.t.add(KindInt, n)
-		return
-	}
-	w.header(':', n)
-}
+func (w *Writer) Int(n int64) { w.header(':', n) }
 
 // Bulk writes a bulk string.
 func (w *Writer) Bulk(b []byte) {
-	if w.t != nil {
-		w.t.addBytes(KindBulk, b)
+	if w.bulkHeader(b) {
 		return
 	}
-	w.header('$', int64(len(b)))
 	w.Buf = append(w.Buf, b...)
 	w.Buf = append(w.Buf, '\r', '\n')
 }
 
 // BulkString writes a bulk string.
 func (w *Writer) BulkString(s string) {
-	if w.t != nil {
-		w.t.addString(KindBulk, s)
+	if w.bulkStringHeader(s) {
 		return
 	}
-	w.header('$', int64(len(s)))
 	w.Buf = append(w.Buf, s...)
 	w.Buf = append(w.Buf, '\r', '\n')
+}
+
+// bulkHeader writes the header of the bulk string b; in value mode it
+// records the whole string instead and reports true (see header).
+func (w *Writer) bulkHeader(b []byte) bool {
+	if w.t != nil {
+		w.t.addBytes(KindBulk, b)
+		return true
+	}
+	w.Buf = append(w.Buf, '$')
+	w.Buf = strconv.AppendInt(w.Buf, int64(len(b)), 10)
+	w.Buf = append(w.Buf, '\r', '\n')
+	return false
+}
+
+// bulkStringHeader is bulkHeader for a string.
+func (w *Writer) bulkStringHeader(s string) bool {
+	if w.t != nil {
+		w.t.addString(KindBulk, s)
+		return true
+	}
+	w.Buf = append(w.Buf, '$')
+	w.Buf = strconv.AppendInt(w.Buf, int64(len(s)), 10)
+	w.Buf = append(w.Buf, '\r', '\n')
+	return false
 }
 
 // BulkInt writes an integer as a bulk string.
@@ -221,24 +244,10 @@ func (w *Writer) NullArray() {
 }
 
 // Array writes the header of an array of n elements.
-func (w *Writer) Array(n int) {
-	if w.t != nil {
-		w.t.addAggregate(KindArray, int64(n))
-		return
-	}
-	w.header('*', int64(n))
-}
+func (w *Writer) Array(n int) { w.header('*', int64(n)) }
 
 // Map writes the header of a map of n key/value pairs (an array of 2n in RESP2).
 func (w *Writer) Map(n int) {
-	if w.t != nil {
-		k := KindArray
-		if w.Proto == 3 {
-			k = KindMap
-		}
-		w.t.addAggregate(k, 2*int64(n))
-		return
-	}
 	if w.Proto == 3 {
 		w.header('%', int64(n))
 	} else {
@@ -248,14 +257,6 @@ func (w *Writer) Map(n int) {
 
 // Set writes the header of a set of n elements (an array in RESP2).
 func (w *Writer) Set(n int) {
-	if w.t != nil {
-		k := KindArray
-		if w.Proto == 3 {
-			k = KindSet
-		}
-		w.t.addAggregate(k, int64(n))
-		return
-	}
 	if w.Proto == 3 {
 		w.header('~', int64(n))
 	} else {
@@ -265,14 +266,6 @@ func (w *Writer) Set(n int) {
 
 // Push writes the header of a push message of n elements (an array in RESP2).
 func (w *Writer) Push(n int) {
-	if w.t != nil {
-		k := KindArray
-		if w.Proto == 3 {
-			k = KindPush
-		}
-		w.t.addAggregate(k, int64(n))
-		return
-	}
 	if w.Proto == 3 {
 		w.header('>', int64(n))
 	} else {
