@@ -23,7 +23,17 @@
 //   - Nothing is printed: messages go to Options.Logger, if any.
 //
 // Commands that keep per-connection state (SELECT, MULTI, WATCH) need a
-// Conn, which must be closed when no longer needed.
+// Conn, which must be closed when no longer needed. Each Do is a fresh
+// session of its own (see DB.Do).
+//
+// # No protocol in between
+//
+// A command through Go encodes and parses no RESP. Arguments given as
+// strings or byte slices reach the engine as they are (no copy: the
+// engine neither changes nor keeps an argument), and the reply is
+// recorded as values while the command writes it (the engine's reply
+// writer in value mode), then read by Reply: the same values the RESP
+// bytes would have parsed to, in RESP2 and, after HELLO 3, RESP3.
 //
 // # Pub/Sub and keyspace notifications
 //

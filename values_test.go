@@ -205,7 +205,11 @@ func TestDoSessionsStartFresh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"id=" + strconv.FormatInt(id+2, 10) + " ", " name= ", " db=0 ", " resp=2 ", " lib-name= ", " user=default "} {
+		infoID, _, _ := strings.Cut(strings.TrimPrefix(ci, "id="), " ")
+		if n, err := strconv.ParseInt(infoID, 10, 64); err != nil || n <= id {
+			t.Fatalf("after %v: CLIENT INFO's id %q, not a session after %d", change, infoID, id)
+		}
+		for _, want := range []string{" name= ", " db=0 ", " resp=2 ", " lib-name= ", " user=default "} {
 			if !strings.Contains(ci, want) {
 				t.Fatalf("change %d %v: CLIENT INFO %q lacks %q", i, change, ci, want)
 			}
