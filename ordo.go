@@ -60,6 +60,7 @@
 package ordo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -67,7 +68,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -173,7 +173,7 @@ func (db *DB) session() *Conn {
 // release ends a Do session: back to the pool if it resets to a fresh
 // session (engine.ResetSession) and holds no large buffers, else closed.
 func (db *DB) release(c *Conn) {
-	if c.w.Len() <= maxPooledReply && db.e.ResetSession(c.cl) {
+	if c.w.Capacity() <= maxPooledBuffers && db.e.ResetSession(c.cl) {
 		c.cl.Authenticated = true
 		c.w.Proto = 2
 		c.w.Reset()
@@ -183,9 +183,9 @@ func (db *DB) release(c *Conn) {
 	c.close()
 }
 
-// maxPooledReply bounds the reply a pooled session's writer has held
-// (in elements), so that one large reply does not stay allocated.
-const maxPooledReply = 4096
+// maxPooledBuffers bounds the buffers a pooled session keeps, so that
+// one large reply does not stay allocated.
+const maxPooledBuffers = 64 << 10
 
 // Conn is a session with its own state (selected database, MULTI, WATCH,
 // RESP version), like one client connection. A Conn is not safe for
@@ -357,14 +357,8 @@ func (c *Conn) run(ctx context.Context, argv [][]byte) error {
 var errSubscribeDo = errors.New("ordo: use DB.Subscribe, PSubscribe or SSubscribe to subscribe")
 
 func isSubscribe(name []byte) bool {
-	if len(name) < 9 || len(name) > 10 { // no lowering (an allocation) for others
-		return false
-	}
-	switch strings.ToLower(string(name)) {
-	case "subscribe", "psubscribe", "ssubscribe":
-		return true
-	}
-	return false
+	return len(name) >= 9 && (bytes.EqualFold(name, []byte("subscribe")) ||
+		bytes.EqualFold(name, []byte("psubscribe")) || bytes.EqualFold(name, []byte("ssubscribe")))
 }
 
 // appendArg converts a to a command argument: strings and byte slices as

@@ -1,6 +1,9 @@
 package resp
 
-import "strconv"
+import (
+	"strconv"
+	"unsafe"
+)
 
 // Value mode (EnableValues): the Writer records each reply element as an
 // entry of a flat list instead of encoding it, for callers in the same
@@ -41,6 +44,16 @@ func (w *Writer) EnableValues() {
 
 // ValueMode reports whether w records values rather than bytes.
 func (w *Writer) ValueMode() bool { return w.t != nil }
+
+// Capacity is the memory, in bytes, w's buffers hold (for a caller that
+// keeps writers for reuse and drops those a large reply grew).
+func (w *Writer) Capacity() int {
+	n := cap(w.Buf)
+	if w.t != nil {
+		n += cap(w.t.ents)*int(unsafe.Sizeof(ent{})) + cap(w.t.str) + cap(w.t.pending)
+	}
+	return n
+}
 
 // Sub returns an empty Writer in w's protocol and mode, for a part of a
 // reply built apart and then added with Append.
