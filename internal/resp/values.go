@@ -244,8 +244,10 @@ func (w *Writer) Value() (Value, error) {
 		return v, err
 	}
 	t := w.t
-	// The extent of the first reply, and the elements its aggregates hold.
+	// The extent of the first reply, the elements its aggregates hold,
+	// and the span of its strings (anything truncated or cut is not).
 	need, end, elems := int64(1), 0, 0
+	lo, hi := len(t.str), 0
 	for need > 0 {
 		if end == len(t.ents) {
 			return Value{}, ErrIncomplete
@@ -256,13 +258,15 @@ func (w *Writer) Value() (Value, error) {
 		if isAggregateKind(e.kind) {
 			need += e.n
 			elems += int(e.n)
+		} else if isStringKind(e.kind) {
+			lo, hi = min(lo, e.off), max(hi, e.off+int(e.n))
 		}
 	}
 	var b valueBuilder
 	b.ents = t.ents[:end]
-	b.strs = t.str
-	if len(t.str) > 0 {
-		b.s = string(t.str) // one copy for every string of the reply
+	if lo < hi {
+		b.s = string(t.str[lo:hi]) // one copy for every string of the reply
+		b.base = lo
 	}
 	if elems > 0 {
 		b.pool = make([]Value, elems)
@@ -274,8 +278,8 @@ func (w *Writer) Value() (Value, error) {
 type valueBuilder struct {
 	ents []ent
 	i    int
-	s    string
-	strs []byte
+	s    string // the strings, from t.str[base:]
+	base int
 	pool []Value
 }
 
@@ -303,5 +307,9 @@ func (b *valueBuilder) build() Value {
 		}
 		return Value{Kind: e.kind, Elems: elems}
 	}
-	return Value{Kind: e.kind, Str: b.s[e.off : e.off+int(e.n)]}
+	if e.n == 0 {
+		return Value{Kind: e.kind}
+	}
+	off := e.off - b.base
+	return Value{Kind: e.kind, Str: b.s[off : off+int(e.n)]}
 }

@@ -118,6 +118,13 @@ func TestValueModeMatchesParsedBytes(t *testing.T) {
 			w.Truncate(at)
 			w.Error("ERR replaced")
 		}},
+		{"truncated strings", func(w *Writer) {
+			w.BulkString("gone")
+			w.Truncate(0)
+			w.Array(2)
+			w.BulkString("")
+			w.BulkString("kept")
+		}},
 		{"cut", func(w *Writer) {
 			start := w.Len()
 			w.Array(2)
