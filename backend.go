@@ -1,12 +1,10 @@
 package ordo
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/internal/engine"
@@ -55,108 +53,16 @@ func normalize(v any) any {
 }
 
 func (b embedded) Do(ctx context.Context, args ...any) (any, error) {
-	if len(args) == 0 {
-		return value(b.db.Do(ctx))
-	}
-	argv := make([][]byte, len(args))
-	for i, a := range args {
-		argv[i] = toArg(a)
-	}
-	c := b.db.newConn()
-	defer c.close()
-	buf, err := c.run(ctx, argv)
+	c := b.db.session()
+	v, err := c.doValue(ctx, args)
+	b.db.release(c)
 	if err != nil {
 		return nil, err
 	}
-	// The reply straight to its normalized form (no Reply, no resp.Value
-	// tree); anything unexpected takes the general path.
-	if v, n, ok := parseRESP2(buf); ok && n == len(buf) {
-		if e, isErr := v.(*Error); isErr {
-			return nil, e
-		}
-		return v, nil
+	if v.Kind == resp.KindError {
+		return nil, &Error{Msg: v.Str}
 	}
-	v, _, perr := resp.ParseReply(buf)
-	if perr != nil {
-		return nil, fmt.Errorf("ordo: reply: %w", perr)
-	}
-	return value(newReply(v))
-}
-
-// parseRESP2 parses one RESP2 reply into its normalized value (see
-// backend.Backend; an error reply is an *Error value) and returns how
-// many bytes it took; ok is false for anything but RESP2's five types.
-func parseRESP2(b []byte) (v any, n int, ok bool) {
-	if len(b) < 3 {
-		return nil, 0, false
-	}
-	end := bytes.IndexByte(b, '\r')
-	if end < 1 || end+1 >= len(b) || b[end+1] != '\n' {
-		return nil, 0, false
-	}
-	line, rest := b[1:end], end+2
-	switch b[0] {
-	case '+':
-		return string(line), rest, true
-	case '-':
-		return &Error{Msg: string(line)}, rest, true
-	case ':':
-		x, ok := atoi(line)
-		return x, rest, ok
-	case '$':
-		l, ok := atoi(line)
-		if !ok || l < 0 {
-			return nil, rest, ok
-		}
-		if int64(len(b)-rest) < l+2 {
-			return nil, 0, false
-		}
-		return string(b[rest : rest+int(l)]), rest + int(l) + 2, true
-	case '*':
-		l, ok := atoi(line)
-		if !ok || l < 0 {
-			return nil, rest, ok
-		}
-		if l > int64(len(b)) {
-			return nil, 0, false
-		}
-		arr := make([]any, l)
-		for i := range arr {
-			x, m, ok := parseRESP2(b[rest:])
-			if !ok {
-				return nil, 0, false
-			}
-			arr[i], rest = x, rest+m
-		}
-		return arr, rest, true
-	}
-	return nil, 0, false
-}
-
-// atoi parses a RESP length or integer.
-func atoi(b []byte) (int64, bool) {
-	if len(b) > 18 { // 19 digits may overflow: the slow way
-		x, err := strconv.ParseInt(string(b), 10, 64)
-		return x, err == nil
-	}
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 {
-		return 0, false
-	}
-	var x int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		x = x*10 + int64(c-'0')
-	}
-	if neg {
-		x = -x
-	}
-	return x, true
+	return normalize(toGo(v)), nil
 }
 
 func (b embedded) Pipeline(ctx context.Context, cmds []backend.Cmd) ([]backend.Result, error) {
@@ -263,7 +169,7 @@ func (b embedded) Atomically(ctx context.Context, plan func(v backend.View) ([]b
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c := db.newConn() // a fresh one per attempt: no WATCH left over
+		c := db.newConn(true) // a fresh one per attempt: no WATCH left over
 		res, again, err := c.atomically(ctx, plan)
 		c.close()
 		if !again {
@@ -293,7 +199,7 @@ func (c *Conn) atomically(ctx context.Context, plan func(v backend.View) ([]back
 			}
 			waited = true
 		}
-		r, _, perr := resp.ParseReply(c.w.Buf)
+		r, perr := c.w.Value()
 		if perr != nil {
 			return r, waited, fmt.Errorf("ordo: reply: %w", perr)
 		}

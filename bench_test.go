@@ -14,8 +14,9 @@ import (
 // two side by side): GET, SET, HSET, ZADD on random keys, fields and
 // members out of 1,000,000 (redis-benchmark's -r 1000000), and ZRANGE
 // BYSCORE with LIMIT 0 10 (the bench's ZRANGEBYSCORE row) on a sorted set
-// of 100,000 members. Each row runs through DB.Do (a session per call)
-// and through one Conn (a session kept, as a connection); one goroutine,
+// of 100,000 members. Each row runs through DB.Do (a fresh session per
+// call, from DB's pool) and through one Conn (a session kept, as a
+// connection); one goroutine,
 // no persistence (InMemory), so the figures are the in-process cost per
 // command: ops/s = 1e9 / (ns/op). cpu-ns/op is the process's CPU time per
 // command (collections included), which a machine shared with other jobs

@@ -23,7 +23,17 @@
 //   - Nothing is printed: messages go to Options.Logger, if any.
 //
 // Commands that keep per-connection state (SELECT, MULTI, WATCH) need a
-// Conn, which must be closed when no longer needed.
+// Conn, which must be closed when no longer needed. Each Do is a fresh
+// session of its own (see DB.Do).
+//
+// # No protocol in between
+//
+// A command through Go encodes and parses no RESP. Arguments given as
+// strings or byte slices reach the engine as they are (no copy: the
+// engine neither changes nor keeps an argument), and the reply is
+// recorded as values while the command writes it (the engine's reply
+// writer in value mode), then read by Reply: the same values the RESP
+// bytes would have parsed to, in RESP2 and, after HELLO 3, RESP3.
 //
 // # Pub/Sub and keyspace notifications
 //
@@ -50,6 +60,7 @@
 package ordo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -57,9 +68,9 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/aof"
 	"github.com/ordo-db/ordo/internal/engine"
@@ -78,6 +89,9 @@ type DB struct {
 	// Close, so that Close never races a command.
 	life   sync.RWMutex
 	closed atomic.Bool
+
+	// sessions holds Do's sessions between calls (see Do).
+	sessions sync.Pool
 }
 
 // ErrClosed is returned after Close.
@@ -135,13 +149,43 @@ func (db *DB) enter() bool {
 func (db *DB) leave() { db.life.RUnlock() }
 
 // Do runs one command on database 0 and returns its reply.
+//
+// Each call is a session of its own, as a new connection: its own client
+// ID, database 0, RESP2, no name, nothing left by an earlier call
+// (SELECT, HELLO, CLIENT SETNAME, CLIENT REPLY, AUTH, MULTI, WATCH in one
+// call end with it). Sessions are reused between calls once reset to
+// that state, so a call allocates no session.
 func (db *DB) Do(ctx context.Context, args ...any) *Reply {
-	// A fresh session per call: no state leaks from one Do to the next.
-	c := db.newConn()
+	c := db.session()
 	r := c.Do(ctx, args...)
-	c.close()
+	db.release(c)
 	return r
 }
+
+// session returns a fresh session for one call, pooled or new.
+func (db *DB) session() *Conn {
+	if c, _ := db.sessions.Get().(*Conn); c != nil {
+		return c
+	}
+	return db.newConn(true)
+}
+
+// release ends a Do session: back to the pool if it resets to a fresh
+// session (engine.ResetSession) and holds no large buffers, else closed.
+func (db *DB) release(c *Conn) {
+	if c.w.Capacity() <= maxPooledBuffers && db.e.ResetSession(c.cl) {
+		c.cl.Authenticated = true
+		c.w.Proto = 2
+		c.w.Reset()
+		db.sessions.Put(c)
+		return
+	}
+	c.close()
+}
+
+// maxPooledBuffers bounds the buffers a pooled session keeps, so that
+// one large reply does not stay allocated.
+const maxPooledBuffers = 64 << 10
 
 // Conn is a session with its own state (selected database, MULTI, WATCH,
 // RESP version), like one client connection. A Conn is not safe for
@@ -151,24 +195,34 @@ func (db *DB) Do(ctx context.Context, args ...any) *Reply {
 type Conn struct {
 	db     *DB
 	cl     *engine.Client
-	w      resp.Writer
+	w      resp.Writer // in value mode
 	closed bool
+	// argv and num are reused by each command's arguments.
+	argv [][]byte
+	num  []byte
 	// cleanup releases the client if the Conn is dropped unclosed.
 	cleanup runtime.Cleanup
 }
 
 // Conn opens a session.
 func (db *DB) Conn() *Conn {
-	c := db.newConn()
+	c := db.newConn(true)
 	e := db.e
 	c.cleanup = runtime.AddCleanup(c, func(cl *engine.Client) { e.RemoveClient(cl) }, c.cl)
 	return c
 }
 
-func (db *DB) newConn() *Conn {
+// newConn makes a session. values selects the writer's value mode (the
+// reply is read with Writer.Value); without it the session writes RESP,
+// which only the test comparing both paths uses.
+func (db *DB) newConn(values bool) *Conn {
 	cl := db.e.NewClient("embedded")
 	cl.Authenticated = true
-	return &Conn{db: db, cl: cl, w: resp.Writer{Proto: 2}}
+	c := &Conn{db: db, cl: cl, w: resp.Writer{Proto: 2}}
+	if values {
+		c.w.EnableValues()
+	}
+	return c
 }
 
 // Close ends the session: its WATCHes and MULTI are dropped. Calling it
@@ -194,17 +248,39 @@ var errConnClosed = errors.New("ordo: connection closed")
 
 // Do runs one command in this session.
 func (c *Conn) Do(ctx context.Context, args ...any) *Reply {
+	v, err := c.doValue(ctx, args)
+	if err != nil {
+		return &Reply{err: err}
+	}
+	return newReply(v)
+}
+
+// errNoCommand is returned for a call without arguments.
+var errNoCommand = errors.New("ordo: no command")
+
+// doValue runs args and returns the reply.
+func (c *Conn) doValue(ctx context.Context, args []any) (resp.Value, error) {
 	if c.closed {
-		return &Reply{err: errConnClosed}
+		return resp.Value{}, errConnClosed
 	}
 	if len(args) == 0 {
-		return &Reply{err: errors.New("ordo: no command")}
+		return resp.Value{}, errNoCommand
 	}
-	argv := make([][]byte, len(args))
-	for i, a := range args {
-		argv[i] = toArg(a)
+	// The arguments are viewed, not copied: the engine never changes an
+	// argument nor keeps one (engine package doc).
+	argv, num := c.argv[:0], c.num[:0]
+	for _, a := range args {
+		var b []byte
+		b, num = appendArg(num, a)
+		argv = append(argv, b)
 	}
-	return c.do(ctx, argv)
+	err := c.run(ctx, argv)
+	clear(argv) // no reference to the caller's memory kept
+	c.argv, c.num = argv[:0], num[:0]
+	if err != nil {
+		return resp.Value{}, err
+	}
+	return c.reply()
 }
 
 // DoArgs runs a command given as byte slices (no conversion).
@@ -213,36 +289,45 @@ func (c *Conn) DoArgs(ctx context.Context, args [][]byte) *Reply {
 		return &Reply{err: errConnClosed}
 	}
 	if len(args) == 0 {
-		return &Reply{err: errors.New("ordo: no command")}
+		return &Reply{err: errNoCommand}
 	}
 	return c.do(ctx, args)
 }
 
 func (c *Conn) do(ctx context.Context, argv [][]byte) *Reply {
-	buf, err := c.run(ctx, argv)
-	if err != nil {
+	if err := c.run(ctx, argv); err != nil {
 		return &Reply{err: err}
 	}
-	v, _, err := resp.ParseReply(buf)
+	v, err := c.reply()
 	if err != nil {
-		return &Reply{err: fmt.Errorf("ordo: reply: %w", err)}
+		return &Reply{err: err}
 	}
 	return newReply(v)
 }
 
-// run executes argv and returns its reply as the engine wrote it (RESP,
-// in the Conn's buffer: valid until its next command).
-func (c *Conn) run(ctx context.Context, argv [][]byte) ([]byte, error) {
+// reply returns the last command's reply: values, with no RESP in
+// between (Writer.Value).
+func (c *Conn) reply() (resp.Value, error) {
+	v, err := c.w.Value()
+	if err != nil {
+		return v, fmt.Errorf("ordo: reply: %w", err)
+	}
+	return v, nil
+}
+
+// run executes argv; its reply is then in c.w (valid until the next
+// command).
+func (c *Conn) run(ctx context.Context, argv [][]byte) error {
 	if isSubscribe(argv[0]) {
-		return nil, errSubscribeDo
+		return errSubscribeDo
 	}
 	db := c.db
 	if !db.enter() {
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	defer db.leave()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	e := db.e
 	c.w.Reset()
@@ -255,16 +340,16 @@ func (c *Conn) run(ctx context.Context, argv [][]byte) ([]byte, error) {
 			if errors.Is(err, engine.ErrClosed) {
 				err = ErrClosed
 			}
-			return nil, err
+			return err
 		}
 	}
 	if hook != nil {
 		// appendfsync: no reply before its changes are durable enough.
 		if err := hook(ctx); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return c.w.Buf, nil
+	return nil
 }
 
 // errSubscribeDo refuses the subscription commands in Do: a subscribed
@@ -272,11 +357,33 @@ func (c *Conn) run(ctx context.Context, argv [][]byte) ([]byte, error) {
 var errSubscribeDo = errors.New("ordo: use DB.Subscribe, PSubscribe or SSubscribe to subscribe")
 
 func isSubscribe(name []byte) bool {
-	switch strings.ToLower(string(name)) {
-	case "subscribe", "psubscribe", "ssubscribe":
-		return true
+	return len(name) >= 9 && (bytes.EqualFold(name, []byte("subscribe")) ||
+		bytes.EqualFold(name, []byte("psubscribe")) || bytes.EqualFold(name, []byte("ssubscribe")))
+}
+
+// appendArg converts a to a command argument: strings and byte slices as
+// they are (a string viewed as bytes, not copied), numbers formatted into
+// num, which it returns grown.
+func appendArg(num []byte, a any) ([]byte, []byte) {
+	var n int
+	switch v := a.(type) {
+	case string:
+		if len(v) == 0 {
+			return []byte{}, num // never nil: "" is a key too
+		}
+		return unsafe.Slice(unsafe.StringData(v), len(v)), num
+	case []byte:
+		return v, num
+	case int:
+		n = len(num)
+		num = strconv.AppendInt(num, int64(v), 10)
+	case int64:
+		n = len(num)
+		num = strconv.AppendInt(num, v, 10)
+	default:
+		return toArg(a), num
 	}
-	return false
+	return num[n:len(num):len(num)], num
 }
 
 func toArg(a any) []byte {

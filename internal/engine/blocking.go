@@ -112,7 +112,7 @@ func (e *Engine) Wait(ctx context.Context, wt *Waiter) error {
 		}
 	}
 	// Served or timed out: wt.w is no longer written by anyone.
-	wt.out.Buf = append(wt.out.Buf, wt.w.Buf...)
+	wt.out.Append(wt.w)
 	return nil
 }
 
@@ -130,7 +130,7 @@ func (e *Engine) enqueue(c *Ctx, wt *Waiter) {
 	wt.client = c.Client
 	wt.db = c.DB.ID
 	wt.out = c.W
-	wt.w = &resp.Writer{Proto: c.W.Proto}
+	wt.w = c.W.Sub()
 	wt.done = make(chan struct{})
 	for _, k := range wt.Keys {
 		bk := blockKey{c.DB.ID, string(k)}
@@ -215,7 +215,7 @@ func (e *Engine) serveReady() {
 // is (invoke): the waiter is answered with an error, ending its wait
 // (served true, ok false).
 func (e *Engine) serve(wt *Waiter, c *Ctx) (served, ok bool) {
-	start := len(c.W.Buf)
+	start := c.W.Len()
 	defer func() {
 		if !ok {
 			e.contain(c, start, recover())

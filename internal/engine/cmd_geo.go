@@ -181,13 +181,7 @@ func appendHumanDouble(dst []byte, d float64) []byte {
 func writeGeoCoord(c *Ctx, d float64) {
 	var tmp [400]byte
 	b := appendHumanDouble(tmp[:0], d)
-	if c.W.Proto == 3 {
-		c.W.Raw([]byte{','})
-		c.W.Raw(b)
-		c.W.Raw([]byte{'\r', '\n'})
-		return
-	}
-	c.W.Bulk(b)
+	c.W.DoubleText(b)
 }
 
 // ---- GEOADD ----

@@ -710,13 +710,15 @@ func (o *scanOptions) match(s string) bool {
 func hsBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // hsScanReply writes [cursor, elements] with the elements already
-// encoded in body.
-func hsScanReply(w *resp.Writer, cursor uint64, n int, body []byte) {
+// written to body (nil: none).
+func hsScanReply(w *resp.Writer, cursor uint64, n int, body *resp.Writer) {
 	w.Array(2)
 	var tmp [20]byte
 	w.Bulk(strconv.AppendUint(tmp[:0], cursor, 10))
 	w.Array(n)
-	w.Raw(body)
+	if body != nil {
+		w.Append(body)
+	}
 }
 
 func hsEmptyScan(w *resp.Writer) { hsScanReply(w, 0, 0, nil) }
@@ -739,7 +741,7 @@ func hscanCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	body := resp.Writer{Proto: c.W.Proto}
+	body := *c.W.Sub()
 	n := 0
 	add := func(f, v string) {
 		if o.match(f) {
@@ -757,5 +759,5 @@ func hscanCommand(c *Ctx) {
 	} else {
 		cursor = scanDict(h.ht, cursor, o.count, add)
 	}
-	hsScanReply(c.W, cursor, n, body.Buf)
+	hsScanReply(c.W, cursor, n, &body)
 }

@@ -98,7 +98,7 @@ func execCommand(c *Ctx) {
 			c.W.Error(msg)
 			continue
 		}
-		start, t0 := len(c.W.Buf), time.Now()
+		start, t0 := c.W.Len(), time.Now()
 		if c.E.invoke(sub) {
 			c.E.finish(sub)
 		}

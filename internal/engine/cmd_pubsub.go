@@ -276,8 +276,8 @@ func (e *Engine) deliver(cl *Client, hdr [2][]byte, body []byte) {
 		if w.Proto == 3 {
 			p = 1
 		}
-		w.Buf = append(w.Buf, hdr[p]...)
-		w.Buf = append(w.Buf, body...)
+		w.Raw(hdr[p])
+		w.Raw(body)
 		return
 	}
 	if cl.out == nil {

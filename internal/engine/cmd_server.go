@@ -115,11 +115,11 @@ func helpReply(c *Ctx, name string, lines ...string) {
 // afterCall runs after every Call: it counts error replies and applies
 // CLIENT REPLY OFF/SKIP by dropping the reply just written.
 func (e *Engine) afterCall(cl *Client, w *resp.Writer, start int) {
-	if len(w.Buf) > start && w.Buf[start] == '-' {
+	if w.IsErrorAt(start) { // inlined: the common case costs no call
 		e.Stats.TotalErrorReplies.Add(1)
-		b := w.Buf[start+1:]
+		b, _ := w.ErrorAt(start)
 		n := 0
-		for n < len(b) && b[n] != ' ' && b[n] != '\r' {
+		for n < len(b) && b[n] != ' ' {
 			n++
 		}
 		// Counted by first word (INFO errorstats), at most 128 codes as Redis.
@@ -133,10 +133,10 @@ func (e *Engine) afterCall(cl *Client, w *resp.Writer, start int) {
 		}
 	}
 	if cl.replySkip {
-		w.Buf = w.Buf[:start]
+		w.Truncate(start)
 		cl.replySkip = false
 	} else if cl.replyOff {
-		w.Buf = w.Buf[:start]
+		w.Truncate(start)
 	}
 	if cl.replySkipNext {
 		cl.replySkip, cl.replySkipNext = true, false

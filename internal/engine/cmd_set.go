@@ -657,7 +657,7 @@ func sinterGeneric(c *Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64
 	if dst != nil {
 		res, max = &Set{}, stMaxIntset(c)
 	}
-	body := resp.Writer{Proto: c.W.Proto}
+	body := *c.W.Sub()
 	n := int64(0)
 	sets[0].each(func(m string) bool {
 		for _, o := range sets[1:] {
@@ -683,7 +683,7 @@ func sinterGeneric(c *Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64
 		c.W.Int(n)
 	default:
 		c.W.Set(int(n))
-		c.W.Raw(body.Buf)
+		c.W.Append(&body)
 	}
 }
 
@@ -774,7 +774,7 @@ func sscanCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	body := resp.Writer{Proto: c.W.Proto}
+	body := *c.W.Sub()
 	n := 0
 	add := func(m string) {
 		if o.match(m) {
@@ -791,5 +791,5 @@ func sscanCommand(c *Ctx) {
 	} else {
 		cursor = scanDict(s.ht, cursor, o.count, func(k string, _ struct{}) { add(k) })
 	}
-	hsScanReply(c.W, cursor, n, body.Buf)
+	hsScanReply(c.W, cursor, n, &body)
 }

@@ -673,7 +673,7 @@ func xrangeCommand(c *Ctx, rev bool) {
 		c.W.NullArray()
 		return
 	}
-	at := len(c.W.Buf)
+	at := c.W.Len()
 	n := int64(0)
 	s.Range(start, end, rev, func(id stream.ID, fv [][]byte) bool {
 		writeEntry(c.W, id, fv)
@@ -688,14 +688,7 @@ func xrangeCommand(c *Ctx, rev bool) {
 // The elements are written in place as they are found, then moved by the
 // header's few bytes, instead of being built in a buffer of their own.
 func deferredLen(w *resp.Writer, at int, kind byte, n int) {
-	var hb [24]byte
-	h := append(hb[:0], kind)
-	h = strconv.AppendInt(h, int64(n), 10)
-	h = append(h, '\r', '\n')
-	end := len(w.Buf)
-	w.Buf = append(w.Buf, h...)
-	copy(w.Buf[at+len(h):], w.Buf[at:end])
-	copy(w.Buf[at:], h)
+	w.InsertHeader(at, resp.Kind(kind), n)
 }
 
 func xlenCommand(c *Ctx) {
@@ -872,7 +865,7 @@ func lookupConsumer(c *Ctx, g *stream.Group, name []byte, refresh bool) *stream.
 // delivers (moves last_id, creates NACKs, propagates XCLAIMs).
 func replyRange(c *Ctx, w *resp.Writer, s *Stream, start, end stream.ID, count int64, rev bool,
 	g *stream.Group, cons *stream.Consumer, noack bool, key, group []byte) int64 {
-	at := len(w.Buf)
+	at := w.Len()
 	var n int64
 	propLast := false
 	s.Range(start, end, rev, func(id stream.ID, fv [][]byte) bool {
@@ -915,7 +908,7 @@ func replyRange(c *Ctx, w *resp.Writer, s *Stream, start, end stream.ID, count i
 
 // replyHistory is streamReplyWithRangeFromConsumerPEL.
 func replyHistory(c *Ctx, w *resp.Writer, s *Stream, start stream.ID, count int64, cons *stream.Consumer) {
-	at := len(w.Buf)
+	at := w.Len()
 	var n int64
 	cons.PEL.Ascend(&stream.NACK{ID: start}, func(nack *stream.NACK) bool {
 		if count != 0 && n >= count {
@@ -1063,7 +1056,7 @@ func xreadCommand(c *Ctx, xreadgroup bool) {
 		ids[k] = id
 	}
 	c.noPropagate()
-	at := len(c.W.Buf)
+	at := c.W.Len()
 	sub := c.W // the streams served are written in place, their count before them
 	served := 0
 	for k := 0; k < nstreams; k++ {
@@ -1512,7 +1505,7 @@ func xpendingCommand(c *Ctx) {
 		last, _ := g.PEL.Max()
 		idBulk(c.W, first.ID)
 		idBulk(c.W, last.ID)
-		sub := resp.Writer{Proto: c.W.Proto}
+		sub := *c.W.Sub()
 		n := 0
 		g.Consumers(func(cons *stream.Consumer) bool {
 			if cons.PEL.Len() == 0 {
@@ -1525,7 +1518,7 @@ func xpendingCommand(c *Ctx) {
 			return true
 		})
 		c.W.Array(n)
-		c.W.Raw(sub.Buf)
+		c.W.Append(&sub)
 		return
 	}
 	pel := g.PEL
@@ -1537,7 +1530,7 @@ func xpendingCommand(c *Ctx) {
 		}
 		pel = cons.PEL
 	}
-	sub := resp.Writer{Proto: c.W.Proto}
+	sub := *c.W.Sub()
 	n := 0
 	now := streamNow(c)
 	pel.Ascend(&stream.NACK{ID: start}, func(nack *stream.NACK) bool {
@@ -1557,7 +1550,7 @@ func xpendingCommand(c *Ctx) {
 		return true
 	})
 	c.W.Array(n)
-	c.W.Raw(sub.Buf)
+	c.W.Append(&sub)
 }
 
 // ---- XCLAIM / XAUTOCLAIM ----
@@ -1684,7 +1677,7 @@ func xclaimCommand(c *Ctx) {
 		dtime = now
 	}
 	var cons *stream.Consumer
-	sub := resp.Writer{Proto: c.W.Proto}
+	sub := *c.W.Sub()
 	n := 0
 	for k, id := range ids {
 		if 5+k > lastIDArg {
@@ -1722,7 +1715,7 @@ func xclaimCommand(c *Ctx) {
 	}
 	c.recount(key)
 	c.W.Array(n)
-	c.W.Raw(sub.Buf)
+	c.W.Append(&sub)
 }
 
 func xautoclaimCommand(c *Ctx) {
@@ -1780,7 +1773,7 @@ func xautoclaimCommand(c *Ctx) {
 	now := streamNow(c)
 	var cons *stream.Consumer
 	var deleted []stream.ID
-	sub := resp.Writer{Proto: c.W.Proto}
+	sub := *c.W.Sub()
 	n := 0
 	cur := start
 	next := stream.ID{}
@@ -1829,7 +1822,7 @@ func xautoclaimCommand(c *Ctx) {
 	c.W.Array(3)
 	idBulk(c.W, next)
 	c.W.Array(n)
-	c.W.Raw(sub.Buf)
+	c.W.Append(&sub)
 	c.W.Array(len(deleted))
 	for _, id := range deleted {
 		idBulk(c.W, id)
@@ -1980,7 +1973,7 @@ func xinfoStream(c *Ctx, s *Stream) {
 		w.BulkString("pel-count")
 		w.Int(int64(g.PEL.Len()))
 		w.BulkString("pending")
-		sub := resp.Writer{Proto: w.Proto}
+		sub := *w.Sub()
 		n := int64(0)
 		g.PEL.Scan(func(nack *stream.NACK) bool {
 			if count != 0 && n >= count {
@@ -1995,7 +1988,7 @@ func xinfoStream(c *Ctx, s *Stream) {
 			return true
 		})
 		w.Array(int(n))
-		w.Raw(sub.Buf)
+		w.Append(&sub)
 		w.BulkString("consumers")
 		w.Array(g.NumConsumers())
 		g.Consumers(func(cons *stream.Consumer) bool {
@@ -2007,7 +2000,7 @@ func xinfoStream(c *Ctx, s *Stream) {
 			w.BulkString("pel-count")
 			w.Int(int64(cons.PEL.Len()))
 			w.BulkString("pending")
-			sub := resp.Writer{Proto: w.Proto}
+			sub := *w.Sub()
 			n := int64(0)
 			cons.PEL.Scan(func(nack *stream.NACK) bool {
 				if count != 0 && n >= count {
@@ -2021,7 +2014,7 @@ func xinfoStream(c *Ctx, s *Stream) {
 				return true
 			})
 			w.Array(int(n))
-			w.Raw(sub.Buf)
+			w.Append(&sub)
 			return true
 		})
 	}

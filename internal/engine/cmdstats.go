@@ -47,7 +47,7 @@ func (e *Engine) recordNested(c *Ctx, start int, t0 time.Time) {
 		return
 	}
 	e.Stats.Commands.Add(1)
-	isErr := len(c.W.Buf) > start && c.W.Buf[start] == '-'
+	isErr := c.W.IsErrorAt(start)
 	e.recordCall(c.Client, c.Cmd, c.Args, true, isErr, time.Since(t0))
 }
 

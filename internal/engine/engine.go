@@ -475,7 +475,7 @@ func (c *Ctx) Error(msg string) { c.W.Error(msg) }
 // If the command must block, Call returns the Waiter to wait on; the
 // reply is then written by Wait.
 func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
-	start := len(w.Buf)
+	start := w.Len()
 	prevW := cl.curW
 	cl.curW = w
 	prevCur := e.current
@@ -495,7 +495,7 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	// A container resolved for an unknown subcommand is Redis's failed
 	// lookup: no statistics.
 	if c := &cl.ctx; c.resolved != nil && (c.resolved.Sub == nil || len(args) < 2) {
-		e.recordCall(cl, c.resolved, args, c.Cmd != nil, len(w.Buf) > start && w.Buf[start] == '-', d)
+		e.recordCall(cl, c.resolved, args, c.Cmd != nil, w.IsErrorAt(start), d)
 	}
 	cl.curW = prevW
 	e.afterCall(cl, w, start) // error statistics, CLIENT REPLY (cmd_server.go)
@@ -599,15 +599,15 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 			// An unknown subcommand: Redis's lookup fails, so the command
 			// is refused now and EXEC aborts. The container's handler
 			// writes that error (and nothing else: checked).
-			start := len(w.Buf)
+			start := w.Len()
 			c.Cmd, c.DB = cmd, e.dbs[cl.DB]
 			cmd.Handler(c)
 			c.Cmd = nil
-			if len(w.Buf) > start && w.Buf[start] == '-' {
+			if w.IsErrorAt(start) {
 				c.rejectInMulti()
 				return nil
 			}
-			w.Buf = w.Buf[:start]
+			w.Truncate(start)
 		}
 		if cmd.Has(FlagNoMulti) {
 			c.rejectInMulti()
@@ -662,7 +662,7 @@ func (e *Engine) run(c *Ctx) {
 // command's name and counted, whatever the handler wrote is replaced by
 // an error reply, and nothing is propagated or blocked on.
 func (e *Engine) invoke(c *Ctx) (ok bool) {
-	start := len(c.W.Buf)
+	start := c.W.Len()
 	e.executing++
 	e.runSeq++
 	defer func() {
@@ -693,9 +693,7 @@ func (e *Engine) contain(c *Ctx, start int, r any) {
 		e.Log.Error("command handler panicked; the command was answered with an error and not propagated",
 			"command", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 	}
-	if start <= len(c.W.Buf) {
-		c.W.Buf = c.W.Buf[:start]
-	}
+	c.W.Truncate(start)
 	c.W.Error(ErrInternalPrefix + name + "'")
 	c.block = nil
 	c.dirty, c.prop = 0, nil
@@ -811,7 +809,7 @@ func (e *Engine) Exec(c *Ctx, args [][]byte, w *resp.Writer) {
 	sub := e.enterNested()
 	*sub = Ctx{E: e, Client: c.Client, DB: e.dbs[c.Client.DB], Args: args, Cmd: cmd, W: w,
 		Now: c.Now, NoBlock: true, InScript: c.InScript, OOM: c.OOM}
-	start, t0 := len(w.Buf), time.Now()
+	start, t0 := w.Len(), time.Now()
 	e.run(sub)
 	e.recordNested(sub, start, t0)
 	if !c.InScript {

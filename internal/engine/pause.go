@@ -4,8 +4,6 @@ import (
 	"math"
 	"slices"
 	"time"
-
-	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // CLIENT PAUSE and CLIENT UNPAUSE, as Redis 7.0 (networking.c's
@@ -111,7 +109,7 @@ func (e *Engine) postpone(c *Ctx) *Waiter {
 	wt.client = c.Client
 	wt.db = c.Client.DB
 	wt.out = c.W
-	wt.w = &resp.Writer{Proto: c.W.Proto}
+	wt.w = c.W.Sub()
 	wt.done = make(chan struct{})
 	c.Client.waiter = wt
 	e.pause.waiters = append(e.pause.waiters, wt)

@@ -387,7 +387,7 @@ func (e *Engine) push(cl *Client, b []byte) {
 		return // an embedded session's replies are parsed one by one: no pushes
 	}
 	if w := cl.curW; w != nil {
-		w.Buf = append(w.Buf, b...)
+		w.Raw(b)
 		return
 	}
 	if cl.out != nil {

@@ -9,18 +9,119 @@ import (
 // RESP3-only types degrade to their RESP2 forms exactly as Redis does:
 // maps and sets become arrays, doubles become bulk strings, booleans
 // become integers, and null becomes a null bulk or null array.
+//
+// In value mode (EnableValues, values.go) it records the replies as
+// values instead, which Value returns as ParseReply would have parsed
+// them. Code that looks back at what it wrote uses positions (Len) and
+// IsErrorAt, Truncate, Cut and InsertHeader, which work in both modes,
+// never Buf directly.
 type Writer struct {
 	Buf   []byte
 	Proto int
+	t     *tape // non-nil in value mode
 }
 
-// Reset empties the buffer, keeping its capacity.
-func (w *Writer) Reset() { w.Buf = w.Buf[:0] }
+// Reset empties the writer, keeping its capacity.
+func (w *Writer) Reset() {
+	w.Buf = w.Buf[:0]
+	if w.t != nil {
+		w.t.reset()
+	}
+}
 
-// Len is the number of bytes written since the last Reset.
-func (w *Writer) Len() int { return len(w.Buf) }
+// Len is the current position: the number of bytes written since the
+// last Reset (entries in value mode). Positions are for IsErrorAt,
+// Truncate, Cut and InsertHeader.
+func (w *Writer) Len() int {
+	if w.t != nil {
+		return len(w.t.ents)
+	}
+	return len(w.Buf)
+}
 
+// IsErrorAt reports whether a reply written from position at on is an
+// error reply.
+func (w *Writer) IsErrorAt(at int) bool {
+	if w.t != nil {
+		return at < len(w.t.ents) && w.t.ents[at].kind == KindError
+	}
+	return at < len(w.Buf) && w.Buf[at] == '-'
+}
+
+// ErrorAt returns the text of the error reply at position at (without
+// the '-' and the line end); ok is false if none is there. The bytes are
+// the writer's, valid until its next change.
+func (w *Writer) ErrorAt(at int) (msg []byte, ok bool) {
+	if !w.IsErrorAt(at) {
+		return nil, false
+	}
+	if w.t != nil {
+		e := w.t.ents[at]
+		return w.t.str[e.off : e.off+int(e.n)], true
+	}
+	b := w.Buf[at+1:]
+	n := 0
+	for n < len(b) && b[n] != '\r' {
+		n++
+	}
+	return b[:n], true
+}
+
+// Truncate drops what was written from position at on.
+func (w *Writer) Truncate(at int) {
+	if w.t != nil {
+		if at < len(w.t.ents) {
+			w.t.ents = w.t.ents[:at]
+		}
+		return
+	}
+	if at < len(w.Buf) {
+		w.Buf = w.Buf[:at]
+	}
+}
+
+// Cut drops what was written between positions from and to.
+func (w *Writer) Cut(from, to int) {
+	if w.t != nil {
+		w.t.ents = append(w.t.ents[:from], w.t.ents[to:]...)
+		return
+	}
+	w.Buf = append(w.Buf[:from], w.Buf[to:]...)
+}
+
+// InsertHeader writes, before what w holds from position at on, the
+// header of an aggregate (kind '*' or '%', written as given) of n
+// elements (pairs for a map): Redis's addReplyDeferredLen.
+func (w *Writer) InsertHeader(at int, kind Kind, n int) {
+	if w.t != nil {
+		c := int64(n)
+		if kind == KindMap {
+			c *= 2
+		}
+		w.t.ents = append(w.t.ents, ent{})
+		copy(w.t.ents[at+1:], w.t.ents[at:])
+		w.t.ents[at] = ent{kind: kind, n: c}
+		return
+	}
+	var hb [24]byte
+	h := append(hb[:0], byte(kind))
+	h = strconv.AppendInt(h, int64(n), 10)
+	h = append(h, '\r', '\n')
+	end := len(w.Buf)
+	w.Buf = append(w.Buf, h...)
+	copy(w.Buf[at+len(h):], w.Buf[at:end])
+	copy(w.Buf[at:], h)
+}
+
+// header writes an integer or an aggregate's header (c is its RESP type
+// byte); in value mode it records the entry instead. The value-mode check
+// sits here, out of line, so that the methods calling header stay small
+// enough to be inlined on the server's path.
 func (w *Writer) header(c byte, n int64) {
+	if w.t != nil {
+		w.t.header(c, n)
+		return
+	}
 	w.Buf = append(w.Buf, c)
 	w.Buf = strconv.AppendInt(w.Buf, n, 10)
 	w.Buf = append(w.Buf, '\r', '\n')
@@ -28,17 +129,31 @@ func (w *Writer) header(c byte, n int64) {
 
 // Simple writes a status reply (+OK).
 func (w *Writer) Simple(s string) {
+	if w.t != nil {
+		w.t.addString(KindSimple, s)
+		return
+	}
 	w.Buf = append(w.Buf, '+')
 	w.Buf = append(w.Buf, s...)
 	w.Buf = append(w.Buf, '\r', '\n')
 }
 
 // OK writes +OK.
-func (w *Writer) OK() { w.Buf = append(w.Buf, "+OK\r\n"...) }
+func (w *Writer) OK() {
+	if w.t != nil {
+		w.t.addString(KindSimple, "OK")
+		return
+	}
+	w.Buf = append(w.Buf, "+OK\r\n"...)
+}
 
 // Error writes an error reply; msg must start with its code ("ERR ...").
 // Newlines in msg are replaced by spaces, as Redis does.
 func (w *Writer) Error(msg string) {
+	if w.t != nil {
+		w.t.addError(msg)
+		return
+	}
 	w.Buf = append(w.Buf, '-')
 	for i := 0; i < len(msg); i++ {
 		c := msg[i]
@@ -55,16 +170,45 @@ func (w *Writer) Int(n int64) { w.header(':', n) }
 
 // Bulk writes a bulk string.
 func (w *Writer) Bulk(b []byte) {
-	w.header('$', int64(len(b)))
+	if w.bulkHeader(b) {
+		return
+	}
 	w.Buf = append(w.Buf, b...)
 	w.Buf = append(w.Buf, '\r', '\n')
 }
 
 // BulkString writes a bulk string.
 func (w *Writer) BulkString(s string) {
-	w.header('$', int64(len(s)))
+	if w.bulkStringHeader(s) {
+		return
+	}
 	w.Buf = append(w.Buf, s...)
 	w.Buf = append(w.Buf, '\r', '\n')
+}
+
+// bulkHeader writes the header of the bulk string b; in value mode it
+// records the whole string instead and reports true (see header).
+func (w *Writer) bulkHeader(b []byte) bool {
+	if w.t != nil {
+		w.t.addBytes(KindBulk, b)
+		return true
+	}
+	w.Buf = append(w.Buf, '$')
+	w.Buf = strconv.AppendInt(w.Buf, int64(len(b)), 10)
+	w.Buf = append(w.Buf, '\r', '\n')
+	return false
+}
+
+// bulkStringHeader is bulkHeader for a string.
+func (w *Writer) bulkStringHeader(s string) bool {
+	if w.t != nil {
+		w.t.addString(KindBulk, s)
+		return true
+	}
+	w.Buf = append(w.Buf, '$')
+	w.Buf = strconv.AppendInt(w.Buf, int64(len(s)), 10)
+	w.Buf = append(w.Buf, '\r', '\n')
+	return false
 }
 
 // BulkInt writes an integer as a bulk string.
@@ -75,6 +219,10 @@ func (w *Writer) BulkInt(n int64) {
 
 // Null writes the null bulk string ($-1, or _ in RESP3).
 func (w *Writer) Null() {
+	if w.t != nil {
+		w.t.add(KindNull, 0)
+		return
+	}
 	if w.Proto == 3 {
 		w.Buf = append(w.Buf, "_\r\n"...)
 	} else {
@@ -84,6 +232,10 @@ func (w *Writer) Null() {
 
 // NullArray writes the null array (*-1, or _ in RESP3).
 func (w *Writer) NullArray() {
+	if w.t != nil {
+		w.t.add(KindNull, 0)
+		return
+	}
 	if w.Proto == 3 {
 		w.Buf = append(w.Buf, "_\r\n"...)
 	} else {
@@ -123,6 +275,17 @@ func (w *Writer) Push(n int) {
 
 // Bool writes a boolean (#t/#f in RESP3, :1/:0 in RESP2).
 func (w *Writer) Bool(b bool) {
+	if w.t != nil {
+		k, n := KindInt, int64(0)
+		if w.Proto == 3 {
+			k = KindBool
+		}
+		if b {
+			n = 1
+		}
+		w.t.add(k, n)
+		return
+	}
 	switch {
 	case w.Proto == 3 && b:
 		w.Buf = append(w.Buf, "#t\r\n"...)
@@ -139,8 +302,17 @@ func (w *Writer) Bool(b bool) {
 // RESP2, a ',' double in RESP3, and inf/-inf for infinities.
 func (w *Writer) Double(d float64) {
 	var tmp [32]byte
-	b := AppendDouble(tmp[:0], d)
+	w.DoubleText(AppendDouble(tmp[:0], d))
+}
+
+// DoubleText writes a double already formatted (b is its text) as Double
+// does: a ',' double in RESP3, a bulk string in RESP2.
+func (w *Writer) DoubleText(b []byte) {
 	if w.Proto == 3 {
+		if w.t != nil {
+			w.t.addBytes(KindDouble, b)
+			return
+		}
 		w.Buf = append(w.Buf, ',')
 		w.Buf = append(w.Buf, b...)
 		w.Buf = append(w.Buf, '\r', '\n')
@@ -156,6 +328,10 @@ func (w *Writer) Verbatim(format, s string) {
 		w.BulkString(s)
 		return
 	}
+	if w.t != nil {
+		w.t.addString(KindVerbatim, s)
+		return
+	}
 	w.header('=', int64(len(s)+4))
 	w.Buf = append(w.Buf, format...)
 	w.Buf = append(w.Buf, ':')
@@ -163,8 +339,32 @@ func (w *Writer) Verbatim(format, s string) {
 	w.Buf = append(w.Buf, '\r', '\n')
 }
 
-// Raw appends bytes that are already a valid reply.
-func (w *Writer) Raw(b []byte) { w.Buf = append(w.Buf, b...) }
+// BigNumber writes a big number (its decimal text) in RESP3, a bulk
+// string in RESP2.
+func (w *Writer) BigNumber(s string) {
+	if w.Proto != 3 {
+		w.BulkString(s)
+		return
+	}
+	if w.t != nil {
+		w.t.addString(KindBigNum, s)
+		return
+	}
+	w.Buf = append(w.Buf, '(')
+	w.Buf = append(w.Buf, s...)
+	w.Buf = append(w.Buf, '\r', '\n')
+}
+
+// Raw appends bytes that are already encoded replies. In value mode they
+// are parsed (a reply split over several Raw calls is recorded once
+// complete); writers with a method for what they write use it instead.
+func (w *Writer) Raw(b []byte) {
+	if w.t != nil {
+		w.t.raw(b)
+		return
+	}
+	w.Buf = append(w.Buf, b...)
+}
 
 // AppendDouble formats d as C's "%.17g" does (Redis's addReplyDouble):
 // inf, -inf, and nan or -nan by the sign of the NaN.

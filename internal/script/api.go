@@ -459,11 +459,7 @@ func (s *scripting) reply(w *resp.Writer, v lua.LValue, depth int) {
 		}
 		if b, ok := v.RawGetString("big_number").(lua.LString); ok {
 			str := mapCRLF(string(b))
-			if w.Proto == 3 {
-				w.Raw([]byte("(" + str + "\r\n"))
-			} else {
-				w.BulkString(str)
-			}
+			w.BigNumber(str)
 			return
 		}
 		if vt, ok := v.RawGetString("verbatim_string").(*lua.LTable); ok {

@@ -55,10 +55,10 @@ func ftProfile(c *engine.Ctx, s *state) {
 	args := append([][]byte{[]byte(name), c.Args[1]}, c.Args[i:]...)
 	saved := c.Args
 	c.Args = args
-	start := len(c.W.Buf)
+	start := c.W.Len()
 	t0 := time.Now()
 	c.W.Array(2)
-	hdr := len(c.W.Buf)
+	hdr := c.W.Len()
 	if search {
 		ftSearch(c, s)
 	} else {
@@ -66,9 +66,9 @@ func ftProfile(c *engine.Ctx, s *state) {
 	}
 	total := time.Since(t0)
 	c.Args = saved
-	if hdr < len(c.W.Buf) && c.W.Buf[hdr] == '-' {
+	if c.W.IsErrorAt(hdr) {
 		// An error: only the error, as RediSearch.
-		c.W.Buf = append(c.W.Buf[:start], c.W.Buf[hdr:]...)
+		c.W.Cut(start, hdr)
 		return
 	}
 	q, err := parseQuery(string(c.Args[i]), nil, ix)
