@@ -43,8 +43,19 @@ func BenchmarkSearchNumericRange(b *testing.B) {
 	}
 }
 
-func BenchmarkIndexedHSET(b *testing.B) {
-	db := benchDB(b, 0)
+// BenchmarkIndexedHSET and BenchmarkNotIndexedHSET are the same HSETs of
+// three fields (a TEXT of two words, a NUMERIC, a TAG) over 100,000 keys,
+// with and without an index over them (-bench IndexedHSET runs both): the
+// issue's goal is an indexed HSET at most 1.5x an unindexed one.
+func BenchmarkIndexedHSET(b *testing.B) { benchHSET(b, benchDB(b, 0)) }
+
+func BenchmarkNotIndexedHSET(b *testing.B) {
+	db, _ := ordo.Open("", &ordo.Options{InMemory: true})
+	b.Cleanup(func() { db.Close() })
+	benchHSET(b, db)
+}
+
+func benchHSET(b *testing.B, db *ordo.DB) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	i := 0

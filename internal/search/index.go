@@ -851,6 +851,7 @@ func (ix *index) renumber() {
 			ix.tagc[i] = column(ix.tagc[i])
 		}
 		if t := ix.nums[i]; t != nil {
+			t.flush()
 			for _, c := range t.ch {
 				remap(c.ids)
 			}
