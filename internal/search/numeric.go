@@ -487,10 +487,12 @@ func (t *numTree) flush() {
 	}
 	clear(t.adds[len(t.adds):cap(t.adds)])
 	t.adds, t.dels = t.adds[:0], t.dels[:0]
-	if cap(t.adds) > numBatch*2 {
+	// The buffers keep their room for the next batch, unless it is large
+	// for the tree (after deletions).
+	if cap(t.adds) > 2*t.n+64 {
 		t.adds = nil
 	}
-	if cap(t.dels) > numBatch*2 {
+	if cap(t.dels) > 2*t.n+64 {
 		t.dels = nil
 	}
 }

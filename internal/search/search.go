@@ -146,6 +146,7 @@ package search
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/engine"
 )
@@ -169,6 +170,7 @@ type state struct {
 	// under the same lock hold as far as any client can tell.
 	pending []pendKey
 	pendSet map[pendKey]bool
+	pendBuf []byte // the pending keys' bytes
 
 	x        ext  // aliases, cursors, suggestions, dictionaries, synonyms, config (alias.go)
 	scanning bool // the scanner goroutine runs (scan.go)
@@ -180,8 +182,11 @@ type pendKey struct {
 }
 
 // maxPending bounds the pending keys: beyond it, KeyChanged brings the
-// indexes up to date for every pending key but the one being changed.
-const maxPending = 4096
+// indexes up to date for every pending key but the one being changed. It
+// is small so that a key is re-read while what its command touched is
+// still in the CPU's caches (4096 keys made an overwriting HSET about 15%
+// slower: the key's entry, its hash and its document were cold again).
+const maxPending = 64
 
 // holder creates an engine's state on its first FT command (the engine
 // does not exist yet when its command table is built).
@@ -231,6 +236,11 @@ func (s *state) KeyChanged(ev engine.KeyEvent) {
 	if !covered {
 		return
 	}
+	// A command's changes to one key come together ("new" then "hset"):
+	// the last pending key is checked before the set.
+	if n := len(s.pending); n > 0 && s.pending[n-1].db == ev.DB && s.pending[n-1].key == ev.Key {
+		return
+	}
 	pk := pendKey{ev.DB, ev.Key}
 	if s.pendSet[pk] {
 		return
@@ -238,7 +248,11 @@ func (s *state) KeyChanged(ev engine.KeyEvent) {
 	if len(s.pending) >= maxPending {
 		s.sync()
 	}
-	pk.key = strings.Clone(ev.Key)
+	// The keys are copied into one buffer, reused after each sync (the
+	// views die with pending and pendSet): no allocation per key.
+	off := len(s.pendBuf)
+	s.pendBuf = append(s.pendBuf, ev.Key...)
+	pk.key = unsafe.String(unsafe.SliceData(s.pendBuf[off:]), len(ev.Key))
 	s.pendSet[pk] = true
 	s.pending = append(s.pending, pk)
 }
@@ -253,7 +267,9 @@ func (s *state) sync() {
 		}
 	}
 	clear(s.pendSet)
+	clear(s.pending) // no view of pendBuf is left
 	s.pending = s.pending[:0]
+	s.pendBuf = s.pendBuf[:0]
 }
 
 // dropPending forgets the pending keys of database db.
