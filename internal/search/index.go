@@ -119,6 +119,7 @@ type index struct {
 	tmark []int32   // by term id: its entry in scratch + 1 while a document is analyzed
 
 	scratch termScratch // addSource's, reused
+	wanted  []string    // readHash's: the hash fields it reads
 	hsrc    hashSource  // update's source for a hash
 }
 
@@ -478,24 +479,27 @@ const multiTag = math.MaxUint32
 // language fields. The values are copied into the scratch's buffer.
 func (ix *index) readHash(h *engine.Hash, sc *termScratch) (scoreV string, hasScore bool, langV string, hasLang bool) {
 	nf := len(ix.fields)
-	want := func(w int) string {
-		switch {
-		case w < nf:
-			return ix.fields[w].name
-		case w == nf:
-			return ix.scoreF
-		}
-		return ix.langF
-	}
+	// The names wanted, by w: the fields', the score's, the language's.
 	nw := nf + 1
 	if ix.langF != "" {
 		nw++
 	}
+	if len(ix.wanted) != nw { // FT.ALTER adds fields
+		ix.wanted = ix.wanted[:0]
+		for _, f := range ix.fields {
+			ix.wanted = append(ix.wanted, f.name)
+		}
+		ix.wanted = append(ix.wanted, ix.scoreF)
+		if ix.langF != "" {
+			ix.wanted = append(ix.wanted, ix.langF)
+		}
+	}
+	wanted := ix.wanted
 	buf := sc.buf[:0]
 	spans := sc.spans[:0]
 	h.Each(func(f, v string) bool {
-		for w := range nw {
-			if name := want(w); len(name) == len(f) && name == f {
+		for w, name := range wanted {
+			if name == f {
 				off := len(buf)
 				buf = append(buf, v...)
 				spans = append(spans, valSpan{w, off, len(buf)})
