@@ -54,14 +54,18 @@
 // 64 bits (frequency, fields, its one position; others in an overflow
 // table). A NUMERIC field is a column of doubles by id (exact keys kept
 // aside only for the rare values their double does not say, numeric.go)
-// and a chunked sorted array of (double, id); TAG and GEO fields have a
+// and a chunked sorted array of (double, id), whose writes are buffered
+// (at most 4096) and merged into the chunks in one ordered pass by the
+// next reader of the array; TAG and GEO fields have a
 // column by id too, for filters. bench's index memory row measures about
 // 69 bytes of RSS per indexed field per document (TEXT+NUMERIC+TAG),
 // against about 79 for the hand-made sorted set and sets on
 // redis-server; FT.INFO reports the sizes of the structures. Changed keys are queued by KeyChanged and applied by the next
-// FT command (sync), or when the queue reaches 4096 keys: a command may
-// report a key before it has finished writing it, and every reader of an
-// index takes the same lock and syncs first. Queries evaluate to sorted
+// FT command (sync), or when the queue reaches 64 keys (small, so that a
+// key is re-read while its data is still in the CPU's caches): a command
+// may report a key before it has finished writing it, and every reader
+// of an index takes the same lock and syncs first. A key indexed again
+// keeps its place in the key table (only its id changes). Queries evaluate to sorted
 // document id lists (intersection, union, difference); intersections
 // under SLOP/INORDER or a quoted phrase then check positions, and each
 // hit's match is folded by the scorer (score.go); keys past their TTL are
