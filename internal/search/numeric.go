@@ -295,6 +295,7 @@ type numTree struct {
 	n     int
 	vals  []float64
 	exact map[uint32]string
+	spare []numChunk // reshape's output, swapped with ch
 	adds  []numEntry // inserted pairs not yet in ch
 	dels  []numEntry // removed pairs still in ch (or in adds)
 }
@@ -588,7 +589,9 @@ func (t *numTree) splitLast() {
 // room) and joins a small chunk to the previous one when both fit in
 // half a chunk; then rebuilds maxF and maxID.
 func (t *numTree) reshape() {
-	ch := make([]numChunk, 0, len(t.ch)+len(t.ch)/8+1)
+	// Into the spare list (the previous one, cleared): no allocation of
+	// a chunk list per flush.
+	ch := slices.Grow(t.spare[:0], len(t.ch)+len(t.ch)/8+1)
 	for i, c := range t.ch {
 		l := len(c.f)
 		switch {
@@ -613,7 +616,8 @@ func (t *numTree) reshape() {
 			ch = append(ch, c)
 		}
 	}
-	t.ch = ch
+	clear(t.ch) // its chunks are in ch now, or dropped
+	t.ch, t.spare = ch, t.ch[:0]
 	t.maxF, t.maxID = t.maxF[:0], t.maxID[:0]
 	for _, c := range ch {
 		t.maxF, t.maxID = append(t.maxF, c.f[len(c.f)-1]), append(t.maxID, c.ids[len(c.ids)-1])
@@ -793,7 +797,7 @@ func (t *numTree) estimate(lo, hi *numBound) int {
 // bytes is the memory the tree takes (FT.INFO).
 func (t *numTree) bytes() int {
 	t.flush()
-	n := cap(t.ch)*48 + cap(t.vals)*8 + cap(t.maxF)*8 + cap(t.maxID)*4 + (cap(t.adds)+cap(t.dels))*16
+	n := (cap(t.ch)+cap(t.spare))*48 + cap(t.vals)*8 + cap(t.maxF)*8 + cap(t.maxID)*4 + (cap(t.adds)+cap(t.dels))*16
 	for _, c := range t.ch {
 		n += cap(c.f)*8 + cap(c.ids)*4
 	}
