@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ordo-db/ordo"
+	"github.com/ordo-db/ordo/internal/search"
 )
 
 // Micro-benchmarks of the index's hot paths (go test -bench . -run '^$'):
@@ -43,14 +44,34 @@ func BenchmarkSearchNumericRange(b *testing.B) {
 	}
 }
 
-func BenchmarkIndexedHSET(b *testing.B) {
-	db := benchDB(b, 0)
+// BenchmarkIndexedHSET and BenchmarkNotIndexedHSET are the same HSETs of
+// three fields (a TEXT of two words, a NUMERIC, a TAG) over 100,000 keys,
+// with and without an index over them (-bench IndexedHSET runs both): the
+// issue's goal is an indexed HSET at most 1.5x an unindexed one.
+func BenchmarkIndexedHSET(b *testing.B) { benchHSET(b, benchDB(b, 0)) }
+
+func BenchmarkNotIndexedHSET(b *testing.B) {
+	db, _ := ordo.Open("", &ordo.Options{InMemory: true})
+	b.Cleanup(func() { db.Close() })
+	benchHSET(b, db)
+}
+
+func benchHSET(b *testing.B, db *ordo.DB) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	i := 0
+	var cpu0 int64
 	for b.Loop() {
+		if i == 0 {
+			cpu0 = search.CPUTime()
+		}
 		db.Do(ctx, "HSET", fmt.Sprintf("d:%d", i%100000), "price", fmt.Sprint(i*7%100003), "t", "red", "title", fmt.Sprintf("word%d common", i%1000))
 		i++
+	}
+	// CPU time per HSET (every thread, the collector's included): steadier
+	// than ns/op on a shared machine.
+	if cpu := search.CPUTime(); cpu > 0 {
+		b.ReportMetric(float64(cpu-cpu0)/float64(i), "cpu-ns/op")
 	}
 	db.Do(ctx, "FT.SEARCH", "i", "@price:[0 0]", "NOCONTENT")
 }

@@ -113,11 +113,13 @@ type index struct {
 	overF []uint32          // free indexes of over
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
+	reslot   int   // update: the key table position of the document's key, or -1
 
 	scan  scanState // the initial walk of the keyspace
 	tmark []int32   // by term id: its entry in scratch + 1 while a document is analyzed
 
 	scratch termScratch // addSource's, reused
+	wanted  []string    // readHash's: the hash fields it reads
 	hsrc    hashSource  // update's source for a hash
 }
 
@@ -127,7 +129,7 @@ const (
 )
 
 func newIndex(name string, db int) *index {
-	return &index{name: name, db: db, lang: "english", langF: "__language", scoreF: "__score", score: 1, terms: newDict[uint64](), holes: 4096}
+	return &index{name: name, db: db, lang: "english", langF: "__language", scoreF: "__score", score: 1, terms: newDict[uint64](), holes: 4096, reslot: -1}
 }
 
 func (ix *index) initFields() {
@@ -243,25 +245,38 @@ func (ix *index) clear() {
 // update re-reads key from the engine (lock held) and indexes its current
 // value: the document is removed, then added back if key holds a hash.
 func (ix *index) update(e *engine.Engine, key string) {
-	if id, ok := ix.idOf(key); ok {
-		ix.remove(id)
+	// A key indexed before keeps its place in the key table: the new
+	// document's id is written there (ix.reslot), or the place is freed
+	// if the key is no longer indexed.
+	at, id := ix.keys.slot(key, ix.key)
+	if at >= 0 {
+		ix.removeDoc(id, false)
 	}
+	ix.reslot = at
+	if !ix.updateSource(e, key) && at >= 0 {
+		ix.keys.removeAt(at)
+	}
+	ix.reslot = -1
+}
+
+// updateSource indexes key's current value; false if it is not indexed.
+func (ix *index) updateSource(e *engine.Engine, key string) bool {
 	v, _, ok := e.Peek(ix.db, key)
 	if !ok {
-		return
+		return false
 	}
 	if h, ok := v.Obj().(*engine.Hash); ok && !ix.json {
 		// The index's own source: no interface value allocated per update.
 		ix.hsrc = hashSource{h}
-		ix.addSource(key, &ix.hsrc)
+		ok := ix.addSource(key, &ix.hsrc)
 		ix.hsrc = hashSource{}
-		return
+		return ok
 	}
 	src, ok := ix.sourceOf(v)
 	if !ok {
-		return
+		return false
 	}
-	ix.addSource(key, src)
+	return ix.addSource(key, src)
 }
 
 // fieldSource is a document's fields: a hash.
@@ -287,7 +302,9 @@ type geoScratch struct {
 	p  geoPoint
 }
 
-func (ix *index) addSource(key string, h source) {
+// addSource indexes the document at key (absent from the index); false if
+// it could not be (an indexing failure).
+func (ix *index) addSource(key string, h source) bool {
 	d := doc{score: ix.score}
 	sc := ix.scratch.reset(ix)
 	var scoreV, langV string
@@ -311,7 +328,7 @@ func (ix *index) addSource(key string, h source) {
 			vals, present, ok := h.values(f)
 			if !ok {
 				ix.failures++
-				return
+				return false
 			}
 			if present { // present: at least one value
 				sc.vals[i] = append(sc.vals[i], vals...)
@@ -349,14 +366,14 @@ func (ix *index) addSource(key string, h source) {
 			x, exact, ok := numValue(vals[0])
 			if !ok {
 				ix.failures++
-				return
+				return false
 			}
 			sc.nums = append(sc.nums, numScratch{i, x, exact})
 		case typeGeo:
 			p, ok := parseGeo(vals[0])
 			if !ok {
 				ix.failures++
-				return
+				return false
 			}
 			sc.geos = append(sc.geos, geoScratch{i, p})
 		}
@@ -443,10 +460,15 @@ func (ix *index) addSource(key string, h source) {
 		col[id] = g.p
 		ix.geos[g.fi] = col
 	}
-	ix.keys.insert(key, id, ix.key)
+	if ix.reslot >= 0 {
+		ix.keys.setAt(ix.reslot, id)
+	} else {
+		ix.keys.insert(key, id, ix.key)
+	}
 	ix.live++
 	ix.totalLen += uint64(d.length)
 	ix.records += records
+	return true
 }
 
 // multiTag marks, in a tag column, a document with several tags.
@@ -457,24 +479,27 @@ const multiTag = math.MaxUint32
 // language fields. The values are copied into the scratch's buffer.
 func (ix *index) readHash(h *engine.Hash, sc *termScratch) (scoreV string, hasScore bool, langV string, hasLang bool) {
 	nf := len(ix.fields)
-	want := func(w int) string {
-		switch {
-		case w < nf:
-			return ix.fields[w].name
-		case w == nf:
-			return ix.scoreF
-		}
-		return ix.langF
-	}
+	// The names wanted, by w: the fields', the score's, the language's.
 	nw := nf + 1
 	if ix.langF != "" {
 		nw++
 	}
+	if len(ix.wanted) != nw { // FT.ALTER adds fields
+		ix.wanted = ix.wanted[:0]
+		for _, f := range ix.fields {
+			ix.wanted = append(ix.wanted, f.name)
+		}
+		ix.wanted = append(ix.wanted, ix.scoreF)
+		if ix.langF != "" {
+			ix.wanted = append(ix.wanted, ix.langF)
+		}
+	}
+	wanted := ix.wanted
 	buf := sc.buf[:0]
 	spans := sc.spans[:0]
 	h.Each(func(f, v string) bool {
-		for w := range nw {
-			if name := want(w); len(name) == len(f) && name == f {
+		for w, name := range wanted {
+			if name == f {
 				off := len(buf)
 				buf = append(buf, v...)
 				spans = append(spans, valSpan{w, off, len(buf)})
@@ -706,10 +731,15 @@ func (ix *index) stemTerm(tid uint32, word, lang string) (uint32, bool) {
 	return st, true
 }
 
-func (ix *index) remove(id uint32) {
+func (ix *index) remove(id uint32) { ix.removeDoc(id, true) }
+
+// removeDoc removes document id, and its key from the key table if
+// unkey (update keeps the key's place for the new document).
+func (ix *index) removeDoc(id uint32, unkey bool) {
 	d := ix.doc(id)
-	key := ix.key(id)
-	ix.keys.remove(key, id)
+	if unkey {
+		ix.keys.remove(ix.key(id), id)
+	}
 	off := int(d.rec)
 	n, w := binary.Uvarint(ix.recs[off:])
 	b := ix.recs[off+w : off+w+int(n)]
@@ -744,8 +774,7 @@ func (ix *index) remove(id uint32) {
 		}
 	}
 	for k := read(); k > 0; k-- {
-		tid := read()
-		if v, ok := ix.terms.posts[tid].get(id); ok && v&packed == 0 {
+		if v, ok := ix.terms.take(read(), id); ok && v&packed == 0 {
 			ix.offsets -= len(ix.over[v].pos)
 			ix.over[v] = tentry{}
 			ix.overF = append(ix.overF, uint32(v))
@@ -753,7 +782,6 @@ func (ix *index) remove(id uint32) {
 			ix.offsets--
 		}
 		ix.textRecs--
-		ix.terms.drop(tid, id)
 		records++
 	}
 	ix.totalLen -= uint64(d.length)
@@ -851,6 +879,7 @@ func (ix *index) renumber() {
 			ix.tagc[i] = column(ix.tagc[i])
 		}
 		if t := ix.nums[i]; t != nil {
+			t.flush()
 			for _, c := range t.ch {
 				remap(c.ids)
 			}

@@ -148,6 +148,9 @@ func TestNumTree(t *testing.T) {
 		f, exact, _ := numValue(s)
 		tr.insert(id, f, exact)
 		model[id], _ = parseNumber(s)
+		if r.IntN(200) == 0 { // a reader places the buffered writes
+			checkNumTree(t, tr, model)
+		}
 		if i%1000 == 0 {
 			if tr.n != len(model) {
 				t.Fatalf("step %d: n %d, model %d", i, tr.n, len(model))
@@ -157,11 +160,7 @@ func TestNumTree(t *testing.T) {
 	if tr.n != len(model) {
 		t.Fatalf("n %d, model %d", tr.n, len(model))
 	}
-	for ci, c := range tr.ch {
-		if len(c.f) == 0 || tr.maxF[ci] != c.f[len(c.f)-1] || tr.maxID[ci] != c.ids[len(c.ids)-1] {
-			t.Fatalf("chunk %d: max (%v, %d), last (%v, %d)", ci, tr.maxF[ci], tr.maxID[ci], c.f[len(c.f)-1], c.ids[len(c.ids)-1])
-		}
-	}
+	checkNumTree(t, tr, model)
 	for range 300 {
 		a, b := genNum(r), genNum(r)
 		ka, _ := parseNumber(a)
@@ -197,5 +196,62 @@ func TestNumTree(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkNumTree flushes tr and checks its chunks: every pair of the model
+// once, in order, each chunk within chunkMax and its max recorded.
+func checkNumTree(t *testing.T, tr *numTree, model map[uint32]string) {
+	t.Helper()
+	tr.flush()
+	n := 0
+	for ci, c := range tr.ch {
+		if len(c.f) == 0 || len(c.f) > chunkMax || len(c.f) != len(c.ids) || tr.maxF[ci] != c.f[len(c.f)-1] || tr.maxID[ci] != c.ids[len(c.ids)-1] {
+			t.Fatalf("chunk %d: %d pairs, max (%v, %d)", ci, len(c.f), tr.maxF[ci], tr.maxID[ci])
+		}
+		for j := range c.f {
+			if v, _, ok := tr.value(c.ids[j]); !ok || v != c.f[j] {
+				t.Fatalf("chunk %d: pair (%v, %d) not the document's value", ci, c.f[j], c.ids[j])
+			}
+			if j > 0 && !numLess(c.f[j-1], c.ids[j-1], c.f[j], c.ids[j]) || j == 0 && ci > 0 && !numLess(tr.maxF[ci-1], tr.maxID[ci-1], c.f[0], c.ids[0]) {
+				t.Fatalf("chunk %d: pairs out of order at %d", ci, j)
+			}
+		}
+		n += len(c.f)
+	}
+	if n != len(model) || tr.n != n {
+		t.Fatalf("%d pairs in chunks, n %d, model %d", n, tr.n, len(model))
+	}
+}
+
+// TestNumTreeBatches: many writes between readers (buffers flushed when
+// full, chunks split, emptied and joined), values in random order and in
+// increasing order (appends at the tail), against a model.
+func TestNumTreeBatches(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, inOrder := range []bool{false, true} {
+		tr := &numTree{}
+		model := map[uint32]string{}
+		next := 0
+		for i := range 60000 {
+			id := uint32(r.IntN(20000))
+			if _, ok := model[id]; ok || r.IntN(4) == 0 {
+				tr.remove(id)
+				delete(model, id)
+				continue
+			}
+			s := genNum(r)
+			if inOrder {
+				next += r.IntN(3)
+				s = strconv.Itoa(next)
+			}
+			f, exact, _ := numValue(s)
+			tr.insert(id, f, exact)
+			model[id], _ = parseNumber(s)
+			if r.IntN(3000) == 0 || i == 30000 {
+				checkNumTree(t, tr, model)
+			}
+		}
+		checkNumTree(t, tr, model)
 	}
 }

@@ -279,6 +279,15 @@ func inRange(f float64, k string, lo, hi *numBound) bool {
 // at most chunkMax: the leaves of a B+tree without the inner nodes (a
 // binary search over the chunks' last entries replaces them). An entry
 // costs 12 bytes in shared arrays, plus 8 in vals; no heap node per entry.
+//
+// Writes go to vals at once and to the chunks in batches: inserted and
+// removed pairs wait in adds and dels (at most numBatch) and flush sorts
+// them and merges each chunk's share in one pass, walking the chunks in
+// order. A write costs an append; placing it costs a sequential pass
+// where one insertion at a time paid a binary search and cache misses in
+// a random chunk. Every reader of the chunks (scan, runs, count,
+// estimate, bytes, renumber) flushes first; readers of one document's
+// value (value, has, sortVal) read vals, always current.
 type numTree struct {
 	ch    []numChunk
 	maxF  []float64 // by chunk: its last entry, dense for the binary search
@@ -286,6 +295,9 @@ type numTree struct {
 	n     int
 	vals  []float64
 	exact map[uint32]string
+	spare []numChunk // reshape's output, swapped with ch
+	adds  []numEntry // inserted pairs not yet in ch
+	dels  []numEntry // removed pairs still in ch (or in adds)
 }
 
 type numChunk struct {
@@ -293,7 +305,30 @@ type numChunk struct {
 	ids []uint32
 }
 
-const chunkMax = 128
+// numEntry is a (value, id) pair of the write buffer.
+type numEntry struct {
+	f  float64
+	id uint32
+}
+
+func numEntryCmp(a, b numEntry) int {
+	switch {
+	case a.f < b.f:
+		return -1
+	case a.f > b.f:
+		return 1
+	case a.id < b.id:
+		return -1
+	case a.id > b.id:
+		return 1
+	}
+	return 0
+}
+
+const (
+	chunkMax = 128
+	numBatch = 4096 // buffered writes flushed at once
+)
 
 // less orders entries by value's double, then id.
 func numLess(fa float64, ida uint32, fb float64, idb uint32) bool {
@@ -364,37 +399,10 @@ func (t *numTree) insert(id uint32, f float64, exact string) {
 		t.exact[id] = exact
 	}
 	t.n++
-	if len(t.ch) == 0 {
-		t.ch = []numChunk{{f: []float64{f}, ids: []uint32{id}}}
-		t.maxF, t.maxID = []float64{f}, []uint32{id}
-		return
+	t.adds = append(t.adds, numEntry{f, id})
+	if len(t.adds)+len(t.dels) >= numBatch {
+		t.flush()
 	}
-	ci := t.chunkFor(f, id)
-	c := &t.ch[ci]
-	j := c.search(f, id)
-	if len(c.f) >= chunkMax {
-		if ci == len(t.ch)-1 && j == len(c.f) {
-			// Appending in order: a new chunk, the full one stays full.
-			t.ch = append(t.ch, numChunk{f: append(make([]float64, 0, 8), f), ids: append(make([]uint32, 0, 8), id)})
-			t.maxF, t.maxID = append(t.maxF, f), append(t.maxID, id)
-			return
-		}
-		h := len(c.f) / 2
-		right := numChunk{f: append(make([]float64, 0, chunkMax/2+16), c.f[h:]...), ids: append(make([]uint32, 0, chunkMax/2+16), c.ids[h:]...)}
-		left := numChunk{f: append(make([]float64, 0, chunkMax/2+16), c.f[:h]...), ids: append(make([]uint32, 0, chunkMax/2+16), c.ids[:h]...)}
-		t.ch = slices.Insert(t.ch, ci+1, right)
-		t.ch[ci] = left
-		t.maxF = slices.Insert(t.maxF, ci, 0)
-		t.maxID = slices.Insert(t.maxID, ci, 0)
-		t.fix(ci)
-		if j >= h {
-			ci, j = ci+1, j-h
-		}
-		c = &t.ch[ci]
-	}
-	c.f = slices.Insert(c.f, j, f)
-	c.ids = slices.Insert(c.ids, j, id)
-	t.fix(ci)
 }
 
 // fix sets chunk ci's last entry in maxF and maxID.
@@ -413,30 +421,207 @@ func (t *numTree) remove(id uint32) {
 	if t.exact != nil {
 		delete(t.exact, id)
 	}
-	ci := t.chunkFor(f, id)
-	c := &t.ch[ci]
-	j := c.search(f, id)
-	if j == len(c.f) || c.ids[j] != id {
-		return
-	}
 	t.n--
-	if len(c.f) == 1 {
-		t.ch = slices.Delete(t.ch, ci, ci+1)
-		t.maxF = slices.Delete(t.maxF, ci, ci+1)
-		t.maxID = slices.Delete(t.maxID, ci, ci+1)
+	if k := len(t.adds); k > 0 && t.adds[k-1] == (numEntry{f, id}) {
+		t.adds = t.adds[:k-1] // not placed yet
 		return
 	}
-	c.f = slices.Delete(c.f, j, j+1)
-	c.ids = slices.Delete(c.ids, j, j+1)
-	if ci+1 < len(t.ch) && len(c.f)+len(t.ch[ci+1].f) <= chunkMax/2 {
-		r := t.ch[ci+1]
-		c.f = append(c.f, r.f...)
-		c.ids = append(c.ids, r.ids...)
-		t.ch = slices.Delete(t.ch, ci+1, ci+2)
-		t.maxF = slices.Delete(t.maxF, ci+1, ci+2)
-		t.maxID = slices.Delete(t.maxID, ci+1, ci+2)
+	t.dels = append(t.dels, numEntry{f, id})
+	if len(t.adds)+len(t.dels) >= numBatch {
+		t.flush()
+	}
+}
+
+// flush places the buffered writes in the chunks: both buffers sorted
+// (a pair both added and removed cancels), then each chunk concerned
+// takes its share in one merge, in chunk order. Chunks that empty,
+// overflow or become small are dropped, split or joined in one pass over
+// the chunk list afterwards.
+func (t *numTree) flush() {
+	if len(t.adds) == 0 && len(t.dels) == 0 {
+		return
+	}
+	adds, dels := t.adds, t.dels
+	slices.SortFunc(adds, numEntryCmp)
+	slices.SortFunc(dels, numEntryCmp)
+	if len(adds) > 0 && len(dels) > 0 {
+		adds, dels = cancelPairs(adds, dels)
+	}
+	if len(t.ch) == 0 && len(adds) > 0 {
+		t.ch = []numChunk{{}}
+		t.maxF, t.maxID = []float64{0}, []uint32{0}
+	}
+	reshape := false
+	ai, di := 0, 0
+	for ai < len(adds) || di < len(dels) {
+		e := numEntry{}
+		if di < len(dels) && (ai == len(adds) || numEntryCmp(dels[di], adds[ai]) < 0) {
+			e = dels[di]
+		} else {
+			e = adds[ai]
+		}
+		// A chunk's max only decreases here (the last chunk takes every
+		// pair beyond), and the pairs up to its old max are all taken
+		// with it: the binary search over maxF stays valid.
+		ci := t.chunkFor(e.f, e.id)
+		last := ci == len(t.ch)-1
+		mf, mid := t.maxF[ci], t.maxID[ci]
+		ae := ai
+		for ae < len(adds) && (last || !numLess(mf, mid, adds[ae].f, adds[ae].id)) {
+			ae++
+		}
+		de := di
+		for de < len(dels) && (last || !numLess(mf, mid, dels[de].f, dels[de].id)) {
+			de++
+		}
+		if t.mergeChunk(ci, adds[ai:ae], dels[di:de]) {
+			if last && len(t.ch[ci].f) > chunkMax && !reshape {
+				t.splitLast() // appends in order: no pass over the chunk list
+			} else {
+				reshape = true
+			}
+		}
+		ai, di = ae, de
+	}
+	if reshape {
+		t.reshape()
+	}
+	clear(t.adds[len(t.adds):cap(t.adds)])
+	t.adds, t.dels = t.adds[:0], t.dels[:0]
+	// The buffers keep their room for the next batch, unless it is large
+	// for the tree (after deletions).
+	if cap(t.adds) > 2*t.n+64 {
+		t.adds = nil
+	}
+	if cap(t.dels) > 2*t.n+64 {
+		t.dels = nil
+	}
+}
+
+// cancelPairs removes the pairs present in both sorted lists (added and
+// removed before a flush), in place.
+func cancelPairs(adds, dels []numEntry) ([]numEntry, []numEntry) {
+	a, d := 0, 0
+	i, j := 0, 0
+	for i < len(adds) && j < len(dels) {
+		switch c := numEntryCmp(adds[i], dels[j]); {
+		case c == 0:
+			i++
+			j++
+		case c < 0:
+			adds[a] = adds[i]
+			a, i = a+1, i+1
+		default:
+			dels[d] = dels[j]
+			d, j = d+1, j+1
+		}
+	}
+	a += copy(adds[a:], adds[i:])
+	d += copy(dels[d:], dels[j:])
+	return adds[:a], dels[:d]
+}
+
+// mergeChunk removes dels from chunk ci and merges adds into it (both
+// sorted, within the chunk's range); true if the chunk must be reshaped
+// (empty, over chunkMax, or small).
+func (t *numTree) mergeChunk(ci int, adds, dels []numEntry) bool {
+	c := &t.ch[ci]
+	if len(dels) > 0 {
+		j := c.search(dels[0].f, dels[0].id)
+		w, k := j, 0
+		for r := j; r < len(c.f); r++ {
+			if k < len(dels) && c.f[r] == dels[k].f && c.ids[r] == dels[k].id {
+				k++
+				continue
+			}
+			c.f[w], c.ids[w] = c.f[r], c.ids[r]
+			w++
+		}
+		c.f, c.ids = c.f[:w], c.ids[:w]
+	}
+	if len(adds) > 0 {
+		n := len(c.f)
+		m := n + len(adds)
+		if m > cap(c.f) {
+			nc := max(8, min(2*cap(c.f), chunkMax), m)
+			c.f = append(make([]float64, 0, nc), c.f...)
+			c.ids = append(make([]uint32, 0, nc), c.ids...)
+		}
+		c.f, c.ids = c.f[:m], c.ids[:m]
+		// Backward merge: only the pairs after the first insertion move.
+		i, k := n-1, len(adds)-1
+		for w := m - 1; k >= 0; w-- {
+			if i >= 0 && numLess(adds[k].f, adds[k].id, c.f[i], c.ids[i]) {
+				c.f[w], c.ids[w] = c.f[i], c.ids[i]
+				i--
+			} else {
+				c.f[w], c.ids[w] = adds[k].f, adds[k].id
+				k--
+			}
+		}
+	}
+	l := len(c.f)
+	small := l < chunkMax/4 && len(dels) > 0 &&
+		(ci > 0 && len(t.ch[ci-1].f)+l <= chunkMax/2 || ci+1 < len(t.ch) && l+len(t.ch[ci+1].f) <= chunkMax/2)
+	if l == 0 || l > chunkMax || small {
+		return true
 	}
 	t.fix(ci)
+	return false
+}
+
+// splitLast splits the last chunk, over chunkMax, into full chunks.
+func (t *numTree) splitLast() {
+	ci := len(t.ch) - 1
+	c := t.ch[ci]
+	t.ch = t.ch[:ci]
+	t.maxF, t.maxID = t.maxF[:ci], t.maxID[:ci]
+	for lo := 0; lo < len(c.f); lo += chunkMax {
+		hi := min(lo+chunkMax, len(c.f))
+		nc := min(chunkMax, hi-lo+16)
+		t.ch = append(t.ch, numChunk{f: append(make([]float64, 0, nc), c.f[lo:hi]...), ids: append(make([]uint32, 0, nc), c.ids[lo:hi]...)})
+		t.maxF, t.maxID = append(t.maxF, c.f[hi-1]), append(t.maxID, c.ids[hi-1])
+	}
+}
+
+// reshape drops empty chunks, splits those over chunkMax (the last into
+// full chunks, as appends in order fill it; the others evenly, leaving
+// room) and joins a small chunk to the previous one when both fit in
+// half a chunk; then rebuilds maxF and maxID.
+func (t *numTree) reshape() {
+	// Into the spare list (the previous one, cleared): no allocation of
+	// a chunk list per flush.
+	ch := slices.Grow(t.spare[:0], len(t.ch)+len(t.ch)/8+1)
+	for i, c := range t.ch {
+		l := len(c.f)
+		switch {
+		case l == 0:
+		case l > chunkMax:
+			size := chunkMax
+			if i < len(t.ch)-1 {
+				pieces := (l + chunkMax*3/4 - 1) / (chunkMax * 3 / 4)
+				size = (l + pieces - 1) / pieces
+			}
+			for lo := 0; lo < l; lo += size {
+				hi := min(lo+size, l)
+				nc := min(chunkMax, hi-lo+16)
+				ch = append(ch, numChunk{f: append(make([]float64, 0, nc), c.f[lo:hi]...), ids: append(make([]uint32, 0, nc), c.ids[lo:hi]...)})
+			}
+		default:
+			if k := len(ch); k > 0 && len(ch[k-1].f)+l <= chunkMax/2 {
+				p := &ch[k-1]
+				p.f, p.ids = append(p.f, c.f...), append(p.ids, c.ids...)
+				continue
+			}
+			ch = append(ch, c)
+		}
+	}
+	clear(t.ch) // its chunks are in ch now, or dropped
+	t.ch, t.spare = ch, t.ch[:0]
+	t.maxF, t.maxID = t.maxF[:0], t.maxID[:0]
+	for _, c := range ch {
+		t.maxF, t.maxID = append(t.maxF, c.f[len(c.f)-1]), append(t.maxID, c.ids[len(c.ids)-1])
+	}
 }
 
 // startAt returns the position (chunk, index) of the first entry whose
@@ -465,6 +650,7 @@ func (t *numTree) startAt(f float64) (int, int) {
 // in the order of the values' doubles (documents whose doubles are equal
 // come by id), until fn returns false.
 func (t *numTree) scan(lo, hi *numBound, fn func(id uint32, f float64) bool) {
+	t.flush()
 	ci, j := t.startAt(lo.f)
 	for ; ci < len(t.ch); ci, j = ci+1, 0 {
 		c := &t.ch[ci]
@@ -494,6 +680,7 @@ func (t *numTree) scan(lo, hi *numBound, fn func(id uint32, f float64) bool) {
 // and hi, in scan's order, a run of them at a time (one call per chunk
 // where the range spans it), until fn returns false.
 func (t *numTree) runs(lo, hi *numBound, fn func(ids []uint32) bool) {
+	t.flush()
 	ci, j := t.startAt(lo.f)
 	for ; ci < len(t.ch); ci, j = ci+1, 0 {
 		c := &t.ch[ci]
@@ -528,6 +715,7 @@ func (t *numTree) runs(lo, hi *numBound, fn func(ids []uint32) bool) {
 // count is the number of documents whose value lies between lo and hi,
 // reading only the range's ends entry by entry.
 func (t *numTree) count(lo, hi *numBound) int {
+	t.flush()
 	n := 0
 	ci, j := t.startAt(lo.f)
 	for ; ci < len(t.ch); ci, j = ci+1, 0 {
@@ -579,7 +767,11 @@ func (t *numTree) has(id uint32, lo, hi *numBound) bool {
 // estimate is about how many entries lie between lo and hi: the entries
 // of the chunks the range spans (exact to a chunk at each end).
 func (t *numTree) estimate(lo, hi *numBound) int {
-	if t == nil || len(t.ch) == 0 {
+	if t == nil {
+		return 0
+	}
+	t.flush()
+	if len(t.ch) == 0 {
 		return 0
 	}
 	start, _ := t.startAt(lo.f)
@@ -604,7 +796,8 @@ func (t *numTree) estimate(lo, hi *numBound) int {
 
 // bytes is the memory the tree takes (FT.INFO).
 func (t *numTree) bytes() int {
-	n := cap(t.ch)*48 + cap(t.vals)*8 + cap(t.maxF)*8 + cap(t.maxID)*4
+	t.flush()
+	n := (cap(t.ch)+cap(t.spare))*48 + cap(t.vals)*8 + cap(t.maxF)*8 + cap(t.maxID)*4 + (cap(t.adds)+cap(t.dels))*16
 	for _, c := range t.ch {
 		n += cap(c.f)*8 + cap(c.ids)*4
 	}

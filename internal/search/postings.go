@@ -95,39 +95,45 @@ func (p *plist[V]) add(id uint32, v V) {
 
 // remove deletes id; false if absent.
 func (p *plist[V]) remove(id uint32) bool {
+	_, ok := p.take(id)
+	return ok
+}
+
+// take deletes id and returns its value; false if absent.
+func (p *plist[V]) take(id uint32) (v V, ok bool) {
 	if len(p.ch) == 0 {
-		return false
+		return v, false
 	}
 	ci := p.chunk(id)
 	c := &p.ch[ci]
 	j, found := slices.BinarySearch(c.ids, id)
 	if !found {
-		return false
+		return v, false
 	}
+	v = c.v[j]
 	p.n--
-	defer func() {
-		if id == p.last && len(p.ch) > 0 {
-			lc := p.ch[len(p.ch)-1].ids
-			p.last = lc[len(lc)-1]
-		}
-	}()
 	if len(c.ids) == 1 {
 		p.ch = slices.Delete(p.ch, ci, ci+1)
 		if len(p.ch) == 0 {
 			p.ch, p.last = nil, 0
+			return v, true
 		}
-		return true
+	} else {
+		c.ids = slices.Delete(c.ids, j, j+1)
+		c.v = slices.Delete(c.v, j, j+1)
+		// Merge a small chunk into its right neighbour, to keep chunks full.
+		if ci+1 < len(p.ch) && len(c.ids)+len(p.ch[ci+1].ids) <= plistChunk/2 {
+			r := p.ch[ci+1]
+			c.ids = append(c.ids, r.ids...)
+			c.v = append(c.v, r.v...)
+			p.ch = slices.Delete(p.ch, ci+1, ci+2)
+		}
 	}
-	c.ids = slices.Delete(c.ids, j, j+1)
-	c.v = slices.Delete(c.v, j, j+1)
-	// Merge a small chunk into its right neighbour, to keep chunks full.
-	if ci+1 < len(p.ch) && len(c.ids)+len(p.ch[ci+1].ids) <= plistChunk/2 {
-		r := p.ch[ci+1]
-		c.ids = append(c.ids, r.ids...)
-		c.v = append(c.v, r.v...)
-		p.ch = slices.Delete(p.ch, ci+1, ci+2)
+	if id == p.last {
+		lc := p.ch[len(p.ch)-1].ids
+		p.last = lc[len(lc)-1]
 	}
-	return true
+	return v, true
 }
 
 // get returns id's value.
@@ -236,9 +242,13 @@ func (d *dict[V]) intern(s string) uint32 {
 }
 
 // drop removes doc from the postings of id, freeing id when it empties.
-func (d *dict[V]) drop(id, doc uint32) {
+func (d *dict[V]) drop(id, doc uint32) { d.take(id, doc) }
+
+// take removes doc from the postings of id, freeing id when it empties,
+// and returns doc's value there.
+func (d *dict[V]) take(id, doc uint32) (v V, ok bool) {
 	p := &d.posts[id]
-	p.remove(doc)
+	v, ok = p.take(doc)
 	if p.n == 0 {
 		delete(d.ids, d.names[id])
 		d.names[id] = ""
@@ -246,6 +256,7 @@ func (d *dict[V]) drop(id, doc uint32) {
 		d.gen[id]++
 		d.free = append(d.free, id)
 	}
+	return v, ok
 }
 
 // len is the number of distinct strings with postings.
@@ -303,6 +314,30 @@ func (t *keyTable) find(k string, keyOf func(uint32) string) (uint32, bool) {
 	}
 }
 
+// slot returns the position in slots of key k and its id, or -1 (keyOf
+// reads a document's key).
+func (t *keyTable) slot(k string, keyOf func(uint32) string) (int, uint32) {
+	if t.n == 0 {
+		return -1, 0
+	}
+	h := t.hash(k)
+	mask := uint64(len(t.slots) - 1)
+	for i := (h >> 32) & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return -1, 0
+		}
+		if s>>32 == h>>32 {
+			if id := uint32(s) - 1; keyOf(id) == k {
+				return int(i), id
+			}
+		}
+	}
+}
+
+// setAt gives the key at position i (slot's) the id id.
+func (t *keyTable) setAt(i int, id uint32) { t.slots[i] = t.slots[i]&^(1<<32-1) | uint64(id+1) }
+
 // insert adds id under key k (absent).
 func (t *keyTable) insert(k string, id uint32, keyOf func(uint32) string) {
 	if (t.n+1)*4 > len(t.slots)*3 {
@@ -348,6 +383,13 @@ func (t *keyTable) remove(k string, id uint32) {
 		}
 		i = (i + 1) & mask
 	}
+	t.removeAt(int(i))
+}
+
+// removeAt empties position i (slot's).
+func (t *keyTable) removeAt(at int) {
+	mask := uint64(len(t.slots) - 1)
+	i := uint64(at)
 	t.n--
 	// Backward-shift: move later entries of the probe run into the hole.
 	for j := (i + 1) & mask; t.slots[j] != 0; j = (j + 1) & mask {
