@@ -376,8 +376,8 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 			return total, page, ""
 		}
 	}
-	if q.op == opAnd && !o.general {
-		if total, hits, ok := s.searchSortedAnd(e, ix, q, o, now, sortF, sortFi); ok {
+	if (q.op == opAnd || q.op == opTag) && !o.general {
+		if total, hits, ok := s.searchSorted(e, ix, q, o, now, sortF, sortFi); ok {
 			page = hits[min(o.off, len(hits)):]
 			page = page[:min(o.num, len(page))]
 			ix.setKeys(page)
