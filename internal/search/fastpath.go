@@ -251,7 +251,7 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 		}
 		return total, hits, true
 	case len(sortF) == 1 && sortFi[0] == fi:
-		total, hits = ix.sortedPage(e, n, o, now, sortF[0], fi, nil)
+		total, hits = ix.sortedPage(e, nt, n, o, now, sortF[0], fi, nil)
 		return total, hits, true
 	}
 	return 0, nil, false
@@ -264,21 +264,32 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 // moves on (those tied are then ordered exactly, then by seq). Without
 // checks or TTLs, the walk stops there and the range is counted chunk by
 // chunk (numTree.count).
-func (ix *index) sortedPage(e *engine.Engine, n *node, o *searchOpts, now int64, f *field, fi int, checks []check) (total int, hits []hit) {
+//
+// nt is the tree walked: field fi's, or a tag's order on it (tagnum.go),
+// whose documents all have the tag.
+func (ix *index) sortedPage(e *engine.Engine, nt *numTree, n *node, o *searchOpts, now int64, f *field, fi int, checks []check) (total int, hits []hit) {
 	k := o.off + o.num
-	nt := ix.nums[fi]
 	lo, hi := boundsOf(n)
 	expiring := ix.expiring(e)
 	counted := len(checks) == 0 && !expiring
+	desc := o.sortBy[0].desc
+	// Ascending, equal doubles come by id, which is seq order (ids are
+	// handed out in indexing order, and renumbering keeps their order):
+	// without exact keys the walk is in SORTBY order, and the page is its
+	// first off+num matches, ties or not.
+	inOrder := !desc && nt.exact == nil
+	if k > 0 {
+		hits = make([]hit, 0, min(k, 1024))
+	}
 	var last float64
-	nt.walk(&lo, &hi, o.sortBy[0].desc, func(id uint32, f float64) bool {
+	nt.walk(&lo, &hi, desc, func(id uint32, f float64) bool {
 		if len(checks) > 0 && !passes(checks, id) {
 			return true
 		}
 		if expiring && ix.expired(e, id, now) {
 			return true
 		}
-		if len(hits) >= k && (k <= 0 || f != last) {
+		if len(hits) >= k && (k <= 0 || inOrder || f != last) {
 			if counted {
 				return false
 			}
@@ -293,7 +304,7 @@ func (ix *index) sortedPage(e *engine.Engine, n *node, o *searchOpts, now int64,
 	if counted {
 		total = nt.count(&lo, &hi)
 	}
-	return total, ix.finishSorted(e, o, hits, f, fi, false)
+	return total, ix.finishSorted(e, o, hits, f, fi, inOrder)
 }
 
 // finishSorted gives hits (sorted by one numeric field) their sort values
@@ -301,7 +312,10 @@ func (ix *index) sortedPage(e *engine.Engine, n *node, o *searchOpts, now int64,
 // off+num of them in SORTBY order (they are in it already if inOrder).
 func (ix *index) finishSorted(e *engine.Engine, o *searchOpts, hits []hit, f *field, fi int, inOrder bool) []hit {
 	nt := ix.nums[fi]
-	sorts := make([]sortVal, len(hits))
+	var sorts []sortVal // read by the sort, and by WITHSORTKEYS
+	if !inOrder || o.withSortKey {
+		sorts = make([]sortVal, len(hits))
+	}
 	for i := range hits {
 		h := &hits[i]
 		if o.withScores {
@@ -311,9 +325,12 @@ func (ix *index) finishSorted(e *engine.Engine, o *searchOpts, hits []hit, f *fi
 				h.expl = ix.explain(o.scorer, resNumeric, d)
 			}
 		}
-		if o.withSortKey {
+		switch {
+		case sorts == nil:
+			continue
+		case o.withSortKey:
 			sorts[i] = ix.sortValue(e, h.id, f, fi)
-		} else {
+		default:
 			sorts[i] = nt.sortVal(h.id)
 		}
 		h.sort = sorts[i : i+1 : i+1]
@@ -576,7 +593,11 @@ func (ix *index) sortedTop(e *engine.Engine, o *searchOpts, now int64, src *node
 //     bounded heap by the sort field's value (sortedTop).
 //
 // Either reads what the general path reads (evalFiltered starts from the
-// same leaf) without building an id list or a hit per match. ok is false
+// same leaf) without building an id list or a hit per match. But first,
+// when a leaf is one tag with an order on the sort field (tagnum.go) and
+// another a range of that field, the tag's order is walked over the
+// range (orderOf): only the documents with both, and without other leaves
+// or TTLs only the page's, the total counted chunk by chunk. ok is false
 // for other shapes.
 func (s *state) searchSorted(e *engine.Engine, ix *index, q *node, o *searchOpts, now int64, sortF []*field, sortFi []int) (total int, hits []hit, ok bool) {
 	if len(sortF) != 1 || o.withScores || sortF[0].typ != typeNumeric || ix.nums[sortFi[0]] == nil ||
@@ -604,12 +625,72 @@ func (s *state) searchSorted(e *engine.Engine, ix *index, q *node, o *searchOpts
 	if best < 0 {
 		return 0, nil, false
 	}
+	if t, tag, drive := ix.orderOf(e, leaves, sortFi[0], least); t != nil {
+		var rest []*node
+		for i, k := range leaves {
+			if i != tag && i != drive {
+				rest = append(rest, k)
+			}
+		}
+		total, hits = ix.sortedPage(e, t, leaves[drive], o, now, sortF[0], sortFi[0], ix.checksOf(rest))
+		return total, hits, true
+	}
 	src := leaves[best]
 	checks := ix.checksOf(slices.Delete(slices.Clone(leaves), best, best+1))
 	if src.op == opNum && ix.fieldIndex(src.field) == sortFi[0] {
-		total, hits = ix.sortedPage(e, src, o, now, sortF[0], sortFi[0], checks)
+		total, hits = ix.sortedPage(e, ix.nums[sortFi[0]], src, o, now, sortF[0], sortFi[0], checks)
 		return total, hits, true
 	}
 	total, hits = ix.sortedTop(e, o, now, src, checks, sortF[0], sortFi[0])
 	return total, hits, true
+}
+
+// orderOf finds, among filterable leaves, one tag (a single value) whose
+// order on field sf exists and a range of sf (tag and drive: their
+// places), and returns the order when walking it over the range is
+// cheaper than reading the smallest leaf (least documents): the walk stops
+// after the page when nothing else is checked, and else reads the
+// documents with the tag in the range.
+func (ix *index) orderOf(e *engine.Engine, leaves []*node, sf int, least int) (t *numTree, tag, drive int) {
+	drive = -1
+	for i, k := range leaves {
+		if k.op == opNum && ix.fieldIndex(k.field) == sf {
+			drive = i
+			break
+		}
+	}
+	if drive < 0 || len(ix.tn.m) == 0 {
+		return nil, 0, 0
+	}
+	for i, k := range leaves {
+		if k.op != opTag {
+			continue
+		}
+		fi := ix.fieldIndex(k.field)
+		var tid uint32
+		n := 0
+		for _, tt := range k.tags {
+			id, ok := ix.tags[fi].lookup(ix.fields[fi].normTag(tt.val))
+			if ok && (n == 0 || id != tid) {
+				tid = id
+				n++
+			}
+		}
+		if n != 1 {
+			continue
+		}
+		if o := ix.tagOrder(fi, tid, sf); o != nil && (t == nil || o.n < t.n) {
+			t, tag = o, i
+		}
+	}
+	if t == nil {
+		return nil, 0, 0
+	}
+	if len(leaves) > 2 || ix.expiring(e) {
+		lo, hi := boundsOf(leaves[drive])
+		if t.estimate(&lo, &hi) > least {
+			return nil, 0, 0
+		}
+	}
+	return t, tag, drive
 }

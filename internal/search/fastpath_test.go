@@ -112,7 +112,7 @@ func TestNumRangeEarlyStop(t *testing.T) {
 			g.general = true
 			wt, wp, _ := s.runSearch(e, ix, q, &g, now)
 			gt, gp, _ := s.runSearch(e, ix, q, &o, now)
-			want, got := fmt.Sprint(wt, pageOf(wp)), fmt.Sprint(gt, pageOf(gp))
+			want, got := fmt.Sprint(wt, pageOf(wp, &o)), fmt.Sprint(gt, pageOf(gp, &o))
 			if want != got {
 				e.Unlock()
 				t.Fatalf("step %d %s [%q %q] %+v:\n got %s\nwant %s", step, f, n.lo, n.hi, o, got, want)
@@ -122,10 +122,15 @@ func TestNumRangeEarlyStop(t *testing.T) {
 	}
 }
 
-func pageOf(p []hit) []string {
+// pageOf is a page as FT.SEARCH replies it: the sort values only under
+// WITHSORTKEYS.
+func pageOf(p []hit, o *searchOpts) []string {
 	var out []string
 	for _, h := range p {
-		s := fmt.Sprint(h.key, " ", h.score, " ", h.sort)
+		s := fmt.Sprint(h.key, " ", h.score)
+		if o.withSortKey {
+			s += fmt.Sprint(" ", h.sort)
+		}
 		if h.expl != nil {
 			s += " " + explText(h.expl)
 		}

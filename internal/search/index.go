@@ -111,6 +111,7 @@ type index struct {
 	terms *dict[uint64]     // every TEXT field's terms -> documents and their tpacked entries
 	over  []tentry          // text entries too large to pack (tpacked), by index
 	overF []uint32          // free indexes of over
+	tn    tagNums           // per tag, its documents in the order of each SORTABLE NUMERIC field (tagnum.go)
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
 
@@ -138,6 +139,7 @@ func (ix *index) initFields() {
 	ix.terms = newDict[uint64]()
 	ix.over, ix.overF = nil, nil
 	ix.totalLen, ix.records, ix.textRecs, ix.offsets = 0, 0, 0, 0
+	ix.tnInit()
 	for i, f := range ix.fields {
 		switch f.typ {
 		case typeNumeric:
@@ -447,6 +449,7 @@ func (ix *index) addSource(key string, h source) {
 	ix.live++
 	ix.totalLen += uint64(d.length)
 	ix.records += records
+	ix.tnAdd(id)
 }
 
 // multiTag marks, in a tag column, a document with several tags.
@@ -707,6 +710,7 @@ func (ix *index) stemTerm(tid uint32, word, lang string) (uint32, bool) {
 }
 
 func (ix *index) remove(id uint32) {
+	ix.tnRemove(id)
 	d := ix.doc(id)
 	key := ix.key(id)
 	ix.keys.remove(key, id)
@@ -898,6 +902,7 @@ func (ix *index) renumber() {
 			odd[nid>>6] |= 1 << (nid & 63)
 		}
 	}
+	ix.tnRenumber(m)
 	ix.docs, ix.top, ix.odd = docs, n, odd
 }
 
@@ -969,6 +974,7 @@ func (ix *index) memory() memory {
 		}
 		m.sortables += cap(ix.geos[i]) * int(unsafe.Sizeof(geoPoint{}))
 	}
+	m.inverted += ix.tnBytes()
 	keys := 0
 	ix.eachDoc(func(id uint32, _ *doc) bool {
 		keys += len(ix.key(id))
