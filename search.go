@@ -2,6 +2,7 @@ package ordo
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 
@@ -180,24 +181,10 @@ type SearchOptions struct {
 	Scores bool
 }
 
-// Doc is one document found.
-type Doc struct {
-	Key string
-	// Fields holds name, value pairs: the hash's fields (or "$" and the
-	// document's JSON text for an OnJSON index), or SearchOptions.Return's.
-	Fields []string
-	Score  float64
-}
-
-// Get returns the value of field in d.Fields.
-func (d Doc) Get(field string) (string, bool) {
-	for i := 0; i+1 < len(d.Fields); i += 2 {
-		if d.Fields[i] == field {
-			return d.Fields[i+1], true
-		}
-	}
-	return "", false
-}
+// Doc is one document found: Key, Fields (name, value pairs: the hash's
+// fields, or "$" and the document's JSON text for an OnJSON index, or
+// SearchOptions.Return's) and Score. Doc.Get(field) reads a field.
+type Doc = search.Doc
 
 // SearchResult is Search's answer: the page of documents and how many
 // matched in all.
@@ -226,11 +213,7 @@ func (db *DB) Search(ctx context.Context, index string, q Query, opts SearchOpti
 		}
 		return SearchResult{}, err
 	}
-	out := SearchResult{Total: r.Total, Docs: make([]Doc, len(r.Docs))}
-	for i, d := range r.Docs {
-		out.Docs[i] = Doc(d)
-	}
-	return out, nil
+	return SearchResult{Total: r.Total, Docs: r.Docs}, nil
 }
 
 // GetDoc returns the document at key as Search returns one: a hash's
@@ -249,7 +232,7 @@ func (db *DB) GetDoc(ctx context.Context, key string) (Doc, bool, error) {
 	}
 	e := db.e
 	e.Lock()
-	fields, ok, err := db.peekFields(nil, key, engine.NowMs(), true)
+	fields, ok, err := db.peekFields(nil, key, nowLazy, true)
 	e.Unlock()
 	if !ok {
 		return Doc{}, false, err
@@ -261,9 +244,12 @@ func (db *DB) GetDoc(ctx context.Context, key string) (Doc, bool, error) {
 // database 0 (or "$" and the text of a JSON document, if json) to dst,
 // copied into one string. ok is false for a missing or expired key, and
 // err a WRONGTYPE *Error for a key of another type. The lock must be
-// held.
+// held. now is nowLazy to read the clock only for a key with a TTL.
 func (db *DB) peekFields(dst []string, key string, now int64, json bool) (out []string, ok bool, err error) {
 	v, at, ok := db.e.Peek(0, key)
+	if at >= 0 && now == nowLazy {
+		now = engine.NowMs()
+	}
 	if !ok || (at >= 0 && at <= now) {
 		return dst, false, nil
 	}
@@ -277,6 +263,9 @@ func (db *DB) peekFields(dst []string, key string, now int64, json bool) (out []
 	}
 	return dst, false, &Error{Msg: engine.ErrWrongType}
 }
+
+// nowLazy, as peekFields' now, reads the clock only if the key has a TTL.
+const nowLazy = math.MinInt64
 
 // appendHash appends h's fields and values as pairs, substrings of one
 // string: one allocation per hash, however many fields it has. Each's

@@ -251,6 +251,8 @@ func benchRow(b *testing.B, kind, row string) {
 		load(s)
 	}
 	b.ResetTimer()
+	c0 := processCPU()
+	defer func() { b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op") }()
 	i := 0
 	for b.Loop() {
 		switch row {

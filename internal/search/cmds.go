@@ -393,8 +393,8 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 			return total, page, ""
 		}
 	}
-	if q.op == opAnd && !general {
-		if total, hits, ok := s.searchSortedAnd(e, ix, q, o, now, sortF, sortFi); ok {
+	if (q.op == opAnd || q.op == opTag) && !general {
+		if total, hits, ok := s.searchSorted(e, ix, q, o, now, sortF, sortFi); ok {
 			page = hits[min(o.off, len(hits)):]
 			page = page[:min(o.num, len(page))]
 			ix.setKeys(page)
@@ -457,8 +457,21 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 // setKeys fills in the hits' keys (copies: a hit may outlive the index's
 // arrays).
 func (ix *index) setKeys(hits []hit) {
+	// One string for the page's keys, each a substring of it.
+	n := 0
 	for i := range hits {
-		hits[i].key = strings.Clone(ix.key(hits[i].id))
+		hits[i].key = ix.key(hits[i].id)
+		n += len(hits[i].key)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for i := range hits {
+		sb.WriteString(hits[i].key)
+	}
+	all := sb.String()
+	for i := range hits {
+		n := len(hits[i].key)
+		hits[i].key, all = all[:n], all[n:]
 	}
 }
 

@@ -398,13 +398,18 @@ func (q *qctx) evalFiltered(n *node) (out []uint32, ok bool) {
 }
 
 // check is a filterable leaf resolved for per-document tests: a numeric
-// field's tree and bounds, or the postings of a tag field's tags.
+// field's tree and bounds, or the tags of a tag field. The fields after
+// the first ones are what passes reads first: the numeric column and the
+// tag column with the one tag's id+1 (tid), so that most documents are
+// decided by one load and a compare.
 type check struct {
 	nt     *numTree
 	lo, hi numBound
 	col    []uint32 // the tag field's column (index.tagc)
 	tids   []uint32 // the tags' ids+1
 	tags   []*plist[struct{}]
+	vals   []float64 // nt.vals
+	tid    uint32    // the only tag's id+1 (0: none or several)
 }
 
 func (ix *index) checksOf(leaves []*node) []check {
@@ -414,16 +419,20 @@ func (ix *index) checksOf(leaves []*node) []check {
 		c := check{}
 		if n.op == opNum {
 			c.nt = ix.nums[fi]
+			c.vals = c.nt.vals
 			c.lo, c.hi = boundsOf(n)
 		}
 		if n.op == opTag {
 			c.col = ix.tagc[fi]
 		}
 		for _, t := range n.tags {
-			if tid, ok := ix.tags[fi].lookup(ix.fields[fi].normTag(t.val)); ok {
+			if tid, ok := ix.tags[fi].lookup(ix.fields[fi].normTag(t.val)); ok && !slices.Contains(c.tids, tid+1) {
 				c.tags = append(c.tags, &ix.tags[fi].posts[tid])
 				c.tids = append(c.tids, tid+1)
 			}
+		}
+		if len(c.tids) == 1 {
+			c.tid = c.tids[0]
 		}
 		checks[i] = c
 	}
@@ -435,15 +444,27 @@ func passes(checks []check, id uint32) bool {
 	for i := range checks {
 		c := &checks[i]
 		if c.nt != nil {
+			if int(id) < len(c.vals) {
+				if f := c.vals[id]; f > c.lo.f && f < c.hi.f {
+					continue
+				}
+			}
 			if !c.nt.has(id, &c.lo, &c.hi) {
 				return false
 			}
 			continue
 		}
-		if int(id) >= len(c.col) || c.col[id] == 0 {
+		if int(id) >= len(c.col) {
 			return false
 		}
-		if v := c.col[id]; v != multiTag {
+		v := c.col[id]
+		if v == c.tid && v != 0 {
+			continue
+		}
+		if v == 0 {
+			return false
+		}
+		if v != multiTag {
 			if !slices.Contains(c.tids, v) {
 				return false
 			}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 
@@ -249,34 +250,46 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 			}
 		}
 		return total, hits, true
-	case len(sortF) == 1 && sortFi[0] == fi && !o.sortBy[0].desc:
-		total, hits = ix.sortedPage(e, n, o, now, sortF[0], fi, nil)
+	case len(sortF) == 1 && sortFi[0] == fi:
+		total, hits = ix.sortedPage(e, nt, n, o, now, sortF[0], fi, nil)
 		return total, hits, true
 	}
 	return 0, nil, false
 }
 
-// sortedPage walks numeric range n of field fi (the SORTBY field,
-// ascending) in order, counting the documents that pass checks and are
-// not past their TTL, and returns the first off+num of them in SORTBY
+// sortedPage walks numeric range n of field fi (the SORTBY field, in the
+// sort's direction) in order, counting the documents that pass checks and
+// are not past their TTL, and returns the first off+num of them in SORTBY
 // order: hits are collected until off+num are held and the value's double
 // moves on (those tied are then ordered exactly, then by seq). Without
-// checks or TTLs, the walk stops there and the range is counted.
-func (ix *index) sortedPage(e *engine.Engine, n *node, o *searchOpts, now int64, f *field, fi int, checks []check) (total int, hits []hit) {
+// checks or TTLs, the walk stops there and the range is counted chunk by
+// chunk (numTree.count).
+//
+// nt is the tree walked: field fi's, or a tag's order on it (tagnum.go),
+// whose documents all have the tag.
+func (ix *index) sortedPage(e *engine.Engine, nt *numTree, n *node, o *searchOpts, now int64, f *field, fi int, checks []check) (total int, hits []hit) {
 	k := o.off + o.num
-	nt := ix.nums[fi]
 	lo, hi := boundsOf(n)
 	expiring := ix.expiring(e)
 	counted := len(checks) == 0 && !expiring
+	desc := o.sortBy[0].desc
+	// Ascending, equal doubles come by id, which is seq order (ids are
+	// handed out in indexing order, and renumbering keeps their order):
+	// without exact keys the walk is in SORTBY order, and the page is its
+	// first off+num matches, ties or not.
+	inOrder := !desc && nt.exact == nil
+	if k > 0 {
+		hits = make([]hit, 0, min(k, 1024))
+	}
 	var last float64
-	nt.scan(&lo, &hi, func(id uint32, f float64) bool {
+	nt.walk(&lo, &hi, desc, func(id uint32, f float64) bool {
 		if len(checks) > 0 && !passes(checks, id) {
 			return true
 		}
 		if expiring && ix.expired(e, id, now) {
 			return true
 		}
-		if len(hits) >= k && (k <= 0 || f != last) {
+		if len(hits) >= k && (k <= 0 || inOrder || f != last) {
 			if counted {
 				return false
 			}
@@ -291,66 +304,393 @@ func (ix *index) sortedPage(e *engine.Engine, n *node, o *searchOpts, now int64,
 	if counted {
 		total = nt.count(&lo, &hi)
 	}
+	return total, ix.finishSorted(e, o, hits, f, fi, inOrder)
+}
+
+// finishSorted gives hits (sorted by one numeric field) their sort values
+// (and scores, when asked), in one allocation, and returns the first
+// off+num of them in SORTBY order (they are in it already if inOrder).
+func (ix *index) finishSorted(e *engine.Engine, o *searchOpts, hits []hit, f *field, fi int, inOrder bool) []hit {
+	nt := ix.nums[fi]
+	var sorts []sortVal // read by the sort, and by WITHSORTKEYS
+	if !inOrder || o.withSortKey {
+		sorts = make([]sortVal, len(hits))
+	}
 	for i := range hits {
 		h := &hits[i]
-		d := ix.doc(h.id)
 		if o.withScores {
+			d := ix.doc(h.id)
 			h.score = ix.scoreDoc(o.scorer, resNumeric, d)
 			if o.explain {
 				h.expl = ix.explain(o.scorer, resNumeric, d)
 			}
 		}
-		var v sortVal
-		if o.withSortKey {
-			v = ix.sortValue(e, h.id, f, fi)
-		} else {
-			v = nt.sortVal(h.id)
+		switch {
+		case sorts == nil:
+			continue
+		case o.withSortKey:
+			sorts[i] = ix.sortValue(e, h.id, f, fi)
+		default:
+			sorts[i] = nt.sortVal(h.id)
 		}
-		h.sort = []sortVal{v}
+		h.sort = sorts[i : i+1 : i+1]
 	}
-	slices.SortStableFunc(hits, hitOrder(o, true))
-	return total, hits[:min(len(hits), max(k, 0))]
+	if !inOrder {
+		slices.SortStableFunc(hits, hitOrder(o, true))
+	}
+	return hits[:min(len(hits), max(o.off+o.num, 0))]
 }
 
-// searchSortedAnd is runSearch for an intersection of numeric ranges and
-// exact tags sorted (ascending, no scores) by the field of one of its
-// ranges: that range is walked in order and the other leaves checked on
-// each document's indexed values, when the range is not much larger than
-// the most selective other leaf. ok is false otherwise.
-func (s *state) searchSortedAnd(e *engine.Engine, ix *index, q *node, o *searchOpts, now int64, sortF []*field, sortFi []int) (total int, hits []hit, ok bool) {
-	if len(sortF) != 1 || o.sortBy[0].desc || o.withScores || sortF[0].typ != typeNumeric ||
-		q.exact || o.slop >= 0 || o.inorder || len(q.kids) < 2 {
+// walk is numTree.scan in the order of the values' doubles, ascending or
+// (desc) descending: then documents whose doubles are equal come by id
+// downwards (sortedPage sorts ties).
+func (t *numTree) walk(lo, hi *numBound, desc bool, fn func(id uint32, f float64) bool) {
+	if !desc {
+		t.scan(lo, hi, fn)
+		return
+	}
+	// From the last entry whose double is at most hi's, backwards.
+	ci, j := t.startAfter(hi.f)
+	for {
+		if j == 0 {
+			if ci == 0 {
+				return
+			}
+			ci--
+			j = len(t.ch[ci].f)
+			continue
+		}
+		j--
+		c := &t.ch[ci]
+		f := c.f[j]
+		if f > lo.f && f < hi.f {
+			if !fn(c.ids[j], f) {
+				return
+			}
+			continue
+		}
+		if f < lo.f {
+			return
+		}
+		var k string
+		if t.exact != nil {
+			k = t.exact[c.ids[j]]
+		}
+		if inRange(f, k, lo, hi) && !fn(c.ids[j], f) {
+			return
+		}
+	}
+}
+
+// startAfter returns the position (chunk, index) of the first entry whose
+// double is above f (len(ch), 0 if none).
+func (t *numTree) startAfter(f float64) (int, int) {
+	ci, _ := slices.BinarySearchFunc(t.maxF, f, func(m, f float64) int {
+		if m <= f {
+			return -1
+		}
+		return 1
+	})
+	if ci == len(t.ch) {
+		return ci, 0
+	}
+	j, _ := slices.BinarySearchFunc(t.ch[ci].f, f, func(x, f float64) int {
+		if x <= f {
+			return -1
+		}
+		return 1
+	})
+	return ci, j
+}
+
+// eachRunOf calls fn with the documents filterable leaf n matches, a run
+// of them at a time, each document once: a numeric range's (numTree.runs),
+// or the union of the postings of a tag field's tags (a document with
+// several of them comes from the first only).
+func (ix *index) eachRunOf(n *node, fn func(ids []uint32)) {
+	fi := ix.fieldIndex(n.field)
+	if n.op == opNum {
+		lo, hi := boundsOf(n)
+		ix.nums[fi].runs(&lo, &hi, func(ids []uint32) bool {
+			fn(ids)
+			return true
+		})
+		return
+	}
+	td, col := ix.tags[fi], ix.tagc[fi]
+	var lists []*plist[struct{}]
+	for _, t := range n.tags {
+		tid, found := td.lookup(ix.fields[fi].normTag(t.val))
+		if found && !slices.Contains(lists, &td.posts[tid]) {
+			lists = append(lists, &td.posts[tid])
+		}
+	}
+	var buf []uint32
+	for i, l := range lists {
+		for _, c := range l.ch {
+			if i == 0 {
+				fn(c.ids)
+				continue
+			}
+			buf = buf[:0]
+			for _, id := range c.ids {
+				if col[id] != multiTag || !inAny(lists[:i], id) {
+					buf = append(buf, id)
+				}
+			}
+			fn(buf)
+		}
+	}
+}
+
+func inAny(lists []*plist[struct{}], id uint32) bool {
+	for _, l := range lists {
+		if l.has(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// byValue is a candidate hit of sortedTop: its value of the SORTBY field
+// (has false: none, it comes last), seq and id.
+type byValue struct {
+	f   float64
+	k   string // exact key, "" when f says it
+	has bool
+	seq uint64
+	id  uint32
+}
+
+// before is SORTBY order (hitOrder) on one numeric field.
+func (a *byValue) before(b *byValue, desc bool) bool {
+	if a.has != b.has {
+		return a.has
+	}
+	if a.has {
+		c := numCmp(a.f, a.k, b.f, b.k)
+		if desc {
+			c = -c
+		}
+		if c != 0 {
+			return c < 0
+		}
+	}
+	return a.seq < b.seq
+}
+
+// sortedTop is runSearch for filterable leaves sorted by one numeric
+// field, read from the documents of the smallest leaf src: each that
+// passes checks (the other leaves) and is not past its TTL is counted,
+// and the best off+num by the field's value are kept in a bounded heap
+// (most are turned away by one compare of doubles with its worst). One
+// pass, no id list: what the general path does with evalFiltered, hits
+// and topK, without a hit or a sort value per match.
+func (ix *index) sortedTop(e *engine.Engine, o *searchOpts, now int64, src *node, checks []check, f *field, fi int) (total int, hits []hit) {
+	k := o.off + o.num
+	nt := ix.nums[fi]
+	vals := nt.vals
+	desc := o.sortBy[0].desc
+	expiring := ix.expiring(e)
+	h := make([]byValue, 0, max(min(k, 1024), 0))
+	worse := func(a, b *byValue) bool { return b.before(a, desc) }
+	// One numeric check (the common "tag AND range" with the heap on
+	// another field, or the range's field itself): its first test inline.
+	var num *check
+	if len(checks) == 1 && checks[0].nt != nil {
+		num = &checks[0]
+	}
+	ix.eachRunOf(src, func(ids []uint32) {
+		for _, id := range ids {
+			if num != nil {
+				if int(id) >= len(num.vals) {
+					continue
+				}
+				if v := num.vals[id]; !(v > num.lo.f && v < num.hi.f) && !num.nt.has(id, &num.lo, &num.hi) {
+					continue
+				}
+			} else if len(checks) > 0 && !passes(checks, id) {
+				continue
+			}
+			if expiring && ix.expired(e, id, now) {
+				continue
+			}
+			total++
+			if k <= 0 {
+				continue
+			}
+			x := byValue{f: math.NaN(), id: id}
+			if int(id) < len(vals) {
+				x.f = vals[id]
+			}
+			x.has = x.f == x.f
+			if len(h) == k && h[0].has && x.has {
+				// Turned away by doubles alone: most candidates.
+				if !desc && x.f > h[0].f || desc && x.f < h[0].f {
+					continue
+				}
+			}
+			if x.has && nt.exact != nil {
+				x.k = nt.exact[id]
+			}
+			x.seq = ix.doc(id).seq
+			if len(h) < k {
+				h = append(h, x)
+				for i := len(h) - 1; i > 0; {
+					p := (i - 1) / 2
+					if !worse(&h[i], &h[p]) {
+						break
+					}
+					h[i], h[p] = h[p], h[i]
+					i = p
+				}
+				continue
+			}
+			if !x.before(&h[0], desc) {
+				continue
+			}
+			h[0] = x
+			for i := 0; ; {
+				l, w := 2*i+1, i
+				if l < len(h) && worse(&h[l], &h[w]) {
+					w = l
+				}
+				if r := l + 1; r < len(h) && worse(&h[r], &h[w]) {
+					w = r
+				}
+				if w == i {
+					break
+				}
+				h[i], h[w] = h[w], h[i]
+				i = w
+			}
+		}
+	})
+	// (value, seq) is a total order: sorted, h is the page's order.
+	slices.SortFunc(h, func(a, b byValue) int {
+		if a.before(&b, desc) {
+			return -1
+		}
+		return 1
+	})
+	hits = make([]hit, len(h))
+	for i, x := range h {
+		hits[i] = hit{id: x.id, seq: x.seq}
+	}
+	return total, ix.finishSorted(e, o, hits, f, fi, true)
+}
+
+// searchSorted is runSearch for exact tags and numeric ranges (one leaf,
+// or an intersection) sorted by one NUMERIC field, either direction,
+// without scores. The smallest leaf (by estimate) gives the candidates,
+// the others are checked on each candidate's indexed values, and every
+// match is counted (the total) in the same pass:
+//
+//   - when the smallest is a range of the sort field, it is walked in the
+//     sort's order (sortedPage): hits are only the first matches, the rest
+//     are counted;
+//   - else its documents are read in id order and the page is kept in a
+//     bounded heap by the sort field's value (sortedTop).
+//
+// Either reads what the general path reads (evalFiltered starts from the
+// same leaf) without building an id list or a hit per match. But first,
+// when a leaf is one tag with an order on the sort field (tagnum.go) and
+// another a range of that field, the tag's order is walked over the
+// range (orderOf): only the documents with both, and without other leaves
+// or TTLs only the page's, the total counted chunk by chunk. ok is false
+// for other shapes.
+func (s *state) searchSorted(e *engine.Engine, ix *index, q *node, o *searchOpts, now int64, sortF []*field, sortFi []int) (total int, hits []hit, ok bool) {
+	if len(sortF) != 1 || o.withScores || sortF[0].typ != typeNumeric || ix.nums[sortFi[0]] == nil ||
+		q.exact || o.slop >= 0 || o.inorder {
 		return 0, nil, false
 	}
+	leaves := []*node{q}
+	if q.op == opAnd {
+		leaves = q.kids
+	}
 	qc := ix.newQctx()
-	var drive *node
-	var others []*node
-	for _, k := range q.kids {
+	best, least := -1, 0
+	for i, k := range leaves {
 		if k.stop || !qc.filterable(k) {
 			return 0, nil, false
 		}
 		fi := ix.fieldIndex(k.field)
-		switch {
-		case k.op == opNum && ix.nums[fi] == nil, k.op == opTag && ix.tags[fi] == nil:
+		if k.op == opNum && ix.nums[fi] == nil || k.op == opTag && ix.tags[fi] == nil {
 			return 0, nil, false
-		case drive == nil && k.op == opNum && fi == sortFi[0]:
-			drive = k
-		default:
-			others = append(others, k)
+		}
+		if e := qc.estimate(k); best < 0 || e < least {
+			best, least = i, e
 		}
 	}
-	if drive == nil {
+	if best < 0 {
 		return 0, nil, false
 	}
-	least := -1
-	for _, k := range others {
-		if e := qc.estimate(k); least < 0 || e < least {
-			least = e
+	if t, tag, drive := ix.orderOf(e, leaves, sortFi[0], least); t != nil {
+		var rest []*node
+		for i, k := range leaves {
+			if i != tag && i != drive {
+				rest = append(rest, k)
+			}
 		}
+		total, hits = ix.sortedPage(e, t, leaves[drive], o, now, sortF[0], sortFi[0], ix.checksOf(rest))
+		return total, hits, true
 	}
-	if qc.estimate(drive) > 2*least+64 {
-		return 0, nil, false
+	src := leaves[best]
+	checks := ix.checksOf(slices.Delete(slices.Clone(leaves), best, best+1))
+	if src.op == opNum && ix.fieldIndex(src.field) == sortFi[0] {
+		total, hits = ix.sortedPage(e, ix.nums[sortFi[0]], src, o, now, sortF[0], sortFi[0], checks)
+		return total, hits, true
 	}
-	total, hits = ix.sortedPage(e, drive, o, now, sortF[0], sortFi[0], ix.checksOf(others))
+	total, hits = ix.sortedTop(e, o, now, src, checks, sortF[0], sortFi[0])
 	return total, hits, true
+}
+
+// orderOf finds, among filterable leaves, one tag (a single value) whose
+// order on field sf exists and a range of sf (tag and drive: their
+// places), and returns the order when walking it over the range is
+// cheaper than reading the smallest leaf (least documents): the walk stops
+// after the page when nothing else is checked, and else reads the
+// documents with the tag in the range.
+func (ix *index) orderOf(e *engine.Engine, leaves []*node, sf int, least int) (t *numTree, tag, drive int) {
+	drive = -1
+	for i, k := range leaves {
+		if k.op == opNum && ix.fieldIndex(k.field) == sf {
+			drive = i
+			break
+		}
+	}
+	if drive < 0 || len(ix.tn.m) == 0 {
+		return nil, 0, 0
+	}
+	for i, k := range leaves {
+		if k.op != opTag {
+			continue
+		}
+		fi := ix.fieldIndex(k.field)
+		var tid uint32
+		n := 0
+		for _, tt := range k.tags {
+			id, ok := ix.tags[fi].lookup(ix.fields[fi].normTag(tt.val))
+			if ok && (n == 0 || id != tid) {
+				tid = id
+				n++
+			}
+		}
+		if n != 1 {
+			continue
+		}
+		if o := ix.tagOrder(fi, tid, sf); o != nil && (t == nil || o.n < t.n) {
+			t, tag = o, i
+		}
+	}
+	if t == nil {
+		return nil, 0, 0
+	}
+	if len(leaves) > 2 || ix.expiring(e) {
+		lo, hi := boundsOf(leaves[drive])
+		if t.estimate(&lo, &hi) > least {
+			return nil, 0, 0
+		}
+	}
+	return t, tag, drive
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // TestNumRangeEarlyStop: a numeric range query (alone, or in an
-// intersection with tags and ranges) answered by the early-stop
-// path (searchNumRange, searchSortedAnd) gives the general path's total and page, for
-// every scorer, WITHSCORES, SORTBY the field ascending and descending,
+// intersection with tags and ranges), or a tag alone, answered by the
+// early-stop paths (searchNumRange, searchSorted) gives the general path's
+// total and page, for every scorer, WITHSCORES, SORTBY the range's field
+// or another (documents without it last), ascending and descending,
 // offsets and limits, with tied values, varying document scores and
 // lengths, reused document ids, and keys past their TTL.
 func TestNumRangeEarlyStop(t *testing.T) {
@@ -76,13 +77,16 @@ func TestNumRangeEarlyStop(t *testing.T) {
 			n.hi, _ = parseNumber(strconv.Itoa(lo + r.IntN(12)))
 			n.loEx, n.hiEx = r.IntN(3) == 0, r.IntN(3) == 0
 			q := n
-			if r.IntN(2) == 0 { // an intersection with a tag and maybe another range
+			tagOnly := r.IntN(6) == 0
+			if tagOnly || r.IntN(2) == 0 { // an intersection with a tag and maybe another range
 				tag := &node{op: opTag, field: "t", tags: []tagTerm{{val: []string{"a", "b", "c"}[r.IntN(3)]}}}
 				if r.IntN(3) == 0 {
 					tag.tags = append(tag.tags, tagTerm{val: "b"})
 				}
 				q = &node{op: opAnd, kids: []*node{n, tag}}
-				if r.IntN(3) == 0 {
+				if tagOnly {
+					q = tag
+				} else if r.IntN(3) == 0 {
 					other := &node{op: opNum, field: []string{"n", "m"}[r.IntN(2)]}
 					other.lo, _ = parseNumber(strconv.Itoa(r.IntN(10) - 5))
 					other.hi, _ = parseNumber(strconv.Itoa(r.IntN(10)))
@@ -96,7 +100,11 @@ func TestNumRangeEarlyStop(t *testing.T) {
 				withScores: r.IntN(2) == 0}
 			o.explain = o.withScores && r.IntN(2) == 0
 			if r.IntN(2) == 0 {
-				o.sortBy = []sortKey{{name: f, desc: r.IntN(3) == 0}}
+				sf := f
+				if r.IntN(3) == 0 { // by a field the query may not filter on
+					sf = []string{"n", "m"}[r.IntN(2)]
+				}
+				o.sortBy = []sortKey{{name: sf, desc: r.IntN(3) == 0}}
 				o.withSortKey = r.IntN(3) == 0
 			}
 			now := future + int64(r.IntN(4)) // some keys are past their TTL
@@ -104,7 +112,7 @@ func TestNumRangeEarlyStop(t *testing.T) {
 			g.general = true
 			wt, wp, _ := s.runSearch(e, ix, q, &g, now)
 			gt, gp, _ := s.runSearch(e, ix, q, &o, now)
-			want, got := fmt.Sprint(wt, pageOf(wp)), fmt.Sprint(gt, pageOf(gp))
+			want, got := fmt.Sprint(wt, pageOf(wp, &o)), fmt.Sprint(gt, pageOf(gp, &o))
 			if want != got {
 				e.Unlock()
 				t.Fatalf("step %d %s [%q %q] %+v:\n got %s\nwant %s", step, f, n.lo, n.hi, o, got, want)
@@ -114,10 +122,15 @@ func TestNumRangeEarlyStop(t *testing.T) {
 	}
 }
 
-func pageOf(p []hit) []string {
+// pageOf is a page as FT.SEARCH replies it: the sort values only under
+// WITHSORTKEYS.
+func pageOf(p []hit, o *searchOpts) []string {
 	var out []string
 	for _, h := range p {
-		s := fmt.Sprint(h.key, " ", h.score, " ", h.sort)
+		s := fmt.Sprint(h.key, " ", h.score)
+		if o.withSortKey {
+			s += fmt.Sprint(" ", h.sort)
+		}
 		if h.expl != nil {
 			s += " " + explText(h.expl)
 		}

@@ -111,6 +111,7 @@ type index struct {
 	terms *dict[uint64]     // every TEXT field's terms -> documents and their tpacked entries
 	over  []tentry          // text entries too large to pack (tpacked), by index
 	overF []uint32          // free indexes of over
+	tn    tagNums           // per tag, its documents in the order of each SORTABLE NUMERIC field (tagnum.go)
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
 	reslot   int   // update: the key table position of the document's key, or -1
@@ -140,6 +141,7 @@ func (ix *index) initFields() {
 	ix.terms = newDict[uint64]()
 	ix.over, ix.overF = nil, nil
 	ix.totalLen, ix.records, ix.textRecs, ix.offsets = 0, 0, 0, 0
+	ix.tnInit()
 	for i, f := range ix.fields {
 		switch f.typ {
 		case typeNumeric:
@@ -468,6 +470,7 @@ func (ix *index) addSource(key string, h source) bool {
 	ix.live++
 	ix.totalLen += uint64(d.length)
 	ix.records += records
+	ix.tnAdd(id)
 	return true
 }
 
@@ -736,6 +739,7 @@ func (ix *index) remove(id uint32) { ix.removeDoc(id, true) }
 // removeDoc removes document id, and its key from the key table if
 // unkey (update keeps the key's place for the new document).
 func (ix *index) removeDoc(id uint32, unkey bool) {
+	ix.tnRemove(id)
 	d := ix.doc(id)
 	if unkey {
 		ix.keys.remove(ix.key(id), id)
@@ -927,6 +931,7 @@ func (ix *index) renumber() {
 			odd[nid>>6] |= 1 << (nid & 63)
 		}
 	}
+	ix.tnRenumber(m)
 	ix.docs, ix.top, ix.odd = docs, n, odd
 }
 
@@ -998,6 +1003,7 @@ func (ix *index) memory() memory {
 		}
 		m.sortables += cap(ix.geos[i]) * int(unsafe.Sizeof(geoPoint{}))
 	}
+	m.inverted += ix.tnBytes()
 	keys := 0
 	ix.eachDoc(func(id uint32, _ *doc) bool {
 		keys += len(ix.key(id))

@@ -72,10 +72,15 @@
 // dropped. FT.CREATE indexes existing keys in the background (scan.go).
 // Two shapes skip the id lists (fastpath.go): a query that is one numeric
 // range walks it once into a bounded heap of offset+limit hits (by score,
-// or only the first hits when sorted by that field ascending), and an
-// intersection of exact tags and ranges sorted ascending by one range's
-// field walks that range in order, checking the rest per document; both
-// still count every match for the total.
+// or only the first hits when sorted by that field, either direction);
+// and exact tags and ranges (one, or an intersection) sorted by a NUMERIC
+// field read the smallest leaf once, checking the others per document,
+// counting every match and keeping the page in a bounded heap (or, when
+// that leaf is a range of the sort field, walking it in order). Each tag
+// of 256 documents or more also keeps its documents in the order of each
+// SORTABLE NUMERIC field (tagnum.go, 12 bytes an entry, a composite
+// (tag, number) index): "@t:{x} @n:[a b] SORTBY n" walks it from a and
+// stops after the page, counting the total chunk by chunk.
 //
 // Text analysis (text.go) follows RediSearch 2.x: its separators
 // (,./(){}[]:;~!@#$%^&*-=+|'`"<>? space and tab), a backslash escaping

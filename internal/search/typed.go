@@ -148,6 +148,16 @@ type Doc struct {
 	Score  float64
 }
 
+// Get returns the value of field in d.Fields.
+func (d Doc) Get(field string) (string, bool) {
+	for i := 0; i+1 < len(d.Fields); i += 2 {
+		if d.Fields[i] == field {
+			return d.Fields[i+1], true
+		}
+	}
+	return "", false
+}
+
 // Result is a search's answer.
 type Result struct {
 	Total int // documents matched (all pages)
