@@ -349,6 +349,7 @@ func (t *numTree) walk(lo, hi *numBound, desc bool, fn func(id uint32, f float64
 		t.scan(lo, hi, fn)
 		return
 	}
+	t.flush() // buffered writes (numeric.go)
 	// From the last entry whose double is at most hi's, backwards.
 	ci, j := t.startAfter(hi.f)
 	for {

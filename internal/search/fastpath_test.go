@@ -146,3 +146,32 @@ func explText(x *expl) string {
 	}
 	return s + ")"
 }
+
+// A descending walk of a NUMERIC range is the first read after writes
+// (which wait in the tree's buffer until a read): it sees them.
+func TestDescendingWalkSeesBufferedWrites(t *testing.T) {
+	h := &holder{}
+	e := engine.New(nil, func(t *engine.Table) { register(t, h) })
+	defer e.Close()
+	cl := e.NewClient("test")
+	w := &resp.Writer{Proto: 2}
+	do := func(args ...string) string {
+		b := make([][]byte, len(args))
+		for i, a := range args {
+			b[i] = []byte(a)
+		}
+		w.Reset()
+		e.Lock()
+		e.Call(cl, b, w)
+		e.Unlock()
+		return string(w.Buf)
+	}
+	do("FT.CREATE", "idx", "PREFIX", "1", "d:", "SCHEMA", "price", "NUMERIC", "SORTABLE")
+	for i, p := range []string{"3", "5", "2", "12", "25500.12346"} {
+		do("HSET", "d:"+strconv.Itoa(i+1), "price", p)
+	}
+	got := do("FT.SEARCH", "idx", "@price:[2 12]", "SORTBY", "price", "DESC", "LIMIT", "0", "2", "NOCONTENT")
+	if want := "*3\r\n:4\r\n$3\r\nd:4\r\n$3\r\nd:2\r\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
