@@ -167,11 +167,13 @@ func Decode(longRange, latRange Range, h Hash) (Area, bool) {
 	longScale := longRange.Max - longRange.Min
 	ilato := uint32(sep)
 	ilono := uint32(sep >> 32)
-	div := float64(uint64(1) << h.Step)
-	area.Latitude.Min = latRange.Min + float64(float64(ilato)*1.0/div)*latScale
-	area.Latitude.Max = latRange.Min + float64(float64(ilato+1)*1.0/div)*latScale
-	area.Longitude.Min = longRange.Min + float64(float64(ilono)*1.0/div)*longScale
-	area.Longitude.Max = longRange.Min + float64(float64(ilono+1)*1.0/div)*longScale
+	// C divides by 2^step; multiplying by its reciprocal, a power of two
+	// too, gives the same bits (both exact scalings) without a division.
+	inv := 1 / float64(uint64(1)<<h.Step)
+	area.Latitude.Min = latRange.Min + float64(float64(ilato)*inv)*latScale
+	area.Latitude.Max = latRange.Min + float64(float64(ilato+1)*inv)*latScale
+	area.Longitude.Min = longRange.Min + float64(float64(ilono)*inv)*longScale
+	area.Longitude.Max = longRange.Min + float64(float64(ilono+1)*inv)*longScale
 	return area, true
 }
 
