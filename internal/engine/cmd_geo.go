@@ -20,6 +20,7 @@ package engine
 // search that neither sorts nor replies distances computes none.
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 
@@ -446,6 +447,11 @@ func (g *geoQuery) add(score float64, member []byte) {
 			return
 		}
 		p.dist, p.err = d, err
+	}
+	if len(g.ga) == cap(g.ga) {
+		// Double: append's growth of 1.25 past 256 elements allocates
+		// about 4.5 times the final slice for 10,000 matches.
+		g.ga = slices.Grow(g.ga, max(len(g.ga), 16))
 	}
 	g.ga = append(g.ga, p)
 }
