@@ -14,6 +14,11 @@
 //   - Distances use correctly rounded sin, cos and asin (double-double
 //     arithmetic), which equal glibc's for all but about 0.1% of
 //     arguments; there they differ in the last bit.
+//   - DistanceBound and Around estimate distances with Go's math
+//     functions and a bound on their difference from Distance (relative
+//     1e-12 plus 1e-9 m; measured below 1e-15): a search decides most
+//     points on the estimate and calls Distance only where the bound
+//     leaves the answer in doubt, for the same answers (bound.go).
 //   - Pure functions on values: safe for concurrent use, no allocation,
 //     no package state beyond immutable tables.
 //
