@@ -390,3 +390,35 @@ func geoCheckDistances(t *testing.T, d *redistest.Diff, key string) {
 		}
 	}
 }
+
+// TestGeoSearchStoreOntoSource stores a search's result onto its own
+// source key (the replies point into the source set until the new one
+// replaces it), in both encodings, and searches a large set with many
+// points at the same distance (ties in the sort, full and COUNT).
+func TestGeoSearchStoreOntoSource(t *testing.T) {
+	d := redistest.NewDiff(t)
+	var big []geoPt
+	for i := 0; i < 400; i++ {
+		big = append(big, geoPt{"g" + strconv.Itoa(i), 13 + float64(i%20)*0.01, 38 + float64(i/20)*0.01})
+	}
+	// Mirror images about (13.1, 38.1): equal distances.
+	for i := 0; i < 30; i++ {
+		off := float64(i+1) * 0.003
+		big = append(big, geoPt{"e" + strconv.Itoa(i), 13.1 + off, 38.1}, geoPt{"w" + strconv.Itoa(i), 13.1 - off, 38.1})
+	}
+	geoLoad(d, "big", big)
+	geoRun(d, geoSicily...)
+	geoRun(d,
+		"OBJECT ENCODING big", "OBJECT ENCODING Sicily",
+		"GEOSEARCH big FROMLONLAT 13.1 38.1 BYRADIUS 20 km ASC WITHDIST",
+		"GEOSEARCH big FROMLONLAT 13.1 38.1 BYRADIUS 20 km DESC WITHDIST COUNT 25",
+		"GEOSEARCH big FROMLONLAT 13.1 38.1 BYBOX 9 3 km ASC COUNT 40 WITHDIST WITHCOORD",
+		"GEOSEARCH big FROMMEMBER g0 BYBOX 10 10 km",
+		"GEOSEARCH big FROMMEMBER g0 BYRADIUS 10 km COUNT 7 ANY WITHDIST",
+		"GEOSEARCHSTORE big2 big FROMLONLAT 13.1 38.1 BYRADIUS 5 km STOREDIST", "ZRANGE big2 0 -1 WITHSCORES",
+		"GEOSEARCHSTORE big big FROMLONLAT 13.1 38.1 BYRADIUS 5 km", "ZRANGE big 0 -1 WITHSCORES",
+		"GEORADIUS big 13.1 38.1 3 km STORE big COUNT 20", "ZRANGE big 0 -1 WITHSCORES",
+		"GEOSEARCHSTORE Sicily Sicily FROMLONLAT 15 37 BYRADIUS 200 km STOREDIST", "ZRANGE Sicily 0 -1 WITHSCORES",
+		"GEORADIUS Sicily 15 37 200 km STORE Sicily", "EXISTS Sicily",
+	)
+}

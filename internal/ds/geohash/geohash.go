@@ -14,6 +14,11 @@
 //   - Distances use correctly rounded sin, cos and asin (double-double
 //     arithmetic), which equal glibc's for all but about 0.1% of
 //     arguments; there they differ in the last bit.
+//   - DistanceBound and Around estimate distances with Go's math
+//     functions and a bound on their difference from Distance (relative
+//     1e-12 plus 1e-9 m; measured below 1e-15): a search decides most
+//     points on the estimate and calls Distance only where the bound
+//     leaves the answer in doubt, for the same answers (bound.go).
 //   - Pure functions on values: safe for concurrent use, no allocation,
 //     no package state beyond immutable tables.
 //
@@ -167,11 +172,13 @@ func Decode(longRange, latRange Range, h Hash) (Area, bool) {
 	longScale := longRange.Max - longRange.Min
 	ilato := uint32(sep)
 	ilono := uint32(sep >> 32)
-	div := float64(uint64(1) << h.Step)
-	area.Latitude.Min = latRange.Min + float64(float64(ilato)*1.0/div)*latScale
-	area.Latitude.Max = latRange.Min + float64(float64(ilato+1)*1.0/div)*latScale
-	area.Longitude.Min = longRange.Min + float64(float64(ilono)*1.0/div)*longScale
-	area.Longitude.Max = longRange.Min + float64(float64(ilono+1)*1.0/div)*longScale
+	// C divides by 2^step; multiplying by its reciprocal, a power of two
+	// too, gives the same bits (both exact scalings) without a division.
+	inv := 1 / float64(uint64(1)<<h.Step)
+	area.Latitude.Min = latRange.Min + float64(float64(ilato)*inv)*latScale
+	area.Latitude.Max = latRange.Min + float64(float64(ilato+1)*inv)*latScale
+	area.Longitude.Min = longRange.Min + float64(float64(ilono)*inv)*longScale
+	area.Longitude.Max = longRange.Min + float64(float64(ilono+1)*inv)*longScale
 	return area, true
 }
 
