@@ -19,6 +19,16 @@
 // A malformed request gets Redis's "-ERR Protocol error: ..." reply after
 // the replies to the requests before it, and the connection is closed;
 // other connections are not affected.
+//
+// On unix a plain TCP connection is read from inside its socket's
+// syscall.RawConn.Read callback rather than through net.Conn.Read, so that
+// after a read that drained the socket the goroutine waits for readiness
+// instead of making a read that finds nothing: one read per request, as
+// Redis, not two. That is safe only inside one callback invocation chain,
+// every fresh RawConn.Read reads first, a sweeper catches a FIN hidden by
+// a drained read, and anything unusual (a blocked command, a replica link)
+// leaves the callback for the portable path; rawread_unix.go says why in
+// detail. TLS connections and other systems use the portable path.
 package server
 
 import (
