@@ -57,8 +57,11 @@ import (
 // shutdown: the netpoller wakes the parked callback with an error). The
 // timeout parameter's read deadline applies to the wait as it does to
 // net.Conn.Read. Writes (replies, Pub/Sub pushes from their own
-// goroutine) go through net.Conn as before: the write lock is not the
-// read lock.
+// goroutine) go through RawConn.Write (rawWriter), which takes the
+// socket's write lock, not the read lock the callback holds, and waits
+// for writability when the send buffer is full, as net.Conn.Write does.
+// On Linux reads and writes skip the runtime's syscall bookkeeping
+// (sysio_linux.go says why that is safe and what it saves).
 //
 // It reports false, having done nothing, when the connection is not a
 // *net.TCPConn (TLS) so that the caller serves it the portable way.
@@ -73,12 +76,13 @@ func (c *session) serveRaw() bool {
 	}
 	c.rc = rc
 	c.raw = true
+	c.out, c.pushOut = newRawWriter(rc), newRawWriter(rc)
 	c.s.addRaw(c)
 	defer c.s.removeRaw(c)
 	var fd int
 	read := func(p []byte) (int, error) {
 		for {
-			n, err := syscall.Read(fd, p)
+			n, err := sysRead(fd, p)
 			switch {
 			case n > 0:
 				c.e.Stats.NetInput.Add(int64(n))
@@ -212,4 +216,57 @@ func (c *session) checkSkipped(epoch int64) {
 			c.conn.Close()
 		}
 	}
+}
+
+// rawWriter writes to a socket through RawConn.Write with sysWrite (see
+// sysio_linux.go), waiting for writability when the send buffer is full
+// as net.Conn.Write does. One per writing goroutine: its fields hold the
+// write in progress.
+type rawWriter struct {
+	rc  syscall.RawConn
+	p   []byte
+	n   int
+	err error
+	cb  func(uintptr) bool
+}
+
+func newRawWriter(rc syscall.RawConn) *rawWriter {
+	w := &rawWriter{rc: rc}
+	w.cb = w.write
+	return w
+}
+
+func (w *rawWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	w.p, w.n, w.err = p, 0, nil
+	if err := w.rc.Write(w.cb); err != nil && w.err == nil {
+		w.err = err
+	}
+	n, err := w.n, w.err
+	w.p, w.err = nil, nil
+	return n, err
+}
+
+// write is the RawConn.Write callback: false waits for writability.
+func (w *rawWriter) write(fd uintptr) bool {
+	for len(w.p) > 0 {
+		n, err := sysWrite(int(fd), w.p)
+		switch {
+		case n > 0:
+			w.n += n
+			w.p = w.p[n:]
+		case err == syscall.EINTR:
+		case err == syscall.EAGAIN:
+			return false
+		default:
+			if err == nil {
+				err = io.ErrShortWrite
+			}
+			w.err = err
+			return true
+		}
+	}
+	return true
 }

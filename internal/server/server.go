@@ -28,7 +28,10 @@
 // every fresh RawConn.Read reads first, a sweeper catches a FIN hidden by
 // a drained read, and anything unusual (a blocked command, a replica link)
 // leaves the callback for the portable path; rawread_unix.go says why in
-// detail. TLS connections and other systems use the portable path.
+// detail. On Linux these reads and the replies' writes are raw system
+// calls, which spares the runtime's monitor thread a wake-up per idle
+// spell (sysio_linux.go). TLS connections and other systems use the
+// portable path.
 package server
 
 import (
@@ -272,7 +275,7 @@ func (s *Server) handle(conn net.Conn) {
 	cl := e.NewConnClient("normal", conn.RemoteAddr().String(), conn.LocalAddr().String(), func() { conn.Close() })
 	defer e.RemoveClient(cl)
 
-	c := &session{s: s, e: e, conn: conn, cl: cl,
+	c := &session{s: s, e: e, conn: conn, cl: cl, out: conn, pushOut: conn,
 		rd:       resp.NewReader(countingReader{conn, &e.Stats.NetInput}),
 		w:        &resp.Writer{Proto: 2, Buf: make([]byte, 0, 4096)},
 		stopPush: make(chan struct{})}
@@ -291,6 +294,10 @@ type session struct {
 	cl   *engine.Client
 	rd   *resp.Reader
 	w    *resp.Writer
+	// out writes to the connection from its goroutine, pushOut from the
+	// Pub/Sub push goroutine: conn itself, or on the raw path writers
+	// that skip the runtime's syscall bookkeeping (rawread_unix.go).
+	out, pushOut io.Writer
 
 	// Once the client subscribes, its replies and the messages published
 	// to it share one ordered queue (engine.Outbox): replies are handed
@@ -451,11 +458,11 @@ func (c *session) handoff() {
 	}
 }
 
-func (c *session) writeOut(ob *engine.Outbox) bool {
+func (c *session) writeOut(ob *engine.Outbox, w io.Writer) bool {
 	if h := c.e.SyncHook; h != nil {
 		h(context.Background())
 	}
-	n, err := ob.WriteTo(c.conn)
+	n, err := ob.WriteTo(w)
 	c.e.Stats.NetOutput.Add(n)
 	return err == nil && !ob.Dead()
 }
@@ -473,7 +480,7 @@ func (c *session) flush() bool {
 			c.pushing = true
 			go c.push(ob)
 		}
-		return c.writeOut(ob)
+		return c.writeOut(ob, c.out)
 	}
 	if len(c.w.Buf) == 0 {
 		return true
@@ -483,7 +490,7 @@ func (c *session) flush() bool {
 	if h := c.e.SyncHook; h != nil {
 		h(context.Background())
 	}
-	_, err := c.conn.Write(c.w.Buf)
+	_, err := c.out.Write(c.w.Buf)
 	c.e.Stats.NetOutput.Add(int64(len(c.w.Buf)))
 	if cap(c.w.Buf) > 1<<20 {
 		c.w.Buf = make([]byte, 0, 4096)
@@ -504,7 +511,7 @@ func (c *session) push(ob *engine.Outbox) {
 			// that one write carries many messages (as
 			// Redis writes once per event-loop turn).
 			runtime.Gosched()
-			if !c.writeOut(ob) {
+			if !c.writeOut(ob, c.pushOut) {
 				c.conn.Close()
 				return
 			}
