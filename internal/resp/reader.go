@@ -101,6 +101,41 @@ func (r *Reader) Fill() error { return r.fill() }
 
 // fill reads more bytes, compacting or growing the buffer first.
 func (r *Reader) fill() error {
+	n, err := r.rd.Read(r.space())
+	r.end += n
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// FillOnce makes room in the buffer and calls read once with the free
+// space, for a caller that reads the stream itself (ordo-server reads a
+// socket's descriptor without the netpoller's extra read; see
+// internal/server). It reports whether read returned fewer bytes than it
+// was offered: the source had nothing more at that moment, so a caller
+// that is told when more arrives can wait instead of reading again. A
+// read that returns no bytes gives its error, or io.ErrNoProgress. Like
+// Fill, it may move buffered bytes.
+func (r *Reader) FillOnce(read func(p []byte) (int, error)) (drained bool, err error) {
+	p := r.space()
+	n, err := read(p)
+	if n <= 0 {
+		if err == nil {
+			err = io.ErrNoProgress
+		}
+		return false, err
+	}
+	r.end += min(n, len(p))
+	return n < len(p), nil
+}
+
+// space compacts, shrinks or grows the buffer as needed and returns its
+// free tail, which is never empty.
+func (r *Reader) space() []byte {
 	if r.start > 0 {
 		n := copy(r.buf, r.buf[r.start:r.end])
 		r.scanFrom -= r.start
@@ -123,15 +158,7 @@ func (r *Reader) fill() error {
 		copy(nb, r.buf[:r.end])
 		r.buf = nb
 	}
-	n, err := r.rd.Read(r.buf[r.end:])
-	r.end += n
-	if n > 0 {
-		return nil
-	}
-	if err == nil {
-		err = io.ErrNoProgress
-	}
-	return err
+	return r.buf[r.end:]
 }
 
 // TryCommand parses one request from what is already buffered, without

@@ -323,3 +323,56 @@ func TestWriterDoubleRESP(t *testing.T) {
 		t.Fatalf("RESP3: %q", w.Buf)
 	}
 }
+
+// TestFillOnce: the caller-driven read tells a drained source (fewer
+// bytes than the room offered) from a full buffer, passes errors through,
+// and parses what it filled exactly as Fill does, a request bigger than
+// the buffer included.
+func TestFillOnce(t *testing.T) {
+	big := strings.Repeat("x", 3*readChunk)
+	src := []byte("*2\r\n$4\r\nECHO\r\n$" + strconv.Itoa(len(big)) + "\r\n" + big + "\r\nPING\r\n")
+	r := NewReader(nil)
+	var got [][]string
+	fulls := 0
+	for len(src) > 0 || r.Buffered() > 0 {
+		args, err := r.TryCommand()
+		if err == nil {
+			cmd := []string{}
+			for _, a := range args {
+				cmd = append(cmd, string(a))
+			}
+			got = append(got, cmd)
+			continue
+		}
+		if err != ErrIncomplete {
+			t.Fatal(err)
+		}
+		drained, err := r.FillOnce(func(p []byte) (int, error) {
+			n := copy(p, src)
+			src = src[n:]
+			return n, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if drained != (len(src) == 0) {
+			t.Fatalf("drained=%v with %d bytes left", drained, len(src))
+		}
+		if !drained {
+			fulls++
+		}
+	}
+	if len(got) != 2 || got[0][0] != "ECHO" || got[0][1] != big || got[1][0] != "PING" {
+		t.Fatalf("parsed %d requests: %.60q", len(got), got)
+	}
+	if fulls == 0 {
+		t.Fatal("a request over the buffer never filled it")
+	}
+	boom := errors.New("boom")
+	if _, err := r.FillOnce(func([]byte) (int, error) { return 0, boom }); err != boom {
+		t.Fatalf("error: %v", err)
+	}
+	if _, err := r.FillOnce(func([]byte) (int, error) { return 0, nil }); err != io.ErrNoProgress {
+		t.Fatalf("no bytes, no error: %v", err)
+	}
+}

@@ -19,6 +19,19 @@
 // A malformed request gets Redis's "-ERR Protocol error: ..." reply after
 // the replies to the requests before it, and the connection is closed;
 // other connections are not affected.
+//
+// On unix a plain TCP connection is read from inside its socket's
+// syscall.RawConn.Read callback rather than through net.Conn.Read, so that
+// after a read that drained the socket the goroutine waits for readiness
+// instead of making a read that finds nothing: one read per request, as
+// Redis, not two. That is safe only inside one callback invocation chain,
+// every fresh RawConn.Read reads first, a sweeper catches a FIN hidden by
+// a drained read, and anything unusual (a blocked command, a replica link)
+// leaves the callback for the portable path; rawread_unix.go says why in
+// detail. On Linux these reads and the replies' writes are raw system
+// calls, which spares the runtime's monitor thread a wake-up per idle
+// spell (sysio_linux.go). TLS connections and other systems use the
+// portable path.
 package server
 
 import (
@@ -34,6 +47,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ordo-db/ordo/internal/engine"
@@ -70,6 +84,11 @@ type Server struct {
 	wg        sync.WaitGroup
 	closing   atomic.Bool
 	done      chan struct{}
+
+	// Connections served from a RawConn.Read callback (rawread_unix.go),
+	// under mu, and the sweeper's epoch.
+	raws       map[*session]struct{}
+	sweepEpoch atomic.Int64
 }
 
 // New returns a server for e.
@@ -156,6 +175,9 @@ func (s *Server) Serve() error {
 	if err := s.Repl.Start(); err != nil {
 		s.Logf("%v", err)
 	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go s.sweepSkipped(stop)
 	var wg sync.WaitGroup
 	for _, ln := range s.listeners {
 		wg.Add(1)
@@ -253,134 +275,246 @@ func (s *Server) handle(conn net.Conn) {
 	cl := e.NewConnClient("normal", conn.RemoteAddr().String(), conn.LocalAddr().String(), func() { conn.Close() })
 	defer e.RemoveClient(cl)
 
-	rd := resp.NewReader(countingReader{conn, &e.Stats.NetInput})
-	rd.MaxBulkLen = e.Config.Int("proto-max-bulk-len")
-	w := &resp.Writer{Proto: 2, Buf: make([]byte, 0, 4096)}
+	c := &session{s: s, e: e, conn: conn, cl: cl, out: conn, pushOut: conn,
+		rd:       resp.NewReader(countingReader{conn, &e.Stats.NetInput}),
+		w:        &resp.Writer{Proto: 2, Buf: make([]byte, 0, 4096)},
+		stopPush: make(chan struct{})}
+	c.rd.MaxBulkLen = e.Config.Int("proto-max-bulk-len")
+	defer close(c.stopPush)
+	if !c.serveRaw() {
+		c.serve()
+	}
+}
+
+// session is one client connection's state.
+type session struct {
+	s    *Server
+	e    *engine.Engine
+	conn net.Conn
+	cl   *engine.Client
+	rd   *resp.Reader
+	w    *resp.Writer
+	// out writes to the connection from its goroutine, pushOut from the
+	// Pub/Sub push goroutine: conn itself, or on the raw path writers
+	// that skip the runtime's syscall bookkeeping (rawread_unix.go).
+	out, pushOut io.Writer
 
 	// Once the client subscribes, its replies and the messages published
 	// to it share one ordered queue (engine.Outbox): replies are handed
 	// over under the lock, so a message published after a reply was made
-	// is written after it; a second goroutine writes messages that arrive
-	// while this one waits for requests.
-	stopPush := make(chan struct{})
-	defer close(stopPush)
-	pushing := false
-	handoff := func() {
-		if ob := cl.Outbox(); ob != nil && len(w.Buf) > 0 {
-			ob.Append(w.Buf)
-			w.Reset()
-		}
+	// is written after it; a second goroutine (pushing) writes messages
+	// that arrive while this one waits for requests.
+	stopPush chan struct{}
+	pushing  bool
+
+	// raw is set while requests are served from inside the socket's
+	// RawConn.Read callback (serveRaw), where a blocked command cannot
+	// wait: batch leaves it in blocked for serveRaw to wait outside.
+	raw     bool
+	blocked *engine.Waiter
+	// rc is the socket (raw only); skipWait is the sweep epoch in which
+	// the callback began waiting without the read that would have found
+	// nothing, 0 when it is not such a wait.
+	rc       syscall.RawConn
+	skipWait atomic.Int64
+}
+
+func (s *Server) addRaw(c *session) {
+	s.mu.Lock()
+	if s.raws == nil {
+		s.raws = map[*session]struct{}{}
 	}
-	writeOut := func(ob *engine.Outbox) bool {
-		if h := e.SyncHook; h != nil {
-			h(context.Background())
-		}
-		n, err := ob.WriteTo(conn)
-		e.Stats.NetOutput.Add(n)
-		return err == nil && !ob.Dead()
-	}
-	flush := func() bool {
-		if ob := cl.Outbox(); ob != nil {
-			if len(w.Buf) > 0 {
-				// Replies made without the lock (BUSY, a blocked
-				// command's, a protocol error): queued as they are.
-				ob.AppendReply(w.Buf)
-				w.Reset()
-			}
-			if !pushing {
-				pushing = true
-				go func() {
-					for {
-						select {
-						case <-stopPush:
-							return
-						case <-ob.Notify():
-							// Let the publishers running now add theirs, so
-							// that one write carries many messages (as
-							// Redis writes once per event-loop turn).
-							runtime.Gosched()
-							if !writeOut(ob) {
-								conn.Close()
-								return
-							}
-						}
-					}
-				}()
-			}
-			return writeOut(ob)
-		}
-		if len(w.Buf) == 0 {
-			return true
-		}
-		// No reply before the changes it may depend on are as durable as
-		// appendfsync requires (group commit; see internal/aof).
-		if h := e.SyncHook; h != nil {
-			h(context.Background())
-		}
-		_, err := conn.Write(w.Buf)
-		e.Stats.NetOutput.Add(int64(len(w.Buf)))
-		if cap(w.Buf) > 1<<20 {
-			w.Buf = make([]byte, 0, 4096)
-		}
-		w.Reset()
-		return err == nil
-	}
+	s.raws[c] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *Server) removeRaw(c *session) {
+	s.mu.Lock()
+	delete(s.raws, c)
+	s.mu.Unlock()
+}
+
+// next is what a connection does after serving what it has buffered.
+type next int
+
+const (
+	nextRead    next = iota // every complete request served: read more
+	nextClose               // close the connection
+	nextBlocked             // (raw only) a blocked command waits: session.blocked, lock released
+	nextReplica             // the connection became a replica link (SYNC/PSYNC)
+)
+
+// serve is the portable loop: read (through the netpoller), serve, repeat.
+func (c *session) serve() {
 	for {
-		rd.Authenticated = cl.Authenticated
-		if t := e.Config.Int("timeout"); t > 0 {
-			conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
-		}
-		args, err := rd.ReadCommand()
-		if err != nil {
-			s.protocolFailure(w, err, flush)
+		switch c.serveBuffered() {
+		case nextClose:
+			return
+		case nextReplica:
+			c.s.Repl.ServeReplica(c.cl, c.conn, c.rd)
 			return
 		}
-		var perr error
+		c.setDeadline()
+		if err := c.rd.Fill(); err != nil {
+			return
+		}
+	}
+}
+
+// setDeadline applies the timeout parameter (idle clients are closed).
+func (c *session) setDeadline() {
+	if t := c.e.Config.Int("timeout"); t > 0 {
+		c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
+	}
+}
+
+// serveBuffered executes every complete request in the read buffer, in
+// batches (see batch), and writes the replies.
+func (c *session) serveBuffered() next {
+	for {
+		c.rd.Authenticated = c.cl.Authenticated
+		args, err := c.rd.TryCommand()
+		if err == resp.ErrIncomplete {
+			return nextRead
+		}
+		if err != nil {
+			c.s.protocolFailure(c.w, err, c.flush)
+			return nextClose
+		}
 		// While a script runs past busy-reply-threshold, LockOrBusy
 		// answers BUSY (or serves SCRIPT KILL) without the lock.
 		// (Call records the client's activity with the clock reading it
 		// makes anyway: one read fewer per batch.)
-		if !e.LockOrBusy(cl, args, w) {
-			cl.LastActive.Store(time.Now().UnixMilli())
-			if !flush() {
-				return
+		if !c.e.LockOrBusy(c.cl, args, c.w) {
+			c.cl.LastActive.Store(time.Now().UnixMilli())
+			if !c.flush() {
+				return nextClose
 			}
 			continue
 		}
-		for {
-			if wt := e.Call(cl, args, w); wt != nil {
-				handoff()
-				e.Unlock()
-				if !flush() || !s.waitBlocked(conn, rd, cl, wt) {
-					return
+		if n := c.batch(args); n != nextRead {
+			return n
+		}
+	}
+}
+
+// batch executes args and then every complete request buffered after it
+// under the engine lock, held on entry and released on return, and
+// writes their replies with one write. args == nil resumes a batch after
+// a blocked command (serveRaw).
+func (c *session) batch(args [][]byte) next {
+	var perr error
+	for {
+		if args != nil {
+			if wt := c.e.Call(c.cl, args, c.w); wt != nil {
+				c.handoff()
+				c.e.Unlock()
+				if !c.flush() {
+					return nextClose
 				}
-				e.Lock()
-			}
-			if cl.CloseAfterReply() || cl.Killed() || cl.ReplicaLink() || len(w.Buf) > maxBatchReply {
-				break
-			}
-			// An AUTH earlier in this batch lifts the limits for the rest.
-			rd.Authenticated = cl.Authenticated
-			args, perr = rd.TryCommand()
-			if perr != nil {
-				if perr == resp.ErrIncomplete {
-					perr = nil
+				if c.raw {
+					c.blocked = wt
+					return nextBlocked
 				}
-				break
+				if !c.s.waitBlocked(c.conn, c.rd, c.cl, wt) {
+					return nextClose
+				}
+				c.e.Lock()
 			}
 		}
-		handoff()
-		e.Unlock()
+		if c.cl.CloseAfterReply() || c.cl.Killed() || c.cl.ReplicaLink() || len(c.w.Buf) > maxBatchReply {
+			break
+		}
+		// An AUTH earlier in this batch lifts the limits for the rest.
+		c.rd.Authenticated = c.cl.Authenticated
+		args, perr = c.rd.TryCommand()
 		if perr != nil {
-			s.protocolFailure(w, perr, flush)
-			return
+			if perr == resp.ErrIncomplete {
+				perr = nil
+			}
+			break
 		}
-		if !flush() || cl.CloseAfterReply() || cl.Killed() {
-			return
+	}
+	c.handoff()
+	c.e.Unlock()
+	if perr != nil {
+		c.s.protocolFailure(c.w, perr, c.flush)
+		return nextClose
+	}
+	if !c.flush() || c.cl.CloseAfterReply() || c.cl.Killed() {
+		return nextClose
+	}
+	if c.cl.ReplicaLink() { // after SYNC/PSYNC: internal/repl serves it
+		return nextReplica
+	}
+	return nextRead
+}
+
+// handoff moves the replies made under the lock to a subscriber's Outbox.
+func (c *session) handoff() {
+	if ob := c.cl.Outbox(); ob != nil && len(c.w.Buf) > 0 {
+		ob.Append(c.w.Buf)
+		c.w.Reset()
+	}
+}
+
+func (c *session) writeOut(ob *engine.Outbox, w io.Writer) bool {
+	if h := c.e.SyncHook; h != nil {
+		h(context.Background())
+	}
+	n, err := ob.WriteTo(w)
+	c.e.Stats.NetOutput.Add(n)
+	return err == nil && !ob.Dead()
+}
+
+// flush writes the replies; false when the connection is unusable.
+func (c *session) flush() bool {
+	if ob := c.cl.Outbox(); ob != nil {
+		if len(c.w.Buf) > 0 {
+			// Replies made without the lock (BUSY, a blocked
+			// command's, a protocol error): queued as they are.
+			ob.AppendReply(c.w.Buf)
+			c.w.Reset()
 		}
-		if cl.ReplicaLink() { // after SYNC/PSYNC: internal/repl serves it
-			s.Repl.ServeReplica(cl, conn, rd)
+		if !c.pushing {
+			c.pushing = true
+			go c.push(ob)
+		}
+		return c.writeOut(ob, c.out)
+	}
+	if len(c.w.Buf) == 0 {
+		return true
+	}
+	// No reply before the changes it may depend on are as durable as
+	// appendfsync requires (group commit; see internal/aof).
+	if h := c.e.SyncHook; h != nil {
+		h(context.Background())
+	}
+	_, err := c.out.Write(c.w.Buf)
+	c.e.Stats.NetOutput.Add(int64(len(c.w.Buf)))
+	if cap(c.w.Buf) > 1<<20 {
+		c.w.Buf = make([]byte, 0, 4096)
+	}
+	c.w.Reset()
+	return err == nil
+}
+
+// push writes the messages published to a subscriber while its
+// connection waits for requests.
+func (c *session) push(ob *engine.Outbox) {
+	for {
+		select {
+		case <-c.stopPush:
 			return
+		case <-ob.Notify():
+			// Let the publishers running now add theirs, so
+			// that one write carries many messages (as
+			// Redis writes once per event-loop turn).
+			runtime.Gosched()
+			if !c.writeOut(ob, c.pushOut) {
+				c.conn.Close()
+				return
+			}
 		}
 	}
 }
