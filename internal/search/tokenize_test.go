@@ -177,3 +177,26 @@ func TestQueryWordsAgree(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTokenQueryAgree: any word a text is indexed under is found by the
+// query naming it (its separators and backslashes escaped).
+func FuzzTokenQueryAgree(f *testing.F) {
+	for _, s := range []string{"Genesis\r\nIsaac", `hello\-world`, `hello\\,world`, "a\x01b\x00c", "Über straße", `\`, "1e5 -3 $x %y%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		textWords(text, func(off, end int, w string) {
+			if off < 0 || end > len(text) || off >= end || strings.IndexByte(w, 0) >= 0 {
+				t.Fatalf("%q: word %q at [%d:%d]", text, w, off, end)
+			}
+			q := quoteWord(w)
+			n, err := parseQuery(q, nil, nil)
+			if err != nil {
+				t.Fatalf("%q (word %q of %q): %v", q, w, text, err)
+			}
+			if got := show(n); got != ":"+w {
+				t.Fatalf("%q (word %q of %q): parsed as %s", q, w, text, got)
+			}
+		})
+	})
+}
