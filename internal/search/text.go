@@ -142,7 +142,7 @@ func normWord(raw string, buf *[]byte) string {
 		return foldTerm(raw)
 	}
 	b := (*buf)[:0]
-	escaped := false
+	escaped, ascii := false, true
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		switch {
@@ -151,6 +151,10 @@ func normWord(raw string, buf *[]byte) string {
 			escaped = true
 			continue
 		default:
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A' // folded here: one string, not two
+			}
+			ascii = ascii && c < utf8.RuneSelf
 			b = append(b, c)
 		}
 		escaped = false
@@ -159,7 +163,10 @@ func normWord(raw string, buf *[]byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	return foldTerm(string(b))
+	if !ascii {
+		return foldTerm(string(b))
+	}
+	return string(b)
 }
 
 // foldTerm is the case-folded form of a word (Unicode lower case; invalid
