@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ordo-db/ordo/internal/engine"
 )
@@ -387,7 +386,7 @@ func (h *highlighter) fragmentize(f *field, text, lang string) []frag {
 	var frags []frag
 	sinceMatch := 0
 	lastEnd := 0
-	hlTokens(text, h.ix.stop, func(pos uint32, off int, word string) {
+	hlTokens(text, h.ix.stop, func(pos uint32, off, n int, word string) {
 		term, idf, ok := h.match(f, word, lang)
 		if !ok {
 			sinceMatch++
@@ -395,10 +394,6 @@ func (h *highlighter) fragmentize(f *field, text, lang string) []frag {
 		}
 		if off < lastEnd {
 			return
-		}
-		n := 0
-		for off+n < len(text) && !isSep(text[off+n]) {
-			n++
 		}
 		var cur *frag
 		if len(frags) > 0 && pos-frags[len(frags)-1].lastPos <= fragMaxDistance {
@@ -447,57 +442,18 @@ func (h *highlighter) match(f *field, word, lang string) (string, float64, bool)
 }
 
 // hlTokens calls fn for each word of s as RediSearch's simple tokenizer
-// reads it (toksep, DefaultNormalize): words split at unescaped
-// separators, backslashes and control characters removed, lower-cased;
-// empty words and stop words take no position. off is the word's first
-// byte in s.
-func hlTokens(s string, stop map[string]bool, fn func(pos uint32, off int, word string)) {
+// reads it (textWords: toksep, DefaultNormalize); stop words take no
+// position. s[off:off+n] is the word as written (escaped separators
+// included, as RediSearch's token offsets).
+func hlTokens(s string, stop map[string]bool, fn func(pos uint32, off, n int, word string)) {
 	var pos uint32
-	var buf []byte
-	start := 0
-	word := func(end int) {
-		raw := s[start:end]
-		buf = buf[:0]
-		escaped := false
-		for i := 0; i < len(raw); i++ {
-			c := raw[i]
-			switch {
-			case (c == ' ' || c == '\t') && !escaped, c < 0x20 || c == 0x7f:
-			case c == '\\' && !escaped:
-				escaped = true
-				continue
-			default:
-				buf = append(buf, c)
-			}
-			escaped = false
-		}
-		if len(buf) == 0 {
-			return
-		}
-		w := foldTerm(string(buf))
-		if !utf8.ValidString(w) {
-			w = asciiLower(string(buf))
-		}
+	textWords(s, func(off, end int, w string) {
 		if stop[w] {
 			return
 		}
 		pos++
-		fn(pos, start, w)
-	}
-	escaped := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if isSep(c) && !escaped {
-			word(i)
-			start = i + 1
-			escaped = false
-			continue
-		}
-		escaped = !escaped && c == '\\'
-	}
-	if start < len(s) {
-		word(len(s))
-	}
+		fn(pos, off, end-off, w)
+	})
 }
 
 // highlightWhole is FragmentList_HighlightWholeDocS: the text with every

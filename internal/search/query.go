@@ -157,7 +157,7 @@ func parseQueryOpts(q string, params map[string]string, idx *index, noStop bool)
 }
 
 func (p *parser) skipSpace() {
-	for p.pos < len(p.s) && (p.s[p.pos] == ' ' || p.s[p.pos] == '\t' || p.s[p.pos] == '\n' || p.s[p.pos] == '\r') {
+	for p.pos < len(p.s) && isSpace(p.s[p.pos]) {
 		p.pos++
 	}
 }
@@ -746,17 +746,27 @@ func (p *parser) geoExpr(name string, start int) (*node, error) {
 	return n, nil
 }
 
-// word reads a field name (letters, digits, '_', escaped characters).
+// word reads a word or field name (letters, digits, '_', escaped
+// characters). As in RediSearch's query lexer, white space and control
+// characters end it; an escaped control character or a lone backslash at
+// the end is dropped, as documents' words drop them (normWord), so a
+// query word and the same word in a document agree.
 func (p *parser) word() string {
 	var sb strings.Builder
 	for p.pos < len(p.s) {
 		c := p.s[p.pos]
-		if c == '\\' && p.pos+1 < len(p.s) {
-			sb.WriteByte(p.s[p.pos+1])
+		if c == '\\' {
+			if p.pos+1 == len(p.s) {
+				p.pos++
+				continue
+			}
+			if !isCtl(p.s[p.pos+1]) {
+				sb.WriteByte(p.s[p.pos+1])
+			}
 			p.pos += 2
 			continue
 		}
-		if isPunct(c) || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+		if isPunct(c) || isSpace(c) {
 			break
 		}
 		sb.WriteByte(c)
@@ -818,4 +828,6 @@ func (p *parser) textNode(field, w string, prefix bool) *node {
 // isPunct: separators end a word in queries as in documents.
 func isPunct(c byte) bool { return isSep(c) && c != ' ' && c != '\t' }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// isSpace: white space and control characters separate query tokens
+// (the lexer's space and cntrl).
+func isSpace(c byte) bool { return c == ' ' || isCtl(c) }

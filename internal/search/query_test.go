@@ -114,13 +114,15 @@ func TestParseQuery(t *testing.T) {
 
 func TestTokenize(t *testing.T) {
 	// RediSearch's separators (no newline among them), a backslash
-	// escaping one, stop words taking no position.
+	// escaping one, stop words taking no position; in a word, an
+	// unescaped backslash and control characters are removed
+	// (DefaultNormalize), so "u\\v\nw" is "uvw".
 	var got []string
 	stop := map[string]bool{"the": true}
 	tokenize("Hello, World! ÉCOLE foo-bar a\\-b  x.y the q?r`s/t|u\\v\nw", stop, func(t token) {
 		got = append(got, fmt.Sprintf("%s@%d", t.word, t.pos))
 	})
-	want := "hello@1 world@2 école@3 foo@4 bar@5 a-b@6 x@7 y@8 q@9 r@10 s@11 t@12 u\\v\nw@13"
+	want := "hello@1 world@2 école@3 foo@4 bar@5 a-b@6 x@7 y@8 q@9 r@10 s@11 t@12 uvw@13"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("got %q, want %q", strings.Join(got, " "), want)
 	}

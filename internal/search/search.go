@@ -83,8 +83,10 @@
 // stops after the page, counting the total chunk by chunk.
 //
 // Text analysis (text.go) follows RediSearch 2.x: its separators
-// (,./(){}[]:;~!@#$%^&*-=+|'`"<>? space and tab), a backslash escaping
-// one, case folding, stop words (its default English list, or STOPWORDS),
+// (,./(){}[]:;~!@#$%^&*-=+|'`"<>? space and tab; not \r or \n), a
+// backslash escaping one, control characters removed from words (so
+// "Genesis\r\nIsaac" is the one word "genesisisaac"), the text cut at a
+// NUL byte, case folding, stop words (its default English list, or STOPWORDS),
 // positions per field, and stems indexed as "+stem" terms at the word's
 // position. Libraries: github.com/kljensen/snowball (Snowball stemmers:
 // english, french, spanish, russian, swedish, norwegian, hungarian) and
@@ -128,7 +130,10 @@
 // (accepted, English rules), VECTOR fields. Prefix, suffix, infix and
 // fuzzy terms scan the term dictionary (at most 200 expansions, as
 // RediSearch's MAXPREFIXEXPANSIONS); GEO radius scans the field's points.
-// Replies have RediSearch's RESP2 shapes under RESP3 too.
+// Replies have RediSearch's RESP2 shapes under RESP3 too. Words with
+// invalid UTF-8 keep their bytes (RediSearch re-encodes them as code
+// points); a query word drops an escaped control character as documents
+// do (RediSearch keeps it, so its query finds nothing).
 //
 // Query attributes (query.go) follow an atom: term, phrase, group or
 // field expression, "=>{$weight: w; $slop: n; $inorder: b; $phonetic:

@@ -7,13 +7,24 @@ import (
 	"github.com/kljensen/snowball"
 )
 
-// Text analysis, as RediSearch 2.x's default tokenizer: a word is a
-// maximal run of bytes that are not separators (sepMap), case-folded; a
-// backslash before a separator makes the separator part of the word;
-// stop words are dropped without taking a position; every other word
-// takes the next position (from 1, per field) and, when the field stems
-// and the language has a stemmer, its Snowball stem is indexed too, at
-// the same position, as the term "+stem" when it differs from the word.
+// Text analysis, as RediSearch 2.x's simple tokenizer (src/toksep.h,
+// DefaultNormalize in src/tokenize.c), for indexing, highlighting and
+// query words alike:
+//   - a word is a maximal run of bytes that are not separators (sepMap);
+//     a separator after an unescaped backslash is part of the word (so
+//     `hello\-world` is one word, `hello\\,world` two);
+//   - the text ends at its first NUL byte, as toksep's C-string loop does
+//     (RediSearch's test_terms_trie_encoding.py testNulStopsTokenization);
+//   - in a word, control characters (0x00-0x1f, 0x7f) are removed, \r and
+//     \n included: they are not separators, so "Genesis\r\nIsaac" is the
+//     one word "genesisisaac", as in RediSearch; unescaped backslashes are
+//     removed (an escaped one is kept); the word is then lower-cased
+//     (Unicode; invalid UTF-8 is lower-cased byte by byte);
+//   - a word that becomes empty takes no position, nor does a stop word;
+//     every other word takes the next position (from 1, per field) and,
+//     when the field stems and the language has a stemmer, its Snowball
+//     stem is indexed too, at the same position, as the term "+stem" when
+//     it differs from the word.
 
 // sepMap is RediSearch's ToksepMap_g: space, tab and
 // ,./(){}[]:;~!@#$%^&*-=+|'`"<>?
@@ -25,6 +36,9 @@ var sepMap = func() (m [256]bool) {
 }()
 
 func isSep(c byte) bool { return sepMap[c] }
+
+// isCtl reports a control character (C's iscntrl), removed from words.
+func isCtl(c byte) bool { return c < 0x20 || c == 0x7f }
 
 // stemPrefix marks an indexed stem (RediSearch's STEM_PREFIX).
 const stemPrefix = "+"
@@ -76,46 +90,83 @@ type token struct {
 // tokenize calls fn for every word of s that is not a stop word (stop may
 // be nil), with positions from 1.
 func tokenize(s string, stop map[string]bool, fn func(t token)) {
-	var sb []byte // a word with escapes, rebuilt
 	var pos uint32
-	start, escaped := 0, false
-	emit := func(w string) {
-		w = foldTerm(w)
+	textWords(s, func(_, _ int, w string) {
 		if stop[w] {
 			return
 		}
 		pos++
 		fn(token{w, pos})
+	})
+}
+
+// textWords calls fn for each non-empty normalized word of s (stop words
+// included) with s[off:end], the word as written. The highlighter
+// (hlTokens) and the indexer share it, so they never disagree.
+func textWords(s string, fn func(off, end int, w string)) {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
 	}
-	flush := func(end int) {
-		if escaped {
-			if len(sb) > 0 {
-				emit(string(sb))
+	var buf []byte
+	start, escaped := 0, false
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			c := s[i]
+			if !isSep(c) || escaped {
+				escaped = !escaped && c == '\\'
+				continue
 			}
-			sb, escaped = sb[:0], false
-		} else if end > start {
-			emit(s[start:end]) // a view of s: no copy for a plain word
+		}
+		if i > start {
+			if w := normWord(s[start:i], &buf); w != "" {
+				fn(start, i, w)
+			}
+		}
+		start, escaped = i+1, false
+	}
+}
+
+// normWord is DefaultNormalize: raw without its control characters,
+// unescaped backslashes and unescaped blanks, case-folded. A word with
+// none of those is folded in place (no copy when already lower case);
+// buf is scratch space for the others.
+func normWord(raw string, buf *[]byte) string {
+	plain := true
+	for i := 0; i < len(raw); i++ {
+		if c := raw[i]; c == '\\' || c == ' ' || isCtl(c) {
+			plain = false
+			break
 		}
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	if plain {
+		return foldTerm(raw)
+	}
+	b := (*buf)[:0]
+	escaped, ascii := false, true
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
 		switch {
-		case c == '\\' && i+1 < len(s) && isSep(s[i+1]):
-			if !escaped {
-				sb, escaped = append(sb[:0], s[start:i]...), true
-			}
-			sb = append(sb, s[i+1])
-			i++
-		case isSep(c):
-			flush(i)
-			start = i + 1
+		case (c == ' ' || c == '\t') && !escaped, isCtl(c):
+		case c == '\\' && !escaped:
+			escaped = true
+			continue
 		default:
-			if escaped {
-				sb = append(sb, c)
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A' // folded here: one string, not two
 			}
+			ascii = ascii && c < utf8.RuneSelf
+			b = append(b, c)
 		}
+		escaped = false
 	}
-	flush(len(s))
+	*buf = b
+	if len(b) == 0 {
+		return ""
+	}
+	if !ascii {
+		return foldTerm(string(b))
+	}
+	return string(b)
 }
 
 // foldTerm is the case-folded form of a word (Unicode lower case; invalid
