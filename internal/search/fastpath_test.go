@@ -5,9 +5,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
-
-	"github.com/ordo-db/ordo/internal/engine"
-	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // TestNumRangeEarlyStop: a numeric range query (alone, or in an
@@ -18,21 +15,7 @@ import (
 // offsets and limits, with tied values, varying document scores and
 // lengths, reused document ids, and keys past their TTL.
 func TestNumRangeEarlyStop(t *testing.T) {
-	h := &holder{}
-	e := engine.New(nil, func(t *engine.Table) { register(t, h) })
-	defer e.Close()
-	cl := e.NewClient("test")
-	w := &resp.Writer{Proto: 2}
-	do := func(args ...string) {
-		b := make([][]byte, len(args))
-		for i, a := range args {
-			b[i] = []byte(a)
-		}
-		w.Reset()
-		e.Lock()
-		e.Call(cl, b, w)
-		e.Unlock()
-	}
+	e, h, do := newSearchEngine(t)
 	do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
 	do("FT.CREATE", "idx", "PREFIX", "1", "d:", "SCHEMA", "n", "NUMERIC", "SORTABLE", "m", "NUMERIC", "t", "TAG", "body", "TEXT")
 	r := rand.New(rand.NewPCG(3, 4))
@@ -150,22 +133,7 @@ func explText(x *expl) string {
 // A descending walk of a NUMERIC range is the first read after writes
 // (which wait in the tree's buffer until a read): it sees them.
 func TestDescendingWalkSeesBufferedWrites(t *testing.T) {
-	h := &holder{}
-	e := engine.New(nil, func(t *engine.Table) { register(t, h) })
-	defer e.Close()
-	cl := e.NewClient("test")
-	w := &resp.Writer{Proto: 2}
-	do := func(args ...string) string {
-		b := make([][]byte, len(args))
-		for i, a := range args {
-			b[i] = []byte(a)
-		}
-		w.Reset()
-		e.Lock()
-		e.Call(cl, b, w)
-		e.Unlock()
-		return string(w.Buf)
-	}
+	_, _, do := newSearchEngine(t)
 	do("FT.CREATE", "idx", "PREFIX", "1", "d:", "SCHEMA", "price", "NUMERIC", "SORTABLE")
 	for i, p := range []string{"3", "5", "2", "12", "25500.12346"} {
 		do("HSET", "d:"+strconv.Itoa(i+1), "price", p)

@@ -6,9 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-
-	"github.com/ordo-db/ordo/internal/engine"
-	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // TestTagOrders: after random upserts, deletions, TTLs and renumbering,
@@ -18,21 +15,7 @@ import (
 // general path's total and page (ascending and descending, offsets,
 // other leaves, multi-valued tags, exact decimals beyond doubles).
 func TestTagOrders(t *testing.T) {
-	h := &holder{}
-	e := engine.New(nil, func(t *engine.Table) { register(t, h) })
-	defer e.Close()
-	cl := e.NewClient("test")
-	w := &resp.Writer{Proto: 2}
-	do := func(args ...string) {
-		b := make([][]byte, len(args))
-		for i, a := range args {
-			b[i] = []byte(a)
-		}
-		w.Reset()
-		e.Lock()
-		e.Call(cl, b, w)
-		e.Unlock()
-	}
+	e, h, do := newSearchEngine(t)
 	do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
 	do("FT.CREATE", "idx", "PREFIX", "1", "d:", "SCHEMA", "n", "NUMERIC", "SORTABLE", "m", "NUMERIC", "SORTABLE",
 		"t", "TAG", "u", "TAG", "x", "NUMERIC")

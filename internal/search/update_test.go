@@ -3,9 +3,6 @@ package search
 import (
 	"strconv"
 	"testing"
-
-	"github.com/ordo-db/ordo/internal/engine"
-	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // TestUpdateKeySlots: re-indexing a key keeps its place in the key table
@@ -14,21 +11,7 @@ import (
 // of the keyspace holding a valid number is found with its own document
 // and value, and no other key is.
 func TestUpdateKeySlots(t *testing.T) {
-	h := &holder{}
-	e := engine.New(nil, func(t *engine.Table) { register(t, h) })
-	defer e.Close()
-	cl := e.NewClient("test")
-	w := &resp.Writer{Proto: 2}
-	do := func(args ...string) {
-		b := make([][]byte, len(args))
-		for i, a := range args {
-			b[i] = []byte(a)
-		}
-		w.Reset()
-		e.Lock()
-		e.Call(cl, b, w)
-		e.Unlock()
-	}
+	e, h, do := newSearchEngine(t)
 	do("FT.CREATE", "idx", "PREFIX", "1", "k:", "SCHEMA", "n", "NUMERIC", "t", "TEXT")
 	want := map[string]string{} // key -> its number, for the keys that index
 	const keys = 300
