@@ -2,6 +2,7 @@ package ordo_test
 
 import (
 	"context"
+	"github.com/ordo-db/ordo/internal/sysinfo"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -55,23 +56,23 @@ func BenchmarkEmbedded(b *testing.B) {
 	for _, r := range rows {
 		b.Run(r.name+"/Do", func(b *testing.B) {
 			b.ReportAllocs()
-			cpu := processCPU()
+			cpu := sysinfo.ProcessCPU()
 			for b.Loop() {
 				if err := db.Do(ctx, r.args()...).Err(); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 		b.Run(r.name+"/Conn", func(b *testing.B) {
 			b.ReportAllocs()
-			cpu := processCPU()
+			cpu := sysinfo.ProcessCPU()
 			for b.Loop() {
 				if err := conn.Do(ctx, r.args()...).Err(); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

@@ -1,16 +1,13 @@
-//go:build unix
-
 package index_test
 
 import (
 	"context"
 	"errors"
+	"github.com/ordo-db/ordo/internal/sysinfo"
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
@@ -86,7 +83,7 @@ func BenchmarkSpaceNearest(b *testing.B) {
 		b.Run(strconv.Itoa(k), func(b *testing.B) {
 			b.ReportAllocs()
 			scanned := 0
-			cpu0 := cpuTime()
+			cpu0 := sysinfo.ProcessCPU()
 			for b.Loop() {
 				c := []uint64{1<<22 + r.Uint64N(1<<26-1<<23), 1<<22 + r.Uint64N(1<<26-1<<23)}
 				hits, st, err := s.Nearest(ctx, c, k)
@@ -96,15 +93,7 @@ func BenchmarkSpaceNearest(b *testing.B) {
 				scanned += st.Scanned
 			}
 			b.ReportMetric(float64(scanned)/float64(k*b.N), "read/point")
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ordo-db/ordo/internal/sysinfo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -251,8 +252,8 @@ func benchRow(b *testing.B, kind, row string) {
 		load(s)
 	}
 	b.ResetTimer()
-	c0 := processCPU()
-	defer func() { b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op") }()
+	c0 := int64(sysinfo.ProcessCPU())
+	defer func() { b.ReportMetric(float64(int64(sysinfo.ProcessCPU())-c0)/float64(b.N), "cpu-ns/op") }()
 	i := 0
 	for b.Loop() {
 		switch row {

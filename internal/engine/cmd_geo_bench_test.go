@@ -1,13 +1,10 @@
-//go:build unix
-
 package engine_test
 
 import (
+	"github.com/ordo-db/ordo/internal/sysinfo"
 	"math"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/ordo-db/ordo/internal/engine"
 	"github.com/ordo-db/ordo/internal/resp"
@@ -55,7 +52,7 @@ func BenchmarkGeoSearch(b *testing.B) {
 			}
 			b.Run(kind+"-"+strconv.Itoa(hits), func(b *testing.B) {
 				b.ReportAllocs()
-				cpu0 := cpuTime()
+				cpu0 := sysinfo.ProcessCPU()
 				for b.Loop() {
 					x, y := size+next()*(1-2*size), size+next()*(1-2*size)
 					var a []string
@@ -75,17 +72,8 @@ func BenchmarkGeoSearch(b *testing.B) {
 					}
 					call(args)
 				}
-				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}
-}
-
-// cpuTime is the process's user and system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

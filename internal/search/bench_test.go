@@ -3,10 +3,10 @@ package search_test
 import (
 	"context"
 	"fmt"
+	"github.com/ordo-db/ordo/internal/sysinfo"
 	"testing"
 
 	"github.com/ordo-db/ordo"
-	"github.com/ordo-db/ordo/internal/search"
 )
 
 // Micro-benchmarks of the index's hot paths (go test -bench . -run '^$'):
@@ -63,14 +63,14 @@ func benchHSET(b *testing.B, db *ordo.DB) {
 	var cpu0 int64
 	for b.Loop() {
 		if i == 0 {
-			cpu0 = search.CPUTime()
+			cpu0 = int64(sysinfo.ProcessCPU())
 		}
 		db.Do(ctx, "HSET", fmt.Sprintf("d:%d", i%100000), "price", fmt.Sprint(i*7%100003), "t", "red", "title", fmt.Sprintf("word%d common", i%1000))
 		i++
 	}
 	// CPU time per HSET (every thread, the collector's included): steadier
 	// than ns/op on a shared machine.
-	if cpu := search.CPUTime(); cpu > 0 {
+	if cpu := int64(sysinfo.ProcessCPU()); cpu > 0 {
 		b.ReportMetric(float64(cpu-cpu0)/float64(i), "cpu-ns/op")
 	}
 	db.Do(ctx, "FT.SEARCH", "i", "@price:[0 0]", "NOCONTENT")

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"github.com/ordo-db/ordo/internal/sysinfo"
 	"strconv"
 	"testing"
 
@@ -73,7 +74,7 @@ func benchHSETCall(b *testing.B, indexed, overwrite bool) {
 	var cpu0 int64
 	for b.Loop() {
 		if i == 0 {
-			cpu0 = cpuTime()
+			cpu0 = int64(sysinfo.ProcessCPU())
 		}
 		w.Reset()
 		e.Lock()
@@ -89,7 +90,7 @@ func benchHSETCall(b *testing.B, indexed, overwrite bool) {
 		}
 		e.Unlock()
 	}
-	if cpu := cpuTime(); cpu > 0 {
+	if cpu := int64(sysinfo.ProcessCPU()); cpu > 0 {
 		b.ReportMetric(float64(cpu-cpu0)/float64(i), "cpu-ns/HSET")
 	}
 }

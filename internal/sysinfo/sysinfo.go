@@ -52,3 +52,11 @@ func cString(b []byte) string {
 	}
 	return string(b)
 }
+
+// ProcessCPU is the CPU time this process has used, user and system
+// (CPUTimes' Self*): benchmarks on a shared machine report it per
+// operation, as it counts the work and not the waits for a core.
+func ProcessCPU() time.Duration {
+	c := cpuTimes()
+	return c.SelfSys + c.SelfUser
+}
