@@ -57,12 +57,12 @@ func BenchmarkZRangeByScore(b *testing.B) {
 	}
 	for _, key := range []string{"int", "frac"} {
 		for _, hits := range []int{100, 1000, 10000} {
-			width := uint64(span / n * hits)
+			width := uint64(span) / n * uint64(hits)
 			b.Run(key+"-"+strconv.Itoa(hits), func(b *testing.B) {
 				b.ReportAllocs()
 				cpu0 := cpuTime()
 				for b.Loop() {
-					lo := next() % (span - width)
+					lo := next() % (uint64(span) - width)
 					call([][]byte{[]byte("ZRANGE"), []byte(key), bound(key, lo), bound(key, lo+width), []byte("BYSCORE"), []byte("WITHSCORES")})
 				}
 				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
@@ -70,21 +70,21 @@ func BenchmarkZRangeByScore(b *testing.B) {
 		}
 	}
 	b.Run("int-100-limit10", func(b *testing.B) {
-		width := uint64(span / n * 100)
+		width := uint64(span) / n * 100
 		b.ReportAllocs()
 		cpu0 := cpuTime()
 		for b.Loop() {
-			lo := next() % (span - width)
+			lo := next() % (uint64(span) - width)
 			call([][]byte{[]byte("ZRANGEBYSCORE"), []byte("int"), bound("int", lo), bound("int", lo+width), []byte("WITHSCORES"), []byte("LIMIT"), []byte("0"), []byte("10")})
 		}
 		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("zcount-1000", func(b *testing.B) {
-		width := uint64(span / n * 1000)
+		width := uint64(span) / n * 1000
 		b.ReportAllocs()
 		cpu0 := cpuTime()
 		for b.Loop() {
-			lo := next() % (span - width)
+			lo := next() % (uint64(span) - width)
 			call([][]byte{[]byte("ZCOUNT"), []byte("int"), bound("int", lo), bound("int", lo+width)})
 		}
 		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
