@@ -734,7 +734,8 @@ func TestZSetKeyspace(t *testing.T) {
 // scores' %.17g text) with redis-server on a set past the listpack limit:
 // random inclusive/exclusive/infinite bounds, REV, LIMIT (negative,
 // zero, beyond the end) and WITHSCORES, in RESP2 and RESP3, over scores
-// that are small and large integers, fractions and exponent forms.
+// that are small and large integers, fractions and exponent forms; and
+// ranges by rank, which read through the same batched scan.
 func TestZSetScoreRangeLarge(t *testing.T) {
 	d := redistest.NewDiff(t)
 	rng := rand.New(rand.NewPCG(15, 15))
@@ -774,7 +775,18 @@ func TestZSetScoreRangeLarge(t *testing.T) {
 		for q := 0; q < 300; q++ {
 			lo, hi := bound(), bound()
 			var args []string
-			switch rng.IntN(3) {
+			switch rng.IntN(4) {
+			case 3:
+				// By rank, read through the same batched scan.
+				args = []string{"ZRANGE", "z", strconv.Itoa(rng.IntN(1300) - 650), strconv.Itoa(rng.IntN(1300) - 650)}
+				if rng.IntN(2) == 0 {
+					args = append(args, "REV")
+				}
+				if rng.IntN(2) == 0 {
+					args = append(args, "WITHSCORES")
+				}
+				d.Do(args...)
+				continue
 			case 0:
 				args = []string{"ZRANGE", "z", lo, hi, "BYSCORE"}
 				if rng.IntN(2) == 0 {
