@@ -636,7 +636,7 @@ func (sl zslice) each(s *zset.Set, fn func(m []byte, score float64)) {
 	if left <= 0 {
 		return
 	}
-	s.Range(sl.first, sl.rev, func(m []byte, score float64) bool {
+	s.RangeBatched(sl.first, sl.rev, func(m []byte, score float64) bool {
 		fn(m, score)
 		left--
 		return left > 0
@@ -763,6 +763,10 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, rt rangeType, dir rangeDir)
 		return
 	}
 	s := &z.s
+	if rt == rangeScore && !store {
+		writeScoreRange(c, s, sr, offset, limit, rev, withscores)
+		return
+	}
 	var sl zslice
 	switch rt {
 	case rangeRank:
@@ -791,6 +795,53 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, rt rangeType, dir rangeDir)
 		return
 	}
 	writeZRange(c, s, sl, withscores)
+}
+
+// writeScoreRange replies to ZRANGE BYSCORE (and ZRANGEBYSCORE,
+// ZREVRANGEBYSCORE) in one pass: one search for the end the scan starts
+// from, then a batched scan that stops at the other end or the limit, the
+// count written in front afterwards (as Redis's deferred length) rather
+// than found by a second search.
+func writeScoreRange(c *Ctx, s *zset.Set, r scoreRange, offset, limit int64, rev, withscores bool) {
+	if offset < 0 {
+		c.W.Array(0)
+		return
+	}
+	var start int
+	if rev {
+		start = s.CountBelowScore(r.max, !r.maxex) - 1 - int(min(offset, int64(s.Len())))
+	} else {
+		start = s.CountBelowScore(r.min, r.minex) + int(min(offset, int64(s.Len())))
+	}
+	w := c.W
+	at := w.Len()
+	pairs := withscores && w.Proto == 3
+	n := 0
+	if start >= 0 && start < s.Len() && limit != 0 {
+		s.RangeBatched(start, rev, func(m []byte, score float64) bool {
+			if rev {
+				if score < r.min || (r.minex && score == r.min) {
+					return false
+				}
+			} else if score > r.max || (r.maxex && score == r.max) {
+				return false
+			}
+			if pairs {
+				w.Array(2)
+			}
+			w.Bulk(m)
+			if withscores {
+				w.Double(score)
+			}
+			n++
+			return int64(n) != limit
+		})
+	}
+	if withscores && w.Proto == 2 {
+		w.InsertHeader(at, resp.KindArray, 2*n)
+	} else {
+		w.InsertHeader(at, resp.KindArray, n)
+	}
 }
 
 // zstoreResult stores dst (nil or empty: deletes the destination) and

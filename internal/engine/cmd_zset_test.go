@@ -729,3 +729,83 @@ func TestZSetKeyspace(t *testing.T) {
 		}
 	}
 }
+
+// TestZSetScoreRangeLarge compares the one-pass BYSCORE reply (and the
+// scores' %.17g text) with redis-server on a set past the listpack limit:
+// random inclusive/exclusive/infinite bounds, REV, LIMIT (negative,
+// zero, beyond the end) and WITHSCORES, in RESP2 and RESP3, over scores
+// that are small and large integers, fractions and exponent forms; and
+// ranges by rank, which read through the same batched scan.
+func TestZSetScoreRangeLarge(t *testing.T) {
+	d := redistest.NewDiff(t)
+	rng := rand.New(rand.NewPCG(15, 15))
+	score := func(i int) string {
+		switch i % 6 {
+		case 0:
+			return strconv.Itoa(rng.IntN(200))
+		case 1:
+			return strconv.FormatUint(rng.Uint64()>>12, 10)
+		case 2:
+			return strconv.FormatFloat(rng.Float64()*200, 'g', -1, 64)
+		case 3:
+			return strconv.FormatFloat((rng.Float64()-0.5)*1e18, 'g', -1, 64)
+		case 4:
+			return strconv.FormatFloat(rng.Float64()*1e-6, 'g', -1, 64)
+		default:
+			return []string{"1e17", "99999999999999999", "-0", "0.1", "1e16", "123456789012345678", "1.5e300", "-inf", "+inf"}[rng.IntN(9)]
+		}
+	}
+	bound := func() string {
+		b := []string{"-inf", "+inf", strconv.Itoa(rng.IntN(220) - 10), strconv.FormatFloat(rng.Float64()*200, 'g', -1, 64), "0", "1e17"}[rng.IntN(6)]
+		if rng.IntN(3) == 0 {
+			b = "(" + b
+		}
+		return b
+	}
+	for _, proto := range []string{"2", "3"} {
+		d.Both("FLUSHALL")
+		d.Both("HELLO", proto)
+		for i := 0; i < 600; i += 100 {
+			args := []string{"ZADD", "z"}
+			for j := i; j < i+100; j++ {
+				args = append(args, score(j), "m"+strconv.Itoa(j))
+			}
+			d.Both(args...)
+		}
+		for q := 0; q < 300; q++ {
+			lo, hi := bound(), bound()
+			var args []string
+			switch rng.IntN(4) {
+			case 3:
+				// By rank, read through the same batched scan.
+				args = []string{"ZRANGE", "z", strconv.Itoa(rng.IntN(1300) - 650), strconv.Itoa(rng.IntN(1300) - 650)}
+				if rng.IntN(2) == 0 {
+					args = append(args, "REV")
+				}
+				if rng.IntN(2) == 0 {
+					args = append(args, "WITHSCORES")
+				}
+				d.Do(args...)
+				continue
+			case 0:
+				args = []string{"ZRANGE", "z", lo, hi, "BYSCORE"}
+				if rng.IntN(2) == 0 {
+					args = append(args, "REV")
+				}
+			case 1:
+				args = []string{"ZRANGEBYSCORE", "z", lo, hi}
+			default:
+				args = []string{"ZREVRANGEBYSCORE", "z", hi, lo}
+			}
+			if rng.IntN(2) == 0 {
+				args = append(args, "WITHSCORES")
+			}
+			if rng.IntN(2) == 0 {
+				args = append(args, "LIMIT", strconv.Itoa(rng.IntN(700)-50), strconv.Itoa(rng.IntN(300)-20))
+			}
+			d.Do(args...)
+			d.Do("ZCOUNT", "z", lo, hi)
+		}
+	}
+	d.Both("HELLO", "2")
+}

@@ -366,13 +366,23 @@ func (w *Writer) Raw(b []byte) {
 	w.Buf = append(w.Buf, b...)
 }
 
-// AppendDouble formats d as C's "%.17g" does (Redis's addReplyDouble):
-// inf, -inf, and nan or -nan by the sign of the NaN.
-func AppendDouble(dst []byte, d float64) []byte { return AppendG(dst, d, 17) }
+// AppendDouble formats d as Redis 7.0 replies with doubles: "%.17g".
+func AppendDouble(dst []byte, d float64) []byte {
+	// An integer of at most 17 digits prints exactly, as its digits: the
+	// common case of sorted-set scores (counters, geohash-like codes).
+	if d > -1e17 && d < 1e17 && d == float64(int64(d)) && (d != 0 || !math.Signbit(d)) {
+		return strconv.AppendInt(dst, int64(d), 10)
+	}
+	return AppendG(dst, d, 17)
+}
 
 // AppendG formats d as C's printf("%.<prec>g") does (Go's 'g' verb differs
 // in when it switches to exponent form and in exponent padding), glibc's
-// "inf", "-inf", "nan" and "-nan" included.
+// "inf", "-inf", "nan" and "-nan" included. 1 <= prec <= 17.
+//
+// It formats once, in 'e' form with prec digits (correctly rounded, as
+// glibc), and lays those digits out: C defines %g's fixed form as the one
+// with the same prec significant digits, so the digits are the same.
 func AppendG(dst []byte, d float64, prec int) []byte {
 	switch {
 	case math.IsInf(d, 1):
@@ -391,27 +401,41 @@ func AppendG(dst []byte, d float64, prec int) []byte {
 		}
 		return append(dst, '0')
 	}
-	// Exponent of d once rounded to prec significant digits.
-	e := strconv.AppendFloat(nil, d, 'e', prec-1, 64)
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], d, 'e', prec-1, 64)
+	neg := e[0] == '-'
+	if neg {
+		e = e[1:]
+	}
 	i := len(e) - 1
 	for e[i] != 'e' {
 		i--
 	}
-	x, _ := strconv.Atoi(string(e[i+1:]))
+	x := 0
+	for _, c := range e[i+2:] {
+		x = x*10 + int(c-'0')
+	}
+	if e[i+1] == '-' {
+		x = -x
+	}
+	// The significant digits, trailing zeros removed (%g without '#').
+	var dg [24]byte
+	digits := append(dg[:0], e[0])
+	if i > 1 {
+		digits = append(digits, e[2:i]...)
+	}
+	for len(digits) > 1 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+	}
+	if neg {
+		dst = append(dst, '-')
+	}
 	if x < -4 || x >= prec {
-		// Mantissa with trailing zeros removed, exponent at least two digits.
-		mant := e[:i]
-		if dot := indexByte(mant, '.'); dot >= 0 {
-			j := len(mant)
-			for j > dot+1 && mant[j-1] == '0' {
-				j--
-			}
-			if j == dot+1 {
-				j = dot
-			}
-			mant = mant[:j]
+		dst = append(dst, digits[0])
+		if len(digits) > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:]...)
 		}
-		dst = append(dst, mant...)
 		dst = append(dst, 'e')
 		if x < 0 {
 			dst = append(dst, '-')
@@ -424,25 +448,23 @@ func AppendG(dst []byte, d float64, prec int) []byte {
 		}
 		return strconv.AppendInt(dst, int64(x), 10)
 	}
-	f := strconv.AppendFloat(dst, d, 'f', prec-1-x, 64)
-	if indexByte(f[len(dst):], '.') >= 0 {
-		j := len(f)
-		for f[j-1] == '0' {
-			j--
+	if x < 0 {
+		// 0.000ddd
+		dst = append(dst, '0', '.')
+		for k := -1; k > x; k-- {
+			dst = append(dst, '0')
 		}
-		if f[j-1] == '.' {
-			j--
-		}
-		f = f[:j]
+		return append(dst, digits...)
 	}
-	return f
-}
-
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
+	// x+1 digits before the point, padded with zeros.
+	if len(digits) <= x+1 {
+		dst = append(dst, digits...)
+		for k := len(digits); k <= x; k++ {
+			dst = append(dst, '0')
 		}
+		return dst
 	}
-	return -1
+	dst = append(dst, digits[:x+1]...)
+	dst = append(dst, '.')
+	return append(dst, digits[x+1:]...)
 }

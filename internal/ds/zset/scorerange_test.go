@@ -56,3 +56,47 @@ func TestScoreRange(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeBatched checks RangeBatched against Range from every kind of
+// start (first, last, inside, beyond), both directions, both forms, and
+// that it stops when fn says so.
+func TestRangeBatched(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, 5, 100, 3000} {
+		for _, indexed := range []bool{false, true} {
+			if !indexed && n > 200 {
+				continue
+			}
+			s := New()
+			if indexed {
+				s.BuildIndex(nil)
+			}
+			for i := 0; i < n; i++ {
+				s.Add([]byte(fmt.Sprint("m", i)), float64(r.IntN(n/2+1)))
+			}
+			for q := 0; q < 200; q++ {
+				start := r.IntN(n+2) - 1
+				if q%7 == 0 {
+					start = n - 1
+				}
+				rev := q%2 == 1
+				stop := -1
+				if q%3 == 0 {
+					stop = 1 + r.IntN(100)
+				}
+				var want, got []string
+				s.Range(start, rev, func(m []byte, score float64) bool {
+					want = append(want, fmt.Sprint(string(m), score))
+					return len(want) != stop
+				})
+				s.RangeBatched(start, rev, func(m []byte, score float64) bool {
+					got = append(got, fmt.Sprint(string(m), score))
+					return len(got) != stop
+				})
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("n %d indexed %v start %d rev %v stop %d: got %v, want %v", n, indexed, start, rev, stop, got, want)
+				}
+			}
+		}
+	}
+}
