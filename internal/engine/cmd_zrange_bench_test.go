@@ -3,6 +3,7 @@
 package engine_test
 
 import (
+	"github.com/ordo-db/ordo/internal/sysinfo"
 	"strconv"
 	"testing"
 
@@ -60,42 +61,42 @@ func BenchmarkZRangeByScore(b *testing.B) {
 			width := uint64(span) / n * uint64(hits)
 			b.Run(key+"-"+strconv.Itoa(hits), func(b *testing.B) {
 				b.ReportAllocs()
-				cpu0 := cpuTime()
+				cpu0 := sysinfo.ProcessCPU()
 				for b.Loop() {
 					lo := next() % (uint64(span) - width)
 					call([][]byte{[]byte("ZRANGE"), []byte(key), bound(key, lo), bound(key, lo+width), []byte("BYSCORE"), []byte("WITHSCORES")})
 				}
-				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}
 	b.Run("int-100-limit10", func(b *testing.B) {
 		width := uint64(span) / n * 100
 		b.ReportAllocs()
-		cpu0 := cpuTime()
+		cpu0 := sysinfo.ProcessCPU()
 		for b.Loop() {
 			lo := next() % (uint64(span) - width)
 			call([][]byte{[]byte("ZRANGEBYSCORE"), []byte("int"), bound("int", lo), bound("int", lo+width), []byte("WITHSCORES"), []byte("LIMIT"), []byte("0"), []byte("10")})
 		}
-		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("zcount-1000", func(b *testing.B) {
 		width := uint64(span) / n * 1000
 		b.ReportAllocs()
-		cpu0 := cpuTime()
+		cpu0 := sysinfo.ProcessCPU()
 		for b.Loop() {
 			lo := next() % (uint64(span) - width)
 			call([][]byte{[]byte("ZCOUNT"), []byte("int"), bound("int", lo), bound("int", lo+width)})
 		}
-		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("zcard", func(b *testing.B) {
 		b.ReportAllocs()
 		a := [][]byte{[]byte("ZCARD"), []byte("int")}
-		cpu0 := cpuTime()
+		cpu0 := sysinfo.ProcessCPU()
 		for b.Loop() {
 			call(a)
 		}
-		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	})
 }
