@@ -230,11 +230,16 @@ func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Resu
 // fields: one slice of pairs for the whole page and one copy of the small
 // (listpack) hashes' encodings, the strings viewing it (engine.Hash's
 // AppendPairs; a big hash's strings are the keyspace's own, immutable).
-// Three allocations per page, none per document or field. Each
+// Two allocations per page of up to 128, none per document or field. Each
 // document's Fields is capped, so appending to one never overwrites the
 // next.
 func (ix *index) hashPage(e *engine.Engine, docs []Doc) {
-	hs := make([]*engine.Hash, len(docs))
+	var small [128]*engine.Hash // a page of up to 128 allocates no hs
+	hs := small[:0]
+	if len(docs) > len(small) {
+		hs = make([]*engine.Hash, 0, len(docs))
+	}
+	hs = hs[:len(docs)]
 	pairs, size := 0, 0
 	for i, d := range docs {
 		v, _, _ := e.Peek(ix.db, d.Key)
