@@ -184,6 +184,14 @@ type SearchOptions struct {
 // Doc is one document found: Key, Fields (name, value pairs: the hash's
 // fields, or "$" and the document's JSON text for an OnJSON index, or
 // SearchOptions.Return's) and Score. Doc.Get(field) reads a field.
+//
+// Fields are the caller's to keep. They are not one allocation each: a
+// small hash's fields and values (up to hash-max-listpack-entries and
+// -value) are substrings of one copy of its encoding, shared by the whole
+// page of a Search, and a big hash's are the keyspace's own immutable
+// strings, not copied. So keeping one field keeps that copy (or a block
+// of the keyspace's storage, up to 64 KiB) alive: clone it
+// (strings.Clone) to keep it alone for long.
 type Doc = search.Doc
 
 // SearchResult is Search's answer: the page of documents and how many
