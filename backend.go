@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/internal/engine"
@@ -142,8 +143,9 @@ func (db *DB) readHashes(ctx context.Context, keys []string, ends []int) (all []
 	now := engine.NowMs()
 	db.e.Lock()
 	defer db.e.Unlock()
+	var sb strings.Builder // the small hashes' bytes
 	for _, k := range keys {
-		if all, _, err = db.peekFields(all, k, now, false); err != nil {
+		if all, _, err = db.peekFields(all, &sb, k, now, false); err != nil {
 			return nil, nil, err
 		}
 		ends = append(ends, len(all))

@@ -184,6 +184,14 @@ type SearchOptions struct {
 // Doc is one document found: Key, Fields (name, value pairs: the hash's
 // fields, or "$" and the document's JSON text for an OnJSON index, or
 // SearchOptions.Return's) and Score. Doc.Get(field) reads a field.
+//
+// Fields are the caller's to keep. They are not one allocation each: a
+// small hash's fields and values (up to hash-max-listpack-entries and
+// -value) are substrings of one copy of its encoding, shared by the whole
+// page of a Search, and a big hash's are the keyspace's own immutable
+// strings, not copied. So keeping one field keeps that copy (or a block
+// of the keyspace's storage, up to 64 KiB) alive: clone it
+// (strings.Clone) to keep it alone for long.
 type Doc = search.Doc
 
 // SearchResult is Search's answer: the page of documents and how many
@@ -232,7 +240,8 @@ func (db *DB) GetDoc(ctx context.Context, key string) (Doc, bool, error) {
 	}
 	e := db.e
 	e.Lock()
-	fields, ok, err := db.peekFields(nil, key, nowLazy, true)
+	var sb strings.Builder
+	fields, ok, err := db.peekFields(nil, &sb, key, nowLazy, true)
 	e.Unlock()
 	if !ok {
 		return Doc{}, false, err
@@ -241,11 +250,14 @@ func (db *DB) GetDoc(ctx context.Context, key string) (Doc, bool, error) {
 }
 
 // peekFields appends the fields and values of the hash at key in
-// database 0 (or "$" and the text of a JSON document, if json) to dst,
-// copied into one string. ok is false for a missing or expired key, and
-// err a WRONGTYPE *Error for a key of another type. The lock must be
-// held. now is nowLazy to read the clock only for a key with a TTL.
-func (db *DB) peekFields(dst []string, key string, now int64, json bool) (out []string, ok bool, err error) {
+// database 0 (or "$" and the text of a JSON document, if json) to dst.
+// A small (listpack) hash is copied with one write of its encoding to sb,
+// its strings substrings of the copy (engine.Hash.AppendPairs); a big one's
+// strings are the keyspace's own, immutable. ok is false for a missing or
+// expired key, and err a WRONGTYPE *Error for a key of another type. The
+// lock must be held. now is nowLazy to read the clock only for a key with
+// a TTL.
+func (db *DB) peekFields(dst []string, sb *strings.Builder, key string, now int64, json bool) (out []string, ok bool, err error) {
 	v, at, ok := db.e.Peek(0, key)
 	if at >= 0 && now == nowLazy {
 		now = engine.NowMs()
@@ -255,7 +267,9 @@ func (db *DB) peekFields(dst []string, key string, now int64, json bool) (out []
 	}
 	switch o := v.Obj().(type) {
 	case *engine.Hash:
-		return appendHash(dst, o), true, nil
+		// Room for it all first: a point get allocates exactly twice.
+		sb.Grow(o.PairsBytes())
+		return o.AppendPairs(slices.Grow(dst, 2*o.Len()), sb), true, nil
 	case *engine.JSON:
 		if json {
 			return append(dst, "$", o.String()), true, nil
@@ -266,33 +280,3 @@ func (db *DB) peekFields(dst []string, key string, now int64, json bool) (out []
 
 // nowLazy, as peekFields' now, reads the clock only if the key has a TTL.
 const nowLazy = math.MinInt64
-
-// appendHash appends h's fields and values as pairs, substrings of one
-// string: one allocation per hash, however many fields it has. Each's
-// strings alias the hash: they are collected in one pass, then copied.
-func appendHash(dst []string, h *engine.Hash) []string {
-	start, n := len(dst), 0
-	dst = slices.Grow(dst, 2*h.Len())
-	h.Each(func(f, v string) bool {
-		dst = append(dst, f, v)
-		n += len(f) + len(v)
-		return true
-	})
-	copyOut(dst[start:], n)
-	return dst
-}
-
-// copyOut replaces strs, whose lengths add up to n, by copies that are
-// substrings of one new string.
-func copyOut(strs []string, n int) {
-	var sb strings.Builder
-	sb.Grow(n)
-	for _, s := range strs {
-		sb.WriteString(s)
-	}
-	all, at := sb.String(), 0
-	for i, s := range strs {
-		strs[i] = all[at : at+len(s)]
-		at += len(s)
-	}
-}

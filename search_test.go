@@ -429,13 +429,22 @@ func TestGetDocAnswersAsHGETALL(t *testing.T) {
 
 	// The strings are the caller's: later writes do not change them; fn
 	// may use the database (it runs outside the engine lock).
-	d, _, _ = db.GetDoc(ctx, "h")
-	before := slices.Clone(d.Fields)
-	err = db.Backend().(backend.HashReader).ReadHashes(ctx, []string{"h"}, func(int, []string) {
-		do("HSET", "h", "a", "2")
-	})
-	if err != nil || !slices.Equal(d.Fields, before) {
-		t.Errorf("after HSET: %q (was %q), %v", d.Fields, before, err)
+	// (Deep copies to compare with: a small hash's strings view one copy
+	// of its encoding, a big one's the keyspace's storage.)
+	for _, key := range []string{"h", "long", "big"} {
+		d, _, _ = db.GetDoc(ctx, key)
+		before := deepClone(d.Fields)
+		var read []string
+		err = db.Backend().(backend.HashReader).ReadHashes(ctx, []string{key}, func(_ int, pairs []string) {
+			read = pairs[:len(pairs):len(pairs)]
+			do("HSET", key, "a", "2", "new", "field")
+			do("HDEL", key, "b", "long", "f0")
+		})
+		do("DEL", key)
+		do("HSET", key, "a", "3")
+		if err != nil || !slices.Equal(d.Fields, before) || !slices.Equal(read, before) {
+			t.Errorf("%s after HSET, HDEL, DEL: %q, ReadHashes %q (was %q), %v", key, d.Fields, read, before, err)
+		}
 	}
 
 	db.Close()
@@ -470,4 +479,43 @@ func TestSearchDocsOwnTheirFields(t *testing.T) {
 			t.Errorf("doc %d: %s %q, HGETALL %q", i, d.Key, d.Fields, want)
 		}
 	}
+
+	// Both encodings in one page (d:1 a hashtable); the strings stay as
+	// they were when the hashes change or go.
+	big := []any{"HSET", "d:1"}
+	for i := range 600 {
+		big = append(big, fmt.Sprint("f", i), fmt.Sprint(i))
+	}
+	db.Do(ctx, big...)
+	r, err = db.Search(ctx, "ix", ordo.NumRange("n", "-inf", "+inf"), ordo.SearchOptions{SortBy: []ordo.SortKey{{Field: "n"}}})
+	if err != nil || len(r.Docs) != 3 {
+		t.Fatalf("%v %v", r, err)
+	}
+	var was [][]string
+	for _, d := range r.Docs {
+		want, _ := db.Do(ctx, "HGETALL", d.Key).StringSlice()
+		if !slices.Equal(d.Fields, want) {
+			t.Errorf("%s: %d fields, HGETALL %d", d.Key, len(d.Fields), len(want))
+		}
+		was = append(was, deepClone(d.Fields))
+	}
+	for i := range 3 {
+		db.Do(ctx, "HSET", fmt.Sprint("d:", i), "n", 9, "x", "changed", "f1", "changed")
+		db.Do(ctx, "HDEL", fmt.Sprint("d:", i), "f0")
+	}
+	db.Do(ctx, "DEL", "d:0", "d:1")
+	for i, d := range r.Docs {
+		if !slices.Equal(d.Fields, was[i]) {
+			t.Errorf("%s changed with the hash", d.Key)
+		}
+	}
+}
+
+// deepClone copies the strings themselves, not only the slice.
+func deepClone(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
 }

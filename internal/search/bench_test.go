@@ -91,14 +91,24 @@ func BenchmarkTypedRange(b *testing.B) {
 	for i := range 100000 {
 		db.Do(ctx, "HSET", fmt.Sprint("u:", i), "name", fmt.Sprint("user", i), "city", fmt.Sprint("city", i%20), "age", fmt.Sprint(18+(i/20)%60), "score", fmt.Sprint(i*7919%100000))
 	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		r, err := db.Search(ctx, "users", ordo.And(ordo.TagIn("city", fmt.Sprint("city", i%20)), ordo.NumRange("age", "30", "40")),
-			ordo.SearchOptions{Limit: 100, SortBy: []ordo.SortKey{{Field: "age"}}})
-		if err != nil || len(r.Docs) != 100 {
-			b.Fatal(err, len(r.Docs))
-		}
-		i++
+	// NoContent is the index's part alone: the difference is fetching the
+	// 100 hashes.
+	for _, noContent := range []bool{false, true} {
+		b.Run(fmt.Sprint("NoContent=", noContent), func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			cpu0 := search.CPUTime()
+			for b.Loop() {
+				r, err := db.Search(ctx, "users", ordo.And(ordo.TagIn("city", fmt.Sprint("city", i%20)), ordo.NumRange("age", "30", "40")),
+					ordo.SearchOptions{Limit: 100, SortBy: []ordo.SortKey{{Field: "age"}}, NoContent: noContent})
+				if err != nil || len(r.Docs) != 100 {
+					b.Fatal(err, len(r.Docs))
+				}
+				i++
+			}
+			if cpu := search.CPUTime(); cpu > 0 {
+				b.ReportMetric(float64(cpu-cpu0)/float64(i), "cpu-ns/op")
+			}
+		})
 	}
 }

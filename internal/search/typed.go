@@ -227,49 +227,37 @@ func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Resu
 }
 
 // hashPage fills the Fields of a page of hash documents with all their
-// fields, copied into one string and one slice for the whole page (two
-// allocations per page, not per document or field). Each document's
-// Fields is capped, so appending to one never overwrites the next.
+// fields: one slice of pairs for the whole page and one copy of the small
+// (listpack) hashes' encodings, the strings viewing it (engine.Hash's
+// AppendPairs; a big hash's strings are the keyspace's own, immutable).
+// Two allocations per page of up to 128, none per document or field. Each
+// document's Fields is capped, so appending to one never overwrites the
+// next.
 func (ix *index) hashPage(e *engine.Engine, docs []Doc) {
-	hs := make([]*engine.Hash, len(docs))
-	pairs := 0
+	var small [128]*engine.Hash // a page of up to 128 allocates no hs
+	hs := small[:0]
+	if len(docs) > len(small) {
+		hs = make([]*engine.Hash, 0, len(docs))
+	}
+	hs = hs[:len(docs)]
+	pairs, size := 0, 0
 	for i, d := range docs {
 		v, _, _ := e.Peek(ix.db, d.Key)
 		if h, _ := v.Obj().(*engine.Hash); h != nil {
 			hs[i] = h
 			pairs += 2 * h.Len()
+			size += h.PairsBytes()
 		}
 	}
 	out := make([]string, 0, pairs)
-	ends := make([]int, len(docs))
-	size := 0
-	for i, h := range hs {
-		if h != nil {
-			// Each's strings alias the hash: copied below, under the lock.
-			h.Each(func(f, v string) bool {
-				out = append(out, f, v)
-				size += len(f) + len(v)
-				return true
-			})
-		}
-		ends[i] = len(out)
-	}
 	var sb strings.Builder
 	sb.Grow(size)
-	for _, s := range out {
-		sb.WriteString(s)
-	}
-	all, at := sb.String(), 0
-	for i, s := range out {
-		out[i] = all[at : at+len(s)]
-		at += len(s)
-	}
-	start := 0
-	for i, end := range ends {
-		if end > start {
-			docs[i].Fields = out[start:end:end]
+	for i, h := range hs {
+		if h != nil {
+			start := len(out)
+			out = h.AppendPairs(out, &sb)
+			docs[i].Fields = out[start:len(out):len(out)]
 		}
-		start = end
 	}
 }
 
