@@ -97,7 +97,7 @@ func BenchmarkTypedRange(b *testing.B) {
 		b.Run(fmt.Sprint("NoContent=", noContent), func(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
-			cpu0 := search.CPUTime()
+			cpu0 := int64(sysinfo.ProcessCPU())
 			for b.Loop() {
 				r, err := db.Search(ctx, "users", ordo.And(ordo.TagIn("city", fmt.Sprint("city", i%20)), ordo.NumRange("age", "30", "40")),
 					ordo.SearchOptions{Limit: 100, SortBy: []ordo.SortKey{{Field: "age"}}, NoContent: noContent})
@@ -106,7 +106,7 @@ func BenchmarkTypedRange(b *testing.B) {
 				}
 				i++
 			}
-			if cpu := search.CPUTime(); cpu > 0 {
+			if cpu := int64(sysinfo.ProcessCPU()); cpu > 0 {
 				b.ReportMetric(float64(cpu-cpu0)/float64(i), "cpu-ns/op")
 			}
 		})
