@@ -122,6 +122,11 @@ func (w *Writer) header(c byte, n int64) {
 		w.t.header(c, n)
 		return
 	}
+	w.appendHeader(c, n)
+}
+
+// appendHeader appends the bytes of a header (c, n, CRLF).
+func (w *Writer) appendHeader(c byte, n int64) {
 	w.Buf = append(w.Buf, c)
 	w.Buf = strconv.AppendInt(w.Buf, n, 10)
 	w.Buf = append(w.Buf, '\r', '\n')
@@ -193,9 +198,7 @@ func (w *Writer) bulkHeader(b []byte) bool {
 		w.t.addBytes(KindBulk, b)
 		return true
 	}
-	w.Buf = append(w.Buf, '$')
-	w.Buf = strconv.AppendInt(w.Buf, int64(len(b)), 10)
-	w.Buf = append(w.Buf, '\r', '\n')
+	w.appendHeader('$', int64(len(b)))
 	return false
 }
 
@@ -205,9 +208,7 @@ func (w *Writer) bulkStringHeader(s string) bool {
 		w.t.addString(KindBulk, s)
 		return true
 	}
-	w.Buf = append(w.Buf, '$')
-	w.Buf = strconv.AppendInt(w.Buf, int64(len(s)), 10)
-	w.Buf = append(w.Buf, '\r', '\n')
+	w.appendHeader('$', int64(len(s)))
 	return false
 }
 
