@@ -373,11 +373,7 @@ func (t *numTree) walk(lo, hi *numBound, desc bool, fn func(id uint32, f float64
 		if f < lo.f {
 			return
 		}
-		var k string
-		if t.exact != nil {
-			k = t.exact[c.ids[j]]
-		}
-		if inRange(f, k, lo, hi) && !fn(c.ids[j], f) {
+		if t.edgeIn(f, c.ids[j], lo, hi) && !fn(c.ids[j], f) {
 			return
 		}
 	}

@@ -665,15 +665,21 @@ func (t *numTree) scan(lo, hi *numBound, fn func(id uint32, f float64) bool) {
 			if f > hi.f {
 				return
 			}
-			var k string
-			if t.exact != nil {
-				k = t.exact[c.ids[j]]
-			}
-			if inRange(f, k, lo, hi) && !fn(c.ids[j], f) {
+			if t.edgeIn(f, c.ids[j], lo, hi) && !fn(c.ids[j], f) {
 				return
 			}
 		}
 	}
+}
+
+// edgeIn decides, by its exact text, whether document id's value f (not
+// strictly inside lo..hi's doubles) lies in the range.
+func (t *numTree) edgeIn(f float64, id uint32, lo, hi *numBound) bool {
+	var k string
+	if t.exact != nil {
+		k = t.exact[id]
+	}
+	return inRange(f, k, lo, hi)
 }
 
 // runs calls fn with the ids of the documents whose value lies between lo
@@ -698,11 +704,7 @@ func (t *numTree) runs(lo, hi *numBound, fn func(ids []uint32) bool) {
 			if f > hi.f {
 				return
 			}
-			var k string
-			if t.exact != nil {
-				k = t.exact[c.ids[j]]
-			}
-			if inRange(f, k, lo, hi) && !fn(c.ids[j:j+1]) {
+			if t.edgeIn(f, c.ids[j], lo, hi) && !fn(c.ids[j:j+1]) {
 				return
 			}
 		}
@@ -733,11 +735,7 @@ func (t *numTree) count(lo, hi *numBound) int {
 				n++
 				continue
 			}
-			var k string
-			if t.exact != nil {
-				k = t.exact[c.ids[j]]
-			}
-			if inRange(f, k, lo, hi) {
+			if t.edgeIn(f, c.ids[j], lo, hi) {
 				n++
 			}
 		}
@@ -757,11 +755,7 @@ func (t *numTree) has(id uint32, lo, hi *numBound) bool {
 	if f < lo.f || f > hi.f || f != f {
 		return false
 	}
-	var k string
-	if t.exact != nil {
-		k = t.exact[id]
-	}
-	return inRange(f, k, lo, hi)
+	return t.edgeIn(f, id, lo, hi)
 }
 
 // estimate is about how many entries lie between lo and hi: the entries
