@@ -314,6 +314,32 @@ func (s *server) rss() int64 {
 	return 0
 }
 
+// cpu is the CPU time (user + system) the server process has used, from
+// /proc/PID/stat; ok is false where there is no /proc.
+func (s *server) cpu() (d time.Duration, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, false
+	}
+	// The fields after the command name (which may hold spaces): state is
+	// field 3, utime and stime fields 14 and 15, in clock ticks (USER_HZ,
+	// 100 on every Linux the bench runs on).
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond, true
+}
+
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -449,6 +475,7 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 				continue
 			}
 			var rr, orr, rp50, op50, rp99, op99 []float64
+			var rcpu, ocpu, ccpu []float64 // µs of CPU per request: servers, redis-benchmark
 			var errs []string
 			for i := 0; i < o.Repeat; i++ {
 				for _, s := range []*server{rs, ors} {
@@ -475,7 +502,9 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 							continue
 						}
 					}
-					rps, p50, p99, err := runBenchmark(args)
+					cpu0, cpuOK := s.cpu()
+					rps, p50, p99, client, err := runBenchmark(args)
+					cpu1, _ := s.cpu()
 					if stopSubs != nil {
 						stopSubs()
 					}
@@ -483,16 +512,28 @@ func throughputRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 						errs = append(errs, s.name+": "+err.Error())
 						continue
 					}
+					perReq := func(d time.Duration) float64 { return float64(d) / 1e3 / float64(o.N) }
 					if s == rs {
 						rr, rp50, rp99 = append(rr, rps), append(rp50, p50), append(rp99, p99)
 					} else {
 						orr, op50, op99 = append(orr, rps), append(op50, p50), append(op99, p99)
 					}
+					if cpuOK {
+						if s == rs {
+							rcpu = append(rcpu, perReq(cpu1-cpu0))
+						} else {
+							ocpu = append(ocpu, perReq(cpu1-cpu0))
+						}
+					}
+					ccpu = append(ccpu, perReq(client))
 				}
 			}
 			res := Result{Group: "throughput", Name: name, Unit: "req/s", HigherBetter: true,
 				Redis: median(rr), Ordo: median(orr),
 				Extra: fmt.Sprintf("p50 %.3f/%.3f ms, p99 %.3f/%.3f ms", median(rp50), median(op50), median(rp99), median(op99))}
+			if len(rcpu) > 0 && len(ocpu) > 0 {
+				res.Extra += fmt.Sprintf("; server CPU %.2f/%.2f µs/req, redis-benchmark %.2f", median(rcpu), median(ocpu), median(ccpu))
+			}
 			if len(errs) > 0 {
 				res.Err = strings.Join(dedupe(errs), "; ")
 			}
@@ -515,37 +556,39 @@ func dedupe(xs []string) []string {
 	return out
 }
 
-// runBenchmark runs redis-benchmark --csv and returns rps, p50 and p99 (ms).
-func runBenchmark(args []string) (rps, p50, p99 float64, err error) {
+// runBenchmark runs redis-benchmark --csv and returns rps, p50 and p99
+// (ms), and the CPU time redis-benchmark itself used.
+func runBenchmark(args []string) (rps, p50, p99 float64, client time.Duration, err error) {
 	cmd := exec.Command("redis-benchmark", args...)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	done := make(chan error, 1)
 	if err := cmd.Start(); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			return 0, 0, 0, fmt.Errorf("redis-benchmark: %v %s", err, strings.TrimSpace(stderr.String()))
+			return 0, 0, 0, 0, fmt.Errorf("redis-benchmark: %v %s", err, strings.TrimSpace(stderr.String()))
 		}
 	case <-time.After(5 * time.Minute):
 		cmd.Process.Kill()
 		<-done
-		return 0, 0, 0, fmt.Errorf("redis-benchmark timed out")
+		return 0, 0, 0, 0, fmt.Errorf("redis-benchmark timed out")
 	}
 	recs, err := csv.NewReader(&out).ReadAll()
 	if err != nil || len(recs) < 2 || len(recs[1]) < 7 {
-		return 0, 0, 0, fmt.Errorf("redis-benchmark: unexpected output %q %s", out.String(), strings.TrimSpace(stderr.String()))
+		return 0, 0, 0, 0, fmt.Errorf("redis-benchmark: unexpected output %q %s", out.String(), strings.TrimSpace(stderr.String()))
 	}
 	if strings.Contains(stderr.String()+out.String(), "ERR") {
-		return 0, 0, 0, fmt.Errorf("redis-benchmark reported errors: %s", strings.TrimSpace(stderr.String()))
+		return 0, 0, 0, 0, fmt.Errorf("redis-benchmark reported errors: %s", strings.TrimSpace(stderr.String()))
 	}
+	client = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	rps, _ = strconv.ParseFloat(recs[1][1], 64)
 	p50, _ = strconv.ParseFloat(recs[1][4], 64)
 	p99, _ = strconv.ParseFloat(recs[1][6], 64)
-	return rps, p50, p99, nil
+	return rps, p50, p99, client, nil
 }
 
 // ---- memory ----
