@@ -234,6 +234,15 @@ func fromRDB(e *Engine, rv *rdb.Value) Value {
 				maxLen = max(maxLen, len(m))
 			}
 		}
+		if len(rv.Elems) > lim.entries || maxLen > lim.value {
+			// The large form, built whole when the payload lists the
+			// members in order (as every RDB writer does).
+			z := &ZSet{}
+			if z.s.LoadSorted(lim.acct, len(rv.Elems), func(i int) []byte { return rv.Elems[i] },
+				func(i int) float64 { return rv.Scores[i] }) {
+				return ObjectValue(z)
+			}
+		}
 		z := newZSet(lim, len(rv.Elems), maxLen)
 		for i, m := range rv.Elems {
 			z.insert(lim, m, rv.Scores[i])

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"strconv"
@@ -19,11 +20,26 @@ type source interface {
 // decoder reads RDB data, counting the bytes consumed (for error
 // positions) and, for files, their CRC64.
 type decoder struct {
-	r   source
-	pos int64
-	crc uint64
-	sum bool
+	r       source
+	pos     int64
+	crc     uint64
+	sum     bool
+	slab    []byte    // small collection elements are cut from it (see elem)
+	inEl    bool      // reading a collection element
+	scratch [256]byte // fixed's bytes
 }
+
+// slabSize is the chunk small collection elements are cut from, and
+// smallString the largest element cut from one: a big collection's
+// members then cost one allocation per chunk instead of one each (the
+// engine copies them into its own structures, so a chunk lives no longer
+// than the decoded value). Each is capped (a full slice expression), so
+// appending to one never writes over the next. Other strings (values,
+// listpack blobs a stream keeps as its nodes) get their own array.
+const (
+	slabSize    = 32 << 10
+	smallString = 256
+)
 
 // maxChunk bounds the allocation made for a length read from the input
 // before the bytes are actually there: a corrupt length cannot make the
@@ -66,7 +82,17 @@ func (d *decoder) bytes(n uint64) ([]byte, error) {
 		return nil, d.errAt(d.pos+int64(br.Len()), io.ErrUnexpectedEOF, "unexpected end of data (%d bytes needed)", n)
 	}
 	if n <= maxChunk {
-		buf := make([]byte, n)
+		var buf []byte
+		if d.inEl && n <= smallString {
+			if uint64(cap(d.slab)-len(d.slab)) < n {
+				d.slab = make([]byte, 0, slabSize)
+			}
+			k := len(d.slab)
+			d.slab = d.slab[:k+int(n)]
+			buf = d.slab[k : k+int(n) : k+int(n)]
+		} else {
+			buf = make([]byte, n)
+		}
 		m, err := io.ReadFull(d.r, buf)
 		if d.sum {
 			d.crc = CRC64(d.crc, buf[:m])
@@ -94,7 +120,26 @@ func (d *decoder) bytes(n uint64) ([]byte, error) {
 	return buf, nil
 }
 
-func (d *decoder) fixed(n int) ([]byte, error) { return d.bytes(uint64(n)) }
+// fixed reads n bytes of a fixed-size field.
+//
+// The bytes are valid until the next read: callers parse them at once
+// (a header, a binary double, a textual one of up to 255 bytes), so they
+// are read into the decoder's scratch array, without an allocation each.
+func (d *decoder) fixed(n int) ([]byte, error) {
+	if n > len(d.scratch) {
+		return d.bytes(uint64(n))
+	}
+	buf := d.scratch[:n]
+	m, err := io.ReadFull(d.r, buf)
+	if d.sum {
+		d.crc = CRC64(d.crc, buf[:m])
+	}
+	d.pos += int64(m)
+	if err != nil {
+		return nil, d.eof(err)
+	}
+	return buf, nil
+}
 
 // length reads a length; encoded is set (and the length is the
 // encoding type) for the special string encodings.
@@ -255,19 +300,48 @@ func (d *decoder) blobFail(at int64, what string, err error) error {
 }
 
 // uniq checks that the elements added are distinct.
+// uniq finds a repeated element among those added (a set member, a hash
+// field, a sorted-set member: Redis refuses such a payload). It is an
+// open-addressing table of indexes into the elements it was given, so
+// checking costs no allocation per element (a map[string] copied each
+// key), which is a third of decoding a big sorted set.
 type uniq struct {
-	seen map[string]struct{}
+	seed  maphash.Seed
+	elems [][]byte
+	slots []int32 // index+1 into elems, 0 free; len a power of two
 }
 
 func (u *uniq) add(b []byte) bool {
-	if u.seen == nil {
-		u.seen = make(map[string]struct{})
+	if len(u.elems)*2 >= len(u.slots) {
+		u.grow()
 	}
-	if _, dup := u.seen[string(b)]; dup {
-		return false
+	mask := uint64(len(u.slots) - 1)
+	for i := maphash.Bytes(u.seed, b) & mask; ; i = (i + 1) & mask {
+		j := u.slots[i]
+		if j == 0 {
+			u.elems = append(u.elems, b)
+			u.slots[i] = int32(len(u.elems))
+			return true
+		}
+		if bytes.Equal(u.elems[j-1], b) {
+			return false
+		}
 	}
-	u.seen[string(b)] = struct{}{}
-	return true
+}
+
+func (u *uniq) grow() {
+	if u.slots == nil {
+		u.seed = maphash.MakeSeed()
+	}
+	u.slots = make([]int32, max(16, 2*len(u.slots)))
+	mask := uint64(len(u.slots) - 1)
+	for k, e := range u.elems {
+		i := maphash.Bytes(u.seed, e) & mask
+		for u.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		u.slots[i] = int32(k + 1)
+	}
 }
 
 // value reads the object of type t (the type byte already read).
@@ -356,7 +430,7 @@ func (d *decoder) elems(v *Value, per int, u *uniq) error {
 	for i := uint64(0); i < n; i++ {
 		for j := 0; j < per; j++ {
 			at := d.pos
-			e, err := d.string()
+			e, err := d.elem()
 			if err != nil {
 				return err
 			}
@@ -367,6 +441,14 @@ func (d *decoder) elems(v *Value, per int, u *uniq) error {
 		}
 	}
 	return nil
+}
+
+// elem reads a string that is a collection element (see slabSize).
+func (d *decoder) elem() ([]byte, error) {
+	d.inEl = true
+	b, err := d.string()
+	d.inEl = false
+	return b, err
 }
 
 func (d *decoder) zset(v *Value, binaryScores bool) error {
@@ -382,7 +464,7 @@ func (d *decoder) zset(v *Value, binaryScores bool) error {
 	v.Scores = make([]float64, 0, int(min(n, 1024)))
 	for i := uint64(0); i < n; i++ {
 		at := d.pos
-		m, err := d.string()
+		m, err := d.elem()
 		if err != nil {
 			return err
 		}

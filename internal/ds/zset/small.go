@@ -66,6 +66,62 @@ func (s *Set) BuildIndex(a *mem.Acct) {
 	s.b, s.lp, s.n = t, nil, 0
 }
 
+// LoadSorted fills an empty set with the n members member(i), score(i),
+// in its large form (as BuildIndex), when they come in strictly ascending
+// or strictly descending (score, member) order, as a sorted set's
+// serialized forms list them (Redis's RDB from the highest score down,
+// Ordo's from the lowest up): the tree is then built in O(n) instead of
+// by n inserts. It reports false, leaving the set empty, when the set is
+// not empty or the order does not hold (the caller then inserts). The
+// members must be distinct; scores are stored as given (-0 included, as
+// the large form keeps it).
+func (s *Set) LoadSorted(a *mem.Acct, n int, member func(i int) []byte, score func(i int) float64) bool {
+	if s.Len() != 0 || n == 0 {
+		return false
+	}
+	asc, desc, memberBytes := true, true, 0
+	for i := 0; i < n; i++ {
+		memberBytes += len(member(i))
+		if i == 0 {
+			continue
+		}
+		c := cmpKey(score(i-1), member(i-1), score(i), member(i))
+		asc = asc && c < 0
+		desc = desc && c > 0
+		if !asc && !desc {
+			return false
+		}
+	}
+	if int64(memberBytes) > MaxMemberBytes {
+		return false
+	}
+	t := newTree(a)
+	var b sortedBuilder
+	b.start(t, n, memberBytes)
+	for k := 0; k < n; k++ {
+		i := k
+		if !asc {
+			i = n - 1 - k
+		}
+		b.add(member(i), score(i))
+	}
+	b.finish()
+	t.rehash(16)
+	s.b, s.lp, s.n = t, nil, 0
+	return true
+}
+
+// cmpKey orders (score, member) keys as the set does.
+func cmpKey(s1 float64, m1 []byte, s2 float64, m2 []byte) int {
+	if s1 < s2 {
+		return -1
+	}
+	if s1 > s2 {
+		return 1
+	}
+	return bytes.Compare(m1, m2)
+}
+
 // DropIndex converts the set back to the small form (a store whose result
 // Redis would write as a listpack).
 func (s *Set) DropIndex() {

@@ -577,33 +577,57 @@ func (s *tree) Scan(cursor uint64, fn func(m []byte, score float64)) uint64 {
 // Copy returns a deep copy.
 func (s *tree) Copy() *tree {
 	c := newTree(s.acct)
-	ents, entsMem := allocSlice[entry](s.acct, s.n)
-	c.setEnts(ents[:0], entsMem)
-	arena, arenaMem := allocSlice[byte](s.acct, len(s.arena)-s.garbage)
-	c.setArena(arena[:0], arenaMem)
-	var cur *leaf
+	var b sortedBuilder
+	b.start(c, s.n, len(s.arena)-s.garbage)
 	s.Range(0, false, func(m []byte, score float64) bool {
-		id := uint32(len(c.ents))
-		c.ents = append(c.ents, entry{score: score, off: uint32(len(c.arena)), n: uint32(len(m))})
-		c.arena = append(c.arena, m...)
-		if cur == nil || len(cur.ids) == leafCap {
-			cur = &leaf{ids: make([]uint32, 0, min(leafCap, s.n-int(id))), prev: cur}
-			c.leaves++
-			if cur.prev != nil {
-				cur.prev.next = cur
-			}
-		}
-		cur.ids = append(cur.ids, id)
+		b.add(m, score)
 		return true
 	})
-	c.n = s.n
-	if cur != nil {
-		c.buildFromLeaves(cur)
-	}
+	b.finish()
 	if s.idx != nil {
 		c.rehash(len(s.idx))
 	}
 	return c
+}
+
+// sortedBuilder fills an empty tree with members given in ascending
+// (score, member) order: entries and arena appended, leaves filled
+// whole, the inner levels built once at the end (O(n), where inserting
+// one by one searches and splits).
+type sortedBuilder struct {
+	t   *tree
+	n   int // members expected
+	cur *leaf
+}
+
+func (b *sortedBuilder) start(t *tree, n, memberBytes int) {
+	b.t, b.n = t, n
+	ents, entsMem := allocSlice[entry](t.acct, n)
+	t.setEnts(ents[:0], entsMem)
+	arena, arenaMem := allocSlice[byte](t.acct, memberBytes)
+	t.setArena(arena[:0], arenaMem)
+}
+
+func (b *sortedBuilder) add(m []byte, score float64) {
+	t := b.t
+	id := uint32(len(t.ents))
+	t.ents = append(t.ents, entry{score: score, off: uint32(len(t.arena)), n: uint32(len(m))})
+	t.arena = append(t.arena, m...)
+	if b.cur == nil || len(b.cur.ids) == leafCap {
+		b.cur = &leaf{ids: make([]uint32, 0, min(leafCap, b.n-int(id))), prev: b.cur}
+		t.leaves++
+		if b.cur.prev != nil {
+			b.cur.prev.next = b.cur
+		}
+	}
+	b.cur.ids = append(b.cur.ids, id)
+	t.n++
+}
+
+func (b *sortedBuilder) finish() {
+	if b.cur != nil {
+		b.t.buildFromLeaves(b.cur)
+	}
 }
 
 // buildFromLeaves builds the inner levels over a linked chain of full

@@ -3,8 +3,10 @@ package zset
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -372,5 +374,110 @@ func TestMemberBytes(t *testing.T) {
 				t.Fatalf("indexed %v, after %d: MemberBytes %d, want %d", indexed, i, got, want)
 			}
 		}
+	}
+}
+
+// TestLoadSorted checks that a set built whole from members in order
+// answers as the same set built by inserts: ranges both ways, ranks,
+// scores, and later changes; and that out-of-order input is refused,
+// leaving the set empty.
+func TestLoadSorted(t *testing.T) {
+	for _, n := range []int{1, 2, leafCap, leafCap + 1, 5000, 70000} {
+		for _, desc := range []bool{false, true} {
+			rng := rand.New(rand.NewPCG(uint64(n), 9))
+			ms := make([][]byte, n)
+			sc := make([]float64, n)
+			for i := range ms {
+				ms[i] = []byte(fmt.Sprintf("m%07d-%d", rng.IntN(1<<30), i)) // distinct
+				sc[i] = float64(i / 3) // ties: member order decides
+			}
+			if n > 1 {
+				sc[0] = math.Copysign(0, -1)
+			}
+			// ascending (score, member), distinct: within a score, the
+			// prefix orders the members
+			for i := 0; i < n; i++ {
+				ms[i] = append([]byte(fmt.Sprintf("%07d:", i%3)), ms[i]...)
+			}
+			if desc {
+				slices.Reverse(ms)
+				slices.Reverse(sc)
+			}
+			want := New()
+			want.BuildIndex(nil)
+			for i := range ms {
+				want.Insert(ms[i], sc[i])
+			}
+			got := New()
+			if !got.LoadSorted(nil, n, func(i int) []byte { return ms[i] }, func(i int) float64 { return sc[i] }) {
+				t.Fatalf("n=%d desc=%v: LoadSorted refused ordered input", n, desc)
+			}
+			if !got.Indexed() || got.Len() != n {
+				t.Fatalf("n=%d: indexed %v len %d", n, got.Indexed(), got.Len())
+			}
+			compareSets(t, got, want)
+			for i := 0; i < min(n, 2000); i++ {
+				k := rng.IntN(n)
+				r1, ok1 := got.Rank(ms[k])
+				r2, ok2 := want.Rank(ms[k])
+				s1, _ := got.Score(ms[k])
+				s2, _ := want.Score(ms[k])
+				if r1 != r2 || ok1 != ok2 || math.Float64bits(s1) != math.Float64bits(s2) {
+					t.Fatalf("n=%d %q: rank %d/%v score %v, want %d/%v %v", n, ms[k], r1, ok1, s1, r2, ok2, s2)
+				}
+			}
+			// later changes behave as on the inserted set
+			for i := 0; i < min(n, 500); i++ {
+				k := rng.IntN(n)
+				got.Delete(ms[k])
+				want.Delete(ms[k])
+				m := []byte(fmt.Sprintf("new%d", i))
+				got.Add(m, float64(i))
+				want.Add(m, float64(i))
+			}
+			compareSets(t, got, want)
+		}
+	}
+	// out of order, or a repeated key: refused, nothing built
+	ms := [][]byte{[]byte("a"), []byte("c"), []byte("b")}
+	sc := []float64{1, 1, 1}
+	s := New()
+	if s.LoadSorted(nil, 3, func(i int) []byte { return ms[i] }, func(i int) float64 { return sc[i] }) || s.Len() != 0 || s.Indexed() {
+		t.Fatalf("unordered input accepted: len %d", s.Len())
+	}
+	ms[2] = []byte("c")
+	if s.LoadSorted(nil, 3, func(i int) []byte { return ms[i] }, func(i int) float64 { return sc[i] }) {
+		t.Fatal("a repeated (score, member) accepted")
+	}
+}
+
+func compareSets(t *testing.T, got, want *Set) {
+	t.Helper()
+	type kv struct {
+		m string
+		s uint64
+	}
+	collect := func(s *Set, rev bool) []kv {
+		var out []kv
+		s.Range(0, rev, func(m []byte, score float64) bool {
+			out = append(out, kv{string(m), math.Float64bits(score)})
+			return true
+		})
+		return out
+	}
+	for _, rev := range []bool{false, true} {
+		if g, w := collect(got, rev), collect(want, rev); !slices.Equal(g, w) {
+			t.Fatalf("rev=%v: %d members, want %d (first %v / %v)", rev, len(g), len(w), g[:min(3, len(g))], w[:min(3, len(w))])
+		}
+	}
+	seen := map[string]int{}
+	for c := uint64(0); ; {
+		c = got.Scan(c, func(m []byte, _ float64) { seen[string(m)]++ })
+		if c == 0 {
+			break
+		}
+	}
+	if len(seen) != got.Len() {
+		t.Fatalf("Scan saw %d members of %d", len(seen), got.Len())
 	}
 }
