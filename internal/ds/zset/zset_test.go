@@ -389,7 +389,7 @@ func TestLoadSorted(t *testing.T) {
 			sc := make([]float64, n)
 			for i := range ms {
 				ms[i] = []byte(fmt.Sprintf("m%07d-%d", rng.IntN(1<<30), i)) // distinct
-				sc[i] = float64(i / 3) // ties: member order decides
+				sc[i] = float64(i / 3)                                      // ties: member order decides
 			}
 			if n > 1 {
 				sc[0] = math.Copysign(0, -1)
