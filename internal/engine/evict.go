@@ -21,10 +21,23 @@ package engine
 //     database (of its keys with a TTL for volatile-*) into an eviction
 //     pool of the 16 best candidates seen so far, kept across rounds
 //     (evictionPoolPopulate), then deletes the best one still present.
-//     A key's score is its idle time for LRU (the access clock in lru.go,
-//     in seconds as Redis's), 255 minus its decayed LFU counter for LFU
-//     (lfu-log-factor and lfu-decay-time, lru.go), and the nearness of its
-//     expiry for volatile-ttl.
+//     A key's score is how long ago its last access was for LRU (the
+//     access clock in lru.go, in seconds as Redis's), 255 minus its
+//     decayed LFU counter for LFU (lfu-log-factor and lfu-decay-time,
+//     lru.go), and the nearness of its expiry for volatile-ttl.
+//
+// Two changes to Redis's pool, so that what it evicts is what the keys'
+// clocks say now, not when they were sampled (TestEvictPoolOldestFirst):
+//
+//   - The LRU score kept in the pool is the time of the key's last
+//     access, where Redis keeps its idle time at sampling: an entry that
+//     waited in the pool for a few rounds then compares with a fresh
+//     sample as their accesses do.
+//   - Before a key is evicted its score is read again; if it dropped (the
+//     key was read since it was sampled, or its TTL moved away), the key
+//     goes back in the pool at its new place and the next best is taken.
+//     In Redis (and Ordo before) a key sampled and then read within the
+//     same second was evicted on its old idle time.
 //
 // An evicted key is deleted like an expired one: WATCHes on it are
 // invalidated, observers (keyspace notifications: "evicted", class e;
@@ -58,7 +71,7 @@ import (
 const evpoolSize = 16 // Redis's EVPOOL_SIZE
 
 type evictEntry struct {
-	idle uint64 // the larger, the better a candidate
+	idle uint64 // the score: the larger, the better a candidate
 	key  string
 	db   int
 	used bool
@@ -260,32 +273,65 @@ func (e *Engine) poolCandidate(c *Ctx, policy string, allkeys bool) (*DB, string
 			if !ent.used {
 				continue
 			}
-			pool[k] = evictEntry{}
+			pool[k] = evictEntry{} // the rightmost entry: the pool stays packed on the left
 			db := e.dbs[ent.db]
-			var present bool
-			if allkeys {
-				present = db.keys.Has(ent.key)
-			} else {
-				present = db.expires.Has(ent.key)
+			score, present := e.currentScore(c, db, ent.key, allkeys, lfu, ttl)
+			if !present {
+				continue // a ghost: deleted since it was sampled
 			}
-			if present {
-				return db, ent.key, true
+			if score < ent.idle {
+				// Accessed (or its TTL moved) since it was sampled: back
+				// in the pool at its place now, and look again.
+				e.poolInsert(ent.db, ent.key, score)
+				k = evpoolSize
+				continue
 			}
+			return db, ent.key, true
 		}
 	}
 }
 
-// score is a sampled key's idle value in the pool: the higher, the
-// sooner it is evicted.
+// currentScore is key's score now, and whether it is still a candidate
+// (present, with a TTL for a volatile-* policy).
+func (e *Engine) currentScore(c *Ctx, db *DB, key string, allkeys, lfu, ttl bool) (uint64, bool) {
+	_, m, ok := db.keys.GetMeta(key)
+	if !ok {
+		return 0, false
+	}
+	var at int64
+	if !allkeys {
+		if at, ok = db.expires.Get(key); !ok {
+			return 0, false
+		}
+	}
+	var meta uint32
+	if m != nil {
+		meta = *m
+	}
+	return scoreOf(c, meta, lfu, ttl, at), true
+}
+
+// score is a sampled key's score in the pool: the higher, the sooner it
+// is evicted.
 func (e *Engine) score(c *Ctx, db *DB, key string, lfu, ttl bool, at int64) uint64 {
 	if ttl {
-		return math.MaxUint64 - uint64(at)
+		return scoreOf(c, 0, false, true, at)
 	}
-	m := db.keyMeta(key)
-	if lfu {
+	return scoreOf(c, db.keyMeta(key), lfu, false, at)
+}
+
+// scoreOf is the score of a key with access clock m and expiry at. For
+// LRU it is the time of the last access (the older, the higher), not
+// the idle time Redis keeps: entries sampled in different rounds, at
+// different times, then compare as the keys' accesses do.
+func scoreOf(c *Ctx, m uint32, lfu, ttl bool, at int64) uint64 {
+	switch {
+	case ttl:
+		return math.MaxUint64 - uint64(at)
+	case lfu:
 		return 255 - uint64(c.lfuDecr(m))
 	}
-	return uint64(c.idleMs(m))
+	return uint64(math.MaxInt64 - c.lruAccessMs(m))
 }
 
 // poolInsert is evictionPoolPopulate's insertion: the pool is sorted by

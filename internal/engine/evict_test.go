@@ -291,3 +291,32 @@ func TestEvictLFUKeepsFrequentKeys(t *testing.T) {
 		t.Errorf("%d of %d frequent keys left", alive, hot)
 	}
 }
+
+// TestEvictHalfKeepsHalf: with maxmemory at used_memory before loading
+// keys plus half of what loading them took, eviction keeps close to half
+// of them, as Redis does (each server by its own accounting). A key is
+// counted once in used_memory: counting its table entry both in the key's
+// size and in the table's made Ordo keep 43% where Redis keeps 46%.
+func TestEvictHalfKeepsHalf(t *testing.T) {
+	redistest.RequireRedis(t)
+	const n = 20000
+	kept := map[string]float64{}
+	for name, addr := range map[string]string{"redis": redistest.StartRedis(t).Addr, "ordo": redistest.StartOrdo(t).Addr} {
+		c := redistest.Dial(t, addr)
+		c.Do("CONFIG", "SET", "maxmemory-policy", "allkeys-random")
+		c.Do("CONFIG", "SET", "maxmemory-eviction-tenacity", "100") // evict all at once
+		before := evictInfoInt(t, c, "memory", "used_memory")
+		evictFill(t, c, "k", n, 0)
+		after := evictInfoInt(t, c, "memory", "used_memory")
+		c.Do("CONFIG", "SET", "maxmemory", strconv.FormatInt(before+(after-before)/2, 10))
+		c.Do("PING")
+		kept[name] = float64(c.Do("DBSIZE").Int) / n
+	}
+	t.Logf("kept: redis %.3f, ordo %.3f", kept["redis"], kept["ordo"])
+	if k := kept["redis"]; k < 0.40 || k > 0.5 {
+		t.Errorf("redis kept %.3f of the keys", k)
+	}
+	if k := kept["ordo"]; k < kept["redis"] || k > 0.5 {
+		t.Errorf("ordo kept %.3f of the keys, redis %.3f", k, kept["redis"])
+	}
+}

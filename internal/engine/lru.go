@@ -79,6 +79,11 @@ func (c *Ctx) idleMs(m uint32) int64 {
 	return int64(now+(lruClockMax-m)) * 1000
 }
 
+// lruAccessMs is the time, in unix ms to the second, of the access an
+// LRU clock records: the latest such time not after now (the clock wraps
+// every 194 days, as Redis's).
+func (c *Ctx) lruAccessMs(m uint32) int64 { return c.Now/1000*1000 - c.idleMs(m) }
+
 // keyMeta returns the clock of key (0 if absent), without touching it.
 func (db *DB) keyMeta(key string) uint32 {
 	if _, m, ok := db.keys.GetMeta(key); ok && m != nil {
