@@ -347,7 +347,7 @@ func debugCommand(c *Ctx) {
 		meta := c.DB.keyMeta(view(c.Args[2]))
 		c.W.Simple(fmt.Sprintf("Value at:0x%x refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d%s",
 			0xc000000000+int64(len(c.Args[2]))*64, c.E.refcount(v), valueEncoding(v), serializedLength(v),
-			meta, c.idleMs(meta)/1000, extra))
+			meta&lruClockMax, c.idleMs(meta)/1000, extra))
 	case sub == "set-active-expire" && n == 3:
 		v, ok := ParseInt(c.Args[2])
 		if !ok {

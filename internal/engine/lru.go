@@ -18,8 +18,15 @@ const (
 	lfuInitVal  = 5
 )
 
-// lruClock is Redis's LRU_CLOCK: seconds, on 24 bits.
-func lruClock(nowMs int64) uint32 { return uint32(nowMs/1000) & lruClockMax }
+// lruClock is Redis's LRU_CLOCK, seconds on 24 bits, with the fraction
+// of the second in 1/256 s in the 8 bits above (Redis's field has 24
+// bits, Ordo's 32): the eviction pool then orders the accesses of one
+// second, which Redis cannot, so a key read a moment ago is not evicted
+// before one untouched since earlier in the same second. OBJECT IDLETIME,
+// DEBUG OBJECT and RDB's IDLE see the 24 bits of seconds, as in Redis.
+func lruClock(nowMs int64) uint32 {
+	return uint32(nowMs/1000)&lruClockMax | uint32(nowMs%1000*256/1000)<<24
+}
 
 // lfuMinutes is Redis's LFUGetTimeInMinutes: minutes, on 16 bits.
 func lfuMinutes(nowMs int64) uint32 { return uint32(nowMs/60000) & 65535 }
@@ -52,7 +59,7 @@ func (c *Ctx) touchMeta(m uint32) uint32 {
 // lfuDecr is Redis's LFUDecrAndReturn: the counter, decremented once per
 // lfu-decay-time minutes since its last decrement.
 func (c *Ctx) lfuDecr(m uint32) uint32 {
-	ldt, counter := m>>8, m&255
+	ldt, counter := m>>8&65535, m&255 // (bits above 24: an LRU clock's fraction, after a policy change)
 	decay := c.E.Config.Int("lfu-decay-time")
 	if decay <= 0 {
 		return counter
@@ -72,17 +79,18 @@ func (c *Ctx) lfuDecr(m uint32) uint32 {
 // idleMs is Redis's estimateObjectIdleTime: milliseconds since the access
 // an LRU clock records, in whole seconds.
 func (c *Ctx) idleMs(m uint32) int64 {
-	now := lruClock(c.Now)
+	m &= lruClockMax
+	now := lruClock(c.Now) & lruClockMax
 	if now >= m {
 		return int64(now-m) * 1000
 	}
 	return int64(now+(lruClockMax-m)) * 1000
 }
 
-// lruAccessMs is the time, in unix ms to the second, of the access an
-// LRU clock records: the latest such time not after now (the clock wraps
+// lruAccessMs is the time, in unix ms to 1/256 s, of the access an LRU
+// clock records: the latest such time not after now (the clock wraps
 // every 194 days, as Redis's).
-func (c *Ctx) lruAccessMs(m uint32) int64 { return c.Now/1000*1000 - c.idleMs(m) }
+func (c *Ctx) lruAccessMs(m uint32) int64 { return c.Now/1000*1000 - c.idleMs(m) + int64(m>>24)*1000/256 }
 
 // keyMeta returns the clock of key (0 if absent), without touching it.
 func (db *DB) keyMeta(key string) uint32 {
@@ -110,7 +118,7 @@ func (c *Ctx) restoreMeta(key []byte, freq, idle int64) {
 		return
 	}
 	if idle >= 0 {
-		abs := int64(lruClock(c.Now)) - idle
+		abs := int64(lruClock(c.Now)&lruClockMax) - idle
 		if abs < 0 {
 			abs += lruClockMax
 		}
