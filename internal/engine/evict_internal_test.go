@@ -75,3 +75,24 @@ func evictPoolOldestFirst(t *testing.T, fill, read, evict int64) {
 		e.evictKey(db2, key)
 	}
 }
+
+// TestLRUClockFraction: two reads within one second are ordered for the
+// eviction pool (Ordo's 1/256 s), while OBJECT IDLETIME's seconds see
+// them as Redis does, equal.
+func TestLRUClockFraction(t *testing.T) {
+	e := New(nil)
+	defer e.Close()
+	const t0 = int64(1_700_000_000_000) // a whole second, unix ms
+	at := func(ms int64) *Ctx { return &Ctx{E: e, DB: e.dbs[0], Now: t0 + ms} }
+	early, late := at(100).touchMeta(0), at(700).touchMeta(0)
+	now := at(900)
+	if a, b := now.lruAccessMs(early), now.lruAccessMs(late); !(a < b) || b > t0+900 || a < t0 {
+		t.Fatalf("access times %d, %d (t0 %d): the later read must be later, both within the second", a-t0, b-t0, t0)
+	}
+	if a, b := now.idleMs(early), now.idleMs(late); a != b || a != 0 {
+		t.Fatalf("idle %d, %d ms: OBJECT IDLETIME must read whole seconds, as Redis", a, b)
+	}
+	if got := at(2900).idleMs(early); got != 2000 {
+		t.Fatalf("idle after 2.8 s = %d ms, want 2000 (seconds, as Redis)", got)
+	}
+}
