@@ -109,6 +109,7 @@ type scripting struct {
 	globals *lua.LTable // the real globals (read through env)
 	env     *lua.LTable // the read-only proxy every script runs in
 	scripts map[string]*luaScript
+	lastSC  *luaScript // the script bySHA found last (nil after a flush)
 	errh    *lua.LFunction
 	kill    *killCtx
 	busy    *engine.ScriptRun // the engine's
@@ -137,8 +138,12 @@ type scripting struct {
 	// refilled by the next one when the script left them plain (see
 	// argTable): two tables fewer to allocate and collect per call.
 	keysT, argvT *lua.LTable
-	prop         func(db int, args [][]byte)
-	collect      func(db int, args [][]byte)
+	// argsSet: the globals KEYS and ARGV hold keysT and argvT (a
+	// function call clears them). Setting a global costs two map writes
+	// in gopher-lua; a run that reuses both tables skips them.
+	argsSet bool
+	prop    func(db int, args [][]byte)
+	collect func(db int, args [][]byte)
 }
 
 type effect struct {
@@ -231,6 +236,7 @@ func (s *scripting) killScript(function bool) string {
 
 func (s *scripting) flush() {
 	s.scripts = map[string]*luaScript{}
+	s.lastSC = nil
 }
 
 // load compiles body and caches it; it returns the SHA1 or an error reply.
@@ -335,13 +341,20 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 
 	nargs := 0
 	if sc.fcall {
-		s.globals.RawSetString("KEYS", lua.LNil)
-		s.globals.RawSetString("ARGV", lua.LNil)
+		if s.argsSet {
+			s.globals.RawSetString("KEYS", lua.LNil)
+			s.globals.RawSetString("ARGV", lua.LNil)
+			s.argsSet = false
+		}
 	} else {
-		s.keysT = argTable(L, s.keysT, keys)
-		s.argvT = argTable(L, s.argvT, args)
-		s.globals.RawSetString("KEYS", s.keysT)
-		s.globals.RawSetString("ARGV", s.argvT)
+		kt, at := argTable(L, s.keysT, keys), argTable(L, s.argvT, args)
+		if !s.argsSet || kt != s.keysT {
+			s.globals.RawSetString("KEYS", kt)
+		}
+		if !s.argsSet || at != s.argvT {
+			s.globals.RawSetString("ARGV", at)
+		}
+		s.keysT, s.argvT, s.argsSet = kt, at, true
 	}
 
 	// Whatever happens below (a panic included: the engine contains it
@@ -467,7 +480,11 @@ func argTable(L *lua.LState, t *lua.LTable, a [][]byte) *lua.LTable {
 		return stringArray(L, a)
 	}
 	for i, b := range a {
-		t.RawSetInt(i+1, lua.LString(b))
+		// An argument equal to the last call's keeps its string: no
+		// allocation for arguments that repeat (tokens, TTLs, fields).
+		if old, ok := t.RawGetInt(i + 1).(lua.LString); !ok || string(old) != string(b) {
+			t.RawSetInt(i+1, lua.LString(b))
+		}
 	}
 	for i := len(a) + 1; i <= n; i++ {
 		t.RawSetInt(i, lua.LNil)

@@ -105,11 +105,7 @@ func evalCallFlags(st *state, e *engine.Engine, base engine.Flag, args [][]byte,
 	s := st.get(e)
 	var f scriptFlags
 	if bySHA {
-		if len(args[1]) != 40 {
-			return base
-		}
-		var buf [40]byte
-		sc := s.scripts[lowerSHA(buf[:0], args[1])]
+		sc := s.bySHA(args[1])
 		if sc == nil {
 			return base
 		}
@@ -218,6 +214,25 @@ func sha1hex(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
+// bySHA is the cached script of a SHA1 given in any case, or nil. The
+// last one found is compared first: a client calling one script again
+// and again (the usual case) skips lowering the SHA and the map lookup,
+// which both EVALSHA and its command flags would pay.
+func (s *scripting) bySHA(b []byte) *luaScript {
+	if len(b) != 40 {
+		return nil
+	}
+	if sc := s.lastSC; sc != nil && sc.sha == string(b) {
+		return sc
+	}
+	var buf [40]byte
+	sc := s.scripts[lowerSHA(buf[:0], b)]
+	if sc != nil {
+		s.lastSC = sc
+	}
+	return sc
+}
+
 func lowerSHA(dst, b []byte) string {
 	for _, c := range b {
 		if c >= 'A' && c <= 'Z' {
@@ -248,11 +263,7 @@ func eval(c *engine.Ctx, st *state) {
 	s := st.get(c.E)
 	var sc *luaScript
 	if bySHA {
-		if len(c.Args[1]) == 40 {
-			var buf [40]byte
-			sc = s.scripts[lowerSHA(buf[:0], c.Args[1])]
-		}
-		if sc == nil {
+		if sc = s.bySHA(c.Args[1]); sc == nil {
 			c.Error(ErrNoScript)
 			return
 		}

@@ -371,3 +371,31 @@ func TestShebang(t *testing.T) {
 		d.Do("SCRIPT", "LOAD", body)
 	}
 }
+
+// TestEvalshaCache: EVALSHA finds each script however its calls
+// alternate and in any case, and nothing after SCRIPT FLUSH (Ordo
+// compares the last script found first).
+func TestEvalshaCache(t *testing.T) {
+	d := redistest.NewDiff(t)
+	a := d.Do("SCRIPT", "LOAD", "return 'a' .. (ARGV[1] or '')").Str
+	b := d.Do("SCRIPT", "LOAD", "return 'b' .. #KEYS").Str
+	up := []byte(a)
+	for i, c := range up {
+		if c >= 'a' && c <= 'f' {
+			up[i] = c - 'a' + 'A'
+		}
+	}
+	for i := 0; i < 3; i++ {
+		d.Do("EVALSHA", a, "0", "x")
+		d.Do("EVALSHA", a, "0", "x")
+		d.Do("EVALSHA", b, "2", "k1", "k2")
+		d.Do("EVALSHA", string(up), "0", "y")
+		d.Do("EVALSHA_RO", b, "1", "k")
+	}
+	d.Do("SCRIPT", "FLUSH")
+	d.Do("EVALSHA", b, "0")
+	d.Do("EVALSHA", a, "0")
+	d.Do("SCRIPT", "LOAD", "return 'a' .. (ARGV[1] or '')")
+	d.Do("EVALSHA", a, "0", "z")
+	d.Do("EVALSHA", b, "0")
+}
