@@ -131,6 +131,17 @@ type libSet struct {
 	funcs map[string]*function
 }
 
+// byName is the function named name in any case; a name already in
+// lower case (the usual) is looked up without a copy.
+func (ls *libSet) byName(name []byte) *function {
+	for _, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			return ls.funcs[strings.ToLower(string(name))]
+		}
+	}
+	return ls.funcs[string(name)]
+}
+
 func newLibSet() *libSet {
 	return &libSet{libs: map[string]*library{}, funcs: map[string]*function{}}
 }
@@ -495,7 +506,7 @@ func (s *scripting) luaRegisterFunction(L *lua.LState) int {
 	if fs.loading.funcs[f.name] != nil {
 		return raise("Function already exists in the library")
 	}
-	f.sc = &luaScript{sha: f.name, fn: cb, fcall: true, chunk: funcChunkName,
+	f.sc = &luaScript{sha: f.name, fn: cb, fcall: true, chunk: funcChunkName, reuse: reusableArgs(cb),
 		flags: scriptFlags{shebang: true, noWrites: f.flags&1 != 0, allowOOM: f.flags&2 != 0, allowStale: f.flags&4 != 0}}
 	fs.loading.funcs[f.name] = f
 	return 0
@@ -525,7 +536,7 @@ func registerFunctions(t *engine.Table, st *state) {
 	get := st.get
 	fcall := func(c *engine.Ctx) {
 		s := get(c.E)
-		f := s.functions().set.funcs[strings.ToLower(string(c.Args[1]))]
+		f := s.functions().set.byName(c.Args[1])
 		if f == nil {
 			c.Error(ErrFuncNotFound)
 			return
@@ -557,7 +568,7 @@ func registerFunctions(t *engine.Table, st *state) {
 			if len(args) < 2 {
 				return cmd.Flags
 			}
-			f := get(e).functions().set.funcs[strings.ToLower(string(args[1]))]
+			f := get(e).functions().set.byName(args[1])
 			if f == nil {
 				return cmd.Flags
 			}

@@ -44,8 +44,9 @@ type luaScript struct {
 	body  string
 	fn    *lua.LFunction
 	flags scriptFlags
-	fcall bool   // a function (functions.go): called with keys and args
-	chunk string // user_function for functions, else user_script
+	fcall bool    // a function (functions.go): called with keys and args
+	reuse [2]bool // a function's keys, args tables may be reused (argreuse.go)
+	chunk string  // user_function for functions, else user_script
 }
 
 // scriptFlags are the flags of a "#!lua flags=..." shebang.
@@ -142,8 +143,11 @@ type scripting struct {
 	// function call clears them). Setting a global costs two map writes
 	// in gopher-lua; a run that reuses both tables skips them.
 	argsSet bool
-	prop    func(db int, args [][]byte)
-	collect func(db int, args [][]byte)
+	// fkeysT and fargvT are the keys and args tables of the functions
+	// that cannot keep them (argreuse.go), refilled by every FCALL.
+	fkeysT, fargvT *lua.LTable
+	prop           func(db int, args [][]byte)
+	collect        func(db int, args [][]byte)
 }
 
 type effect struct {
@@ -378,8 +382,18 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 	s.busy.Begin(c.Now)
 	L.Push(sc.fn)
 	if sc.fcall {
-		L.Push(stringArray(L, keys))
-		L.Push(stringArray(L, args))
+		if sc.reuse[0] {
+			s.fkeysT = argTable(L, s.fkeysT, keys)
+			L.Push(s.fkeysT)
+		} else {
+			L.Push(stringArray(L, keys))
+		}
+		if sc.reuse[1] {
+			s.fargvT = argTable(L, s.fargvT, args)
+			L.Push(s.fargvT)
+		} else {
+			L.Push(stringArray(L, args))
+		}
 		nargs = 2
 	}
 	err := L.PCall(nargs, 1, s.errh)
