@@ -109,13 +109,16 @@ type scripting struct {
 	L       *lua.LState
 	globals *lua.LTable // the real globals (read through env)
 	env     *lua.LTable // the read-only proxy every script runs in
-	scripts map[string]*luaScript
-	lastSC  *luaScript // the script bySHA found last (nil after a flush)
-	errh    *lua.LFunction
-	kill    *killCtx
-	busy    *engine.ScriptRun // the engine's
-	rand    uint64            // redisLrand48 state
-	fns     *functionState    // function libraries (functions.go)
+	// readonly holds the globals, the library tables and their proxies:
+	// the tables rawset refuses.
+	readonly map[*lua.LTable]bool
+	scripts  map[string]*luaScript
+	lastSC   *luaScript // the script bySHA found last (nil after a flush)
+	errh     *lua.LFunction
+	kill     *killCtx
+	busy     *engine.ScriptRun // the engine's
+	rand     uint64            // redisLrand48 state
+	fns      *functionState    // function libraries (functions.go)
 
 	// State of the running script (valid while running).
 	running bool

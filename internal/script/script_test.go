@@ -1,9 +1,11 @@
 package script_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ordo-db/ordo/internal/redistest"
+	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // eval runs EVAL body with numkeys 0 on both servers and compares.
@@ -398,4 +400,41 @@ func TestEvalshaCache(t *testing.T) {
 	d.Do("SCRIPT", "LOAD", "return 'a' .. (ARGV[1] or '')")
 	d.Do("EVALSHA", a, "0", "z")
 	d.Do("EVALSHA", b, "0")
+}
+
+// TestEvalSandboxWrites: rawset and code made by loadstring or load
+// cannot write the globals or the library tables, so no script changes
+// what the next one sees (Ordo words the position differently; the
+// outcome is compared with redis-server).
+func TestEvalSandboxWrites(t *testing.T) {
+	d := redistest.NewDiff(t)
+	for _, body := range []string{
+		"rawset(_G, 'redis', 1) return 1",
+		"rawset(redis, 'call', 1) return 1",
+		"rawset(string, 'rep', 1) return 1",
+		"loadstring('redis = 1')() return 1",
+		"loadstring('x = 1')() return 1",
+		"local f = load(function() return nil end) return 1",
+	} {
+		r := d.Ordo.Do("EVAL", body, "0")
+		want := "Attempt to modify a readonly table"
+		if body == "local f = load(function() return nil end) return 1" {
+			want = ""
+		}
+		if want != "" && !strings.Contains(r.Str, want) {
+			t.Errorf("%s: %v", body, r)
+		}
+		rr := d.Redis.Do("EVAL", body, "0")
+		if (want != "") != (rr.Kind == resp.KindError) {
+			t.Errorf("%s: redis-server answered %v", body, rr)
+		}
+	}
+	d.Do("EVAL", "return type(redis)", "0")
+	d.Do("EVAL", "return type(redis.call)", "0")
+	d.Do("EVAL", "return string.rep('a', 2)", "0")
+	d.Do("EVAL", "return {pcall(function() return x end)}", "0")
+	d.Do("EVAL", "return loadstring('return KEYS[1] .. ARGV[1]')()", "1", "k", "v")
+	d.Do("EVAL", "return loadstring('return redis.call(\"ping\")')()", "0")
+	d.Do("EVAL", "local t = {} rawset(t, 'a', 1) return t.a", "0")
+	d.Do("EVAL", "local t = {} return rawset(t, 'a', 1) == t", "0")
 }
