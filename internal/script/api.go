@@ -64,7 +64,9 @@ func (s *scripting) initLua() {
 		L.Error(obj, L.OptInt(2, 1))
 		return 0
 	}))
-	origToNumber := g.RawGetString("tonumber").(*lua.LFunction)
+	// The originals run in the wrappers' frames, so that their errors
+	// name them ("bad argument #1 to 'tonumber'").
+	origToNumber := g.RawGetString("tonumber").(*lua.LFunction).GFunction
 	g.RawSetString("tonumber", L.NewFunction(func(L *lua.LState) int {
 		if L.GetTop() == 1 {
 			if str, ok := L.Get(1).(lua.LString); ok {
@@ -76,19 +78,15 @@ func (s *scripting) initLua() {
 				return 1
 			}
 		}
-		L.Insert(origToNumber, 1)
-		L.Call(L.GetTop()-1, 1)
-		return 1
+		return origToNumber(L)
 	}))
-	origToString := g.RawGetString("tostring").(*lua.LFunction)
+	origToString := g.RawGetString("tostring").(*lua.LFunction).GFunction
 	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
 		if n, ok := L.Get(1).(lua.LNumber); ok && L.GetTop() >= 1 {
 			L.Push(lua.LString(luaNumberString(float64(n))))
 			return 1
 		}
-		L.Insert(origToString, 1)
-		L.Call(L.GetTop()-1, 1)
-		return 1
+		return origToString(L)
 	}))
 
 	// math.random and math.randomseed are Redis's rand48, the same on
@@ -142,9 +140,11 @@ func (s *scripting) initLua() {
 		return 0
 	})
 	s.readonly = map[*lua.LTable]bool{g: true}
+	s.proxied = map[*lua.LTable]*lua.LTable{}
 	protect := func(real *lua.LTable) *lua.LTable {
 		p := L.NewTable()
 		s.readonly[p], s.readonly[real] = true, true
+		s.proxied[p] = real
 		mt := L.NewTable()
 		mt.RawSetString("__index", real)
 		mt.RawSetString("__newindex", ro)

@@ -392,6 +392,13 @@ func (s *scripting) runLibrary(lib *library, body string, timeout time.Duration)
 		}
 		return msgRegisterFunction[4:] + quoteArgErrors(luaErrorMessage(err))
 	}
+	// Loaded: from now on the functions' globals are the scripts' (a
+	// function called while its library loads saw the load API's).
+	for _, f := range lib.funcs {
+		if fn := f.sc.fn; fn != nil && !fn.IsG && fn.Proto != nil {
+			s.foldGlobals(fn.Proto)
+		}
+	}
 	return ""
 }
 

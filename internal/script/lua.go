@@ -112,6 +112,7 @@ type scripting struct {
 	// readonly holds the globals, the library tables and their proxies:
 	// the tables rawset refuses.
 	readonly map[*lua.LTable]bool
+	proxied  map[*lua.LTable]*lua.LTable // a read-only proxy's real table
 	scripts  map[string]*luaScript
 	lastSC   *luaScript // the script bySHA found last (nil after a flush)
 	errh     *lua.LFunction
@@ -261,6 +262,7 @@ func (s *scripting) load(body string) (string, string) {
 		return "", ErrCompilePrefix + compileErrorIn(err, body, chunkName)
 	}
 	fn.Env = s.env
+	s.foldGlobals(fn.Proto)
 	// Lua 5.1 main chunks have no implicit 'arg' table; gopher-lua would
 	// build one at every call.
 	fn.Proto.IsVarArg &^= lua.VarArgNeedsArg

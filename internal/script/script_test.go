@@ -438,3 +438,37 @@ func TestEvalSandboxWrites(t *testing.T) {
 	d.Do("EVAL", "local t = {} rawset(t, 'a', 1) return t.a", "0")
 	d.Do("EVAL", "local t = {} return rawset(t, 'a', 1) == t", "0")
 }
+
+// TestEvalFoldedGlobals: scripts whose reads of globals and library
+// fields Ordo folds into constants (fold.go) answer as Redis's do,
+// including through branches that meet at a field read and in the
+// functions' error messages.
+func TestEvalFoldedGlobals(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("SET", "k", "v")
+	for _, arg := range []string{"a", "b"} {
+		for _, body := range []string{
+			"return (ARGV[1] == 'a' and cjson or cmsgpack).encode == cjson.encode",
+			"local m = ARGV[1] == 'a' and string or table return m.concat == table.concat",
+			"local r = redis if ARGV[1] == 'a' then r = {call = function() return 'mine' end} end return r.call('get', 'k')",
+			"return redis.call('get', 'k') .. string.rep(ARGV[1], 2) .. #KEYS",
+			"return redis.call()", "return redis.pcall()", "return redis.call('nocommand')",
+			"return cjson.encode()", "return tonumber()", "return tostring()",
+			"return _G.redis.call('get', 'k')", "return _G.KEYS[1]", "return type(_G.ARGV)",
+			"local function f() return redis.call('get', 'k') end return f()",
+			"return nosuchglobal", "return redis.nosuchfield", "return type(redis.nosuchfield)",
+			"for i = 1, 3 do redis.call('incr', 'n' .. ARGV[1]) end return redis.call('get', 'n' .. ARGV[1])",
+		} {
+			d.Do("EVAL", body, "1", "key", arg)
+		}
+	}
+	d.Do("FUNCTION", "FLUSH")
+	t.Cleanup(func() { d.Do("FUNCTION", "FLUSH") })
+	d.Do("FUNCTION", "LOAD", "#!lua name=folded\n"+
+		"local function helper() return type(redis.call) end\n"+
+		"local atload = helper()\n"+
+		"redis.register_function('h', function(keys, args) return {atload, helper(), redis.call('get', keys[1])} end)\n"+
+		"redis.register_function('e', function(keys, args) return redis.call() end)\n")
+	d.Do("FCALL", "h", "1", "k")
+	d.Do("FCALL", "e", "0")
+}
