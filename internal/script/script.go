@@ -8,7 +8,15 @@
 // SHA1. The environment is Redis's: the redis API, string, table, math,
 // coroutine, cjson, bit, struct and cmsgpack (cmsgpack.go), and no os,
 // io, require, loadfile or dofile; globals are read-only ("Attempt to
-// modify a readonly table").
+// modify a readonly table"), through rawset and in code made by
+// loadstring or load too.
+//
+// Per call, a script pays no reads of the fixed globals (a compiled
+// script's reads of every global but KEYS and ARGV, and of read-only
+// library fields such as redis.call, are folded into constants:
+// fold.go), and FCALL reuses one pair of keys/args tables for the
+// functions whose bytecode cannot keep them (argreuse.go); neither
+// changes what a script can observe.
 //
 // Commands run by a script go through engine.Exec with the caller's
 // client (SELECT inside a script does not outlive it, as in Redis). What
