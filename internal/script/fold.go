@@ -143,6 +143,9 @@ func (s *scripting) foldGlobals(p *lua.FunctionProto) {
 		if real := s.proxied[tb]; real != nil {
 			tb = real
 		}
+		if tb == s.globals && (key == "KEYS" || key == "ARGV") {
+			return nil // _G.KEYS: each EVAL's own
+		}
 		if v := tb.RawGetString(key); v != lua.LNil {
 			return v
 		}

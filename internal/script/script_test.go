@@ -462,6 +462,14 @@ func TestEvalFoldedGlobals(t *testing.T) {
 			d.Do("EVAL", body, "1", "key", arg)
 		}
 	}
+	// _G.KEYS and _G.ARGV are each call's, also after a script left
+	// KEYS changed (the next call gets a new table).
+	const viaG = "return {_G.KEYS[1], _G.ARGV[1], #_G.KEYS}"
+	d.Do("EVAL", viaG, "1", "k1", "a1")
+	d.Do("EVAL", "KEYS.x = 1 ARGV.y = 2 return 1", "1", "k2", "a2")
+	d.Do("EVAL", viaG, "2", "k3", "k4", "a3")
+	d.Do("EVAL", "setmetatable(KEYS, {}) return 1", "0")
+	d.Do("EVAL", viaG, "1", "k5", "a5")
 	d.Do("FUNCTION", "FLUSH")
 	t.Cleanup(func() { d.Do("FUNCTION", "FLUSH") })
 	d.Do("FUNCTION", "LOAD", "#!lua name=folded\n"+
