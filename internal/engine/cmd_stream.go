@@ -474,6 +474,20 @@ func newProp(c *Ctx) (prop [][]byte, b []byte) {
 	return append([][]byte(nil), c.Args...), make([]byte, 0, len(p.buf))
 }
 
+// streamModified is Ctx.Modified for the stream s at key, which the
+// command holds: the same accounting without looking the key up again.
+func streamModified(c *Ctx, key []byte, s *Stream) {
+	streamRecount(c, key, s)
+	c.changed(key)
+}
+
+// streamRecount is Ctx.recount for the stream s at key.
+func streamRecount(c *Ctx, key []byte, s *Stream) {
+	n := keyMemoryUsage(view(key), ObjectValue(s))
+	c.DB.used += n - s.counted
+	s.counted = n
+}
+
 func xaddCommand(c *Ctx) {
 	var a addTrimArgs
 	idpos := parseAddTrim(c, &a, true)
@@ -564,12 +578,12 @@ func xaddCommand(c *Ctx) {
 	idStr := pb[:len(pb):len(pb)]
 	pb = pb[len(pb):]
 	c.W.Bulk(idStr)
-	c.Modified(key)
+	streamModified(c, key, s)
 	c.Dirty(1)
 	if a.Strategy != stream.TrimNone {
 		if s.Trim(a.TrimArgs) > 0 {
 			c.changedAs(key, "xtrim")
-			c.recount(key)
+			streamRecount(c, key, s)
 		}
 		if approx {
 			rewriteTrim(prop, pb, s, &a)

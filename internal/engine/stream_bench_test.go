@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/ordo-db/ordo/internal/resp"
+	"github.com/ordo-db/ordo/internal/sysinfo"
 )
 
 // BenchmarkXAdd measures XADD with a generated ID (3 small fields), the
@@ -23,6 +25,39 @@ func BenchmarkXAdd(b *testing.B) {
 		e.Call(cl, args, w)
 		e.Unlock()
 	}
+}
+
+// BenchmarkXAddMaxlen is the bench's XADD row: XADD bench:s MAXLEN ~
+// 100000 * name alice n <random>, the process's CPU time per command.
+func BenchmarkXAddMaxlen(b *testing.B) {
+	e := New(nil)
+	defer e.Close()
+	cl := e.NewClient("embedded")
+	w := &resp.Writer{Proto: 2}
+	args := [][]byte{[]byte("XADD"), []byte("bench:s"), []byte("MAXLEN"), []byte("~"), []byte("100000"),
+		[]byte("*"), []byte("name"), []byte("alice"), []byte("n"), nil}
+	vals := make([][]byte, 4096)
+	for i := range vals {
+		vals[i] = []byte(strconv.Itoa(i * 7919 % 1000000))
+	}
+	for i := 0; i < 200000; i++ { // a full stream: every XADD trims
+		args[9] = vals[i%len(vals)]
+		w.Reset()
+		e.Lock()
+		e.Call(cl, args, w)
+		e.Unlock()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := sysinfo.ProcessCPU()
+	for i := 0; i < b.N; i++ {
+		args[9] = vals[i%len(vals)]
+		w.Reset()
+		e.Lock()
+		e.Call(cl, args, w)
+		e.Unlock()
+	}
+	b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkXReadGroupAck measures XADD of one entry, a consumer's

@@ -64,7 +64,9 @@ func (s *scripting) initLua() {
 		L.Error(obj, L.OptInt(2, 1))
 		return 0
 	}))
-	origToNumber := g.RawGetString("tonumber").(*lua.LFunction)
+	// The originals run in the wrappers' frames, so that their errors
+	// name them ("bad argument #1 to 'tonumber'").
+	origToNumber := g.RawGetString("tonumber").(*lua.LFunction).GFunction
 	g.RawSetString("tonumber", L.NewFunction(func(L *lua.LState) int {
 		if L.GetTop() == 1 {
 			if str, ok := L.Get(1).(lua.LString); ok {
@@ -76,19 +78,15 @@ func (s *scripting) initLua() {
 				return 1
 			}
 		}
-		L.Insert(origToNumber, 1)
-		L.Call(L.GetTop()-1, 1)
-		return 1
+		return origToNumber(L)
 	}))
-	origToString := g.RawGetString("tostring").(*lua.LFunction)
+	origToString := g.RawGetString("tostring").(*lua.LFunction).GFunction
 	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
 		if n, ok := L.Get(1).(lua.LNumber); ok && L.GetTop() >= 1 {
 			L.Push(lua.LString(luaNumberString(float64(n))))
 			return 1
 		}
-		L.Insert(origToString, 1)
-		L.Call(L.GetTop()-1, 1)
-		return 1
+		return origToString(L)
 	}))
 
 	// math.random and math.randomseed are Redis's rand48, the same on
@@ -141,8 +139,12 @@ func (s *scripting) initLua() {
 		L.RaiseError(msgReadonlyTable)
 		return 0
 	})
+	s.readonly = map[*lua.LTable]bool{g: true}
+	s.proxied = map[*lua.LTable]*lua.LTable{}
 	protect := func(real *lua.LTable) *lua.LTable {
 		p := L.NewTable()
+		s.readonly[p], s.readonly[real] = true, true
+		s.proxied[p] = real
 		mt := L.NewTable()
 		mt.RawSetString("__index", real)
 		mt.RawSetString("__newindex", ro)
@@ -161,7 +163,46 @@ func (s *scripting) initLua() {
 	L.SetMetatable(g, gmt)
 	s.env = protect(g)
 	g.RawSetString("_G", s.env)
+	// rawset and code compiled by loadstring or load would otherwise
+	// bypass the proxies: rawset writes into a proxy (shadowing what it
+	// protects for every later script), and a loaded chunk runs against
+	// the real globals (gopher-lua gives it the state's globals), where
+	// "redis = 1" or "x = 1" would last beyond the script. As in Redis,
+	// both meet "Attempt to modify a readonly table".
+	// (The originals run in the wrappers' frames, so that their errors
+	// name them as Lua does: "bad argument #1 to 'load'".)
+	origRawset := g.RawGetString("rawset").(*lua.LFunction).GFunction
+	g.RawSetString("rawset", L.NewFunction(func(L *lua.LState) int {
+		t := L.Get(1)
+		if t, ok := t.(*lua.LTable); ok && s.readonly[t] {
+			L.RaiseError(msgReadonlyTable)
+		}
+		origRawset(L)
+		L.Push(t) // Lua 5.1's rawset returns its table
+		return 1
+	}))
+	for _, name := range []string{"loadstring", "load"} {
+		orig := g.RawGetString(name).(*lua.LFunction).GFunction
+		g.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			n := orig(L)
+			if n > 0 {
+				if fn, ok := L.Get(-n).(*lua.LFunction); ok && !fn.IsG {
+					fn.Env = s.codeEnv()
+				}
+			}
+			return n
+		}))
+	}
 	L.SetContext(s.kill)
+}
+
+// codeEnv is the globals of the code running now: a function
+// library's (while one loads or runs), else the scripts'.
+func (s *scripting) codeEnv() *lua.LTable {
+	if fs := s.fns; fs != nil && (fs.loading != nil || (s.running && s.fcall.Load())) {
+		return fs.env
+	}
+	return s.env
 }
 
 // luaPcall is Redis's pcall: an error raised as a table with an err

@@ -131,6 +131,17 @@ type libSet struct {
 	funcs map[string]*function
 }
 
+// byName is the function named name in any case; a name already in
+// lower case (the usual) is looked up without a copy.
+func (ls *libSet) byName(name []byte) *function {
+	for _, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			return ls.funcs[strings.ToLower(string(name))]
+		}
+	}
+	return ls.funcs[string(name)]
+}
+
 func newLibSet() *libSet {
 	return &libSet{libs: map[string]*library{}, funcs: map[string]*function{}}
 }
@@ -381,6 +392,13 @@ func (s *scripting) runLibrary(lib *library, body string, timeout time.Duration)
 		}
 		return msgRegisterFunction[4:] + quoteArgErrors(luaErrorMessage(err))
 	}
+	// Loaded: from now on the functions' globals are the scripts' (a
+	// function called while its library loads saw the load API's).
+	for _, f := range lib.funcs {
+		if fn := f.sc.fn; fn != nil && !fn.IsG && fn.Proto != nil {
+			s.foldGlobals(fn.Proto)
+		}
+	}
 	return ""
 }
 
@@ -495,7 +513,7 @@ func (s *scripting) luaRegisterFunction(L *lua.LState) int {
 	if fs.loading.funcs[f.name] != nil {
 		return raise("Function already exists in the library")
 	}
-	f.sc = &luaScript{sha: f.name, fn: cb, fcall: true, chunk: funcChunkName,
+	f.sc = &luaScript{sha: f.name, fn: cb, fcall: true, chunk: funcChunkName, reuse: reusableArgs(cb),
 		flags: scriptFlags{shebang: true, noWrites: f.flags&1 != 0, allowOOM: f.flags&2 != 0, allowStale: f.flags&4 != 0}}
 	fs.loading.funcs[f.name] = f
 	return 0
@@ -525,7 +543,7 @@ func registerFunctions(t *engine.Table, st *state) {
 	get := st.get
 	fcall := func(c *engine.Ctx) {
 		s := get(c.E)
-		f := s.functions().set.funcs[strings.ToLower(string(c.Args[1]))]
+		f := s.functions().set.byName(c.Args[1])
 		if f == nil {
 			c.Error(ErrFuncNotFound)
 			return
@@ -557,7 +575,7 @@ func registerFunctions(t *engine.Table, st *state) {
 			if len(args) < 2 {
 				return cmd.Flags
 			}
-			f := get(e).functions().set.funcs[strings.ToLower(string(args[1]))]
+			f := get(e).functions().set.byName(args[1])
 			if f == nil {
 				return cmd.Flags
 			}

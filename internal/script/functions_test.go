@@ -168,3 +168,37 @@ func TestFunctionDumpRestore(t *testing.T) {
 	d.Do("FCALL", "f2", "0", "y")
 	d.Do("FUNCTION", "STATS")
 }
+
+// TestFunctionArgTables: every FCALL's keys and args hold exactly its own
+// arguments, and a table a function kept from an earlier call keeps that
+// call's (Ordo refills one pair of tables for the functions whose code
+// cannot keep them).
+func TestFunctionArgTables(t *testing.T) {
+	d := funcDiff(t)
+	d.Do("FUNCTION", "LOAD", "#!lua name=args\n"+
+		"local kept\n"+
+		"redis.register_function('plain', function(keys, args) return {#keys, #args, keys[1], keys[2], keys[3], args[1], args[2], args[3]} end)\n"+
+		"redis.register_function('loop', function(keys, args) local r = {} for i = 1, #keys do r[#r+1] = keys[i] .. '=' .. (args[i] or '?') end return r end)\n"+
+		"redis.register_function('keep', function(keys, args) if not kept then kept = {keys, args} end return #keys end)\n"+
+		"redis.register_function('kept', function(keys, args) return {kept[1][1], kept[1][2], #kept[1], kept[2][1], #kept[2]} end)\n"+
+		"redis.register_function('grow', function(keys, args) keys[#keys+1] = 'extra' args.x = 'y' return {#keys, args.x} end)\n"+
+		"redis.register_function('meta', function(keys, args) setmetatable(args, {__index = function() return 'm' end}) return args[9] end)\n"+
+		"redis.register_function('one', function(keys) return {keys[1], #keys} end)\n")
+	d.Do("FCALL", "plain", "2", "k1", "k2", "a1")
+	d.Do("FCALL", "keep", "2", "first1", "first2", "arg1")
+	d.Do("FCALL", "plain", "1", "k", "a1", "a2", "a3")
+	d.Do("FCALL", "keep", "1", "second", "arg2", "arg3")
+	d.Do("FCALL", "kept", "0")
+	d.Do("FCALL", "grow", "1", "g")
+	d.Do("FCALL", "plain", "1", "p", "q")
+	d.Do("FCALL", "meta", "0", "a")
+	d.Do("FCALL", "plain", "0", "b")
+	d.Do("FCALL", "loop", "3", "x", "y", "z", "1", "2")
+	d.Do("FCALL", "loop", "1", "w", "9")
+	d.Do("FCALL", "one", "3", "a", "b", "c", "d")
+	d.Do("FCALL", "plain", "3", "a", "b", "c", "d", "e", "f")
+	d.Do("FCALL", "plain", "0")
+	d.Do("EVAL", "return {#KEYS, KEYS[1], ARGV[1]}", "1", "ek", "ea")
+	d.Do("FCALL", "plain", "1", "after", "eval")
+	d.Do("FCALL", "kept", "0")
+}

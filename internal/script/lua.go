@@ -44,8 +44,9 @@ type luaScript struct {
 	body  string
 	fn    *lua.LFunction
 	flags scriptFlags
-	fcall bool   // a function (functions.go): called with keys and args
-	chunk string // user_function for functions, else user_script
+	fcall bool    // a function (functions.go): called with keys and args
+	reuse [2]bool // a function's keys, args tables may be reused (argreuse.go)
+	chunk string  // user_function for functions, else user_script
 }
 
 // scriptFlags are the flags of a "#!lua flags=..." shebang.
@@ -108,12 +109,17 @@ type scripting struct {
 	L       *lua.LState
 	globals *lua.LTable // the real globals (read through env)
 	env     *lua.LTable // the read-only proxy every script runs in
-	scripts map[string]*luaScript
-	errh    *lua.LFunction
-	kill    *killCtx
-	busy    *engine.ScriptRun // the engine's
-	rand    uint64            // redisLrand48 state
-	fns     *functionState    // function libraries (functions.go)
+	// readonly holds the globals, the library tables and their proxies:
+	// the tables rawset refuses.
+	readonly map[*lua.LTable]bool
+	proxied  map[*lua.LTable]*lua.LTable // a read-only proxy's real table
+	scripts  map[string]*luaScript
+	lastSC   *luaScript // the script bySHA found last (nil after a flush)
+	errh     *lua.LFunction
+	kill     *killCtx
+	busy     *engine.ScriptRun // the engine's
+	rand     uint64            // redisLrand48 state
+	fns      *functionState    // function libraries (functions.go)
 
 	// State of the running script (valid while running).
 	running bool
@@ -137,8 +143,15 @@ type scripting struct {
 	// refilled by the next one when the script left them plain (see
 	// argTable): two tables fewer to allocate and collect per call.
 	keysT, argvT *lua.LTable
-	prop         func(db int, args [][]byte)
-	collect      func(db int, args [][]byte)
+	// argsSet: the globals KEYS and ARGV hold keysT and argvT (a
+	// function call clears them). Setting a global costs two map writes
+	// in gopher-lua; a run that reuses both tables skips them.
+	argsSet bool
+	// fkeysT and fargvT are the keys and args tables of the functions
+	// that cannot keep them (argreuse.go), refilled by every FCALL.
+	fkeysT, fargvT *lua.LTable
+	prop           func(db int, args [][]byte)
+	collect        func(db int, args [][]byte)
 }
 
 type effect struct {
@@ -231,6 +244,7 @@ func (s *scripting) killScript(function bool) string {
 
 func (s *scripting) flush() {
 	s.scripts = map[string]*luaScript{}
+	s.lastSC = nil
 }
 
 // load compiles body and caches it; it returns the SHA1 or an error reply.
@@ -248,6 +262,7 @@ func (s *scripting) load(body string) (string, string) {
 		return "", ErrCompilePrefix + compileErrorIn(err, body, chunkName)
 	}
 	fn.Env = s.env
+	s.foldGlobals(fn.Proto)
 	// Lua 5.1 main chunks have no implicit 'arg' table; gopher-lua would
 	// build one at every call.
 	fn.Proto.IsVarArg &^= lua.VarArgNeedsArg
@@ -335,13 +350,20 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 
 	nargs := 0
 	if sc.fcall {
-		s.globals.RawSetString("KEYS", lua.LNil)
-		s.globals.RawSetString("ARGV", lua.LNil)
+		if s.argsSet {
+			s.globals.RawSetString("KEYS", lua.LNil)
+			s.globals.RawSetString("ARGV", lua.LNil)
+			s.argsSet = false
+		}
 	} else {
-		s.keysT = argTable(L, s.keysT, keys)
-		s.argvT = argTable(L, s.argvT, args)
-		s.globals.RawSetString("KEYS", s.keysT)
-		s.globals.RawSetString("ARGV", s.argvT)
+		kt, at := argTable(L, s.keysT, keys), argTable(L, s.argvT, args)
+		if !s.argsSet || kt != s.keysT {
+			s.globals.RawSetString("KEYS", kt)
+		}
+		if !s.argsSet || at != s.argvT {
+			s.globals.RawSetString("ARGV", at)
+		}
+		s.keysT, s.argvT, s.argsSet = kt, at, true
 	}
 
 	// Whatever happens below (a panic included: the engine contains it
@@ -365,8 +387,18 @@ func (s *scripting) run(c *engine.Ctx, sc *luaScript, keys, args [][]byte, ro bo
 	s.busy.Begin(c.Now)
 	L.Push(sc.fn)
 	if sc.fcall {
-		L.Push(stringArray(L, keys))
-		L.Push(stringArray(L, args))
+		if sc.reuse[0] {
+			s.fkeysT = argTable(L, s.fkeysT, keys)
+			L.Push(s.fkeysT)
+		} else {
+			L.Push(stringArray(L, keys))
+		}
+		if sc.reuse[1] {
+			s.fargvT = argTable(L, s.fargvT, args)
+			L.Push(s.fargvT)
+		} else {
+			L.Push(stringArray(L, args))
+		}
 		nargs = 2
 	}
 	err := L.PCall(nargs, 1, s.errh)
@@ -467,7 +499,11 @@ func argTable(L *lua.LState, t *lua.LTable, a [][]byte) *lua.LTable {
 		return stringArray(L, a)
 	}
 	for i, b := range a {
-		t.RawSetInt(i+1, lua.LString(b))
+		// An argument equal to the last call's keeps its string: no
+		// allocation for arguments that repeat (tokens, TTLs, fields).
+		if old, ok := t.RawGetInt(i + 1).(lua.LString); !ok || string(old) != string(b) {
+			t.RawSetInt(i+1, lua.LString(b))
+		}
 	}
 	for i := len(a) + 1; i <= n; i++ {
 		t.RawSetInt(i, lua.LNil)

@@ -8,7 +8,15 @@
 // SHA1. The environment is Redis's: the redis API, string, table, math,
 // coroutine, cjson, bit, struct and cmsgpack (cmsgpack.go), and no os,
 // io, require, loadfile or dofile; globals are read-only ("Attempt to
-// modify a readonly table").
+// modify a readonly table"), through rawset and in code made by
+// loadstring or load too.
+//
+// Per call, a script pays no reads of the fixed globals (a compiled
+// script's reads of every global but KEYS and ARGV, and of read-only
+// library fields such as redis.call, are folded into constants:
+// fold.go), and FCALL reuses one pair of keys/args tables for the
+// functions whose bytecode cannot keep them (argreuse.go); neither
+// changes what a script can observe.
 //
 // Commands run by a script go through engine.Exec with the caller's
 // client (SELECT inside a script does not outlive it, as in Redis). What
@@ -105,11 +113,7 @@ func evalCallFlags(st *state, e *engine.Engine, base engine.Flag, args [][]byte,
 	s := st.get(e)
 	var f scriptFlags
 	if bySHA {
-		if len(args[1]) != 40 {
-			return base
-		}
-		var buf [40]byte
-		sc := s.scripts[lowerSHA(buf[:0], args[1])]
+		sc := s.bySHA(args[1])
 		if sc == nil {
 			return base
 		}
@@ -218,6 +222,25 @@ func sha1hex(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
+// bySHA is the cached script of a SHA1 given in any case, or nil. The
+// last one found is compared first: a client calling one script again
+// and again (the usual case) skips lowering the SHA and the map lookup,
+// which both EVALSHA and its command flags would pay.
+func (s *scripting) bySHA(b []byte) *luaScript {
+	if len(b) != 40 {
+		return nil
+	}
+	if sc := s.lastSC; sc != nil && sc.sha == string(b) {
+		return sc
+	}
+	var buf [40]byte
+	sc := s.scripts[lowerSHA(buf[:0], b)]
+	if sc != nil {
+		s.lastSC = sc
+	}
+	return sc
+}
+
 func lowerSHA(dst, b []byte) string {
 	for _, c := range b {
 		if c >= 'A' && c <= 'Z' {
@@ -248,11 +271,7 @@ func eval(c *engine.Ctx, st *state) {
 	s := st.get(c.E)
 	var sc *luaScript
 	if bySHA {
-		if len(c.Args[1]) == 40 {
-			var buf [40]byte
-			sc = s.scripts[lowerSHA(buf[:0], c.Args[1])]
-		}
-		if sc == nil {
+		if sc = s.bySHA(c.Args[1]); sc == nil {
 			c.Error(ErrNoScript)
 			return
 		}

@@ -1,9 +1,11 @@
 package script_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ordo-db/ordo/internal/redistest"
+	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // eval runs EVAL body with numkeys 0 on both servers and compares.
@@ -370,4 +372,111 @@ func TestShebang(t *testing.T) {
 		d.Do("EVAL_RO", body, "0")
 		d.Do("SCRIPT", "LOAD", body)
 	}
+}
+
+// TestEvalshaCache: EVALSHA finds each script however its calls
+// alternate and in any case, and nothing after SCRIPT FLUSH (Ordo
+// compares the last script found first).
+func TestEvalshaCache(t *testing.T) {
+	d := redistest.NewDiff(t)
+	a := d.Do("SCRIPT", "LOAD", "return 'a' .. (ARGV[1] or '')").Str
+	b := d.Do("SCRIPT", "LOAD", "return 'b' .. #KEYS").Str
+	up := []byte(a)
+	for i, c := range up {
+		if c >= 'a' && c <= 'f' {
+			up[i] = c - 'a' + 'A'
+		}
+	}
+	for i := 0; i < 3; i++ {
+		d.Do("EVALSHA", a, "0", "x")
+		d.Do("EVALSHA", a, "0", "x")
+		d.Do("EVALSHA", b, "2", "k1", "k2")
+		d.Do("EVALSHA", string(up), "0", "y")
+		d.Do("EVALSHA_RO", b, "1", "k")
+	}
+	d.Do("SCRIPT", "FLUSH")
+	d.Do("EVALSHA", b, "0")
+	d.Do("EVALSHA", a, "0")
+	d.Do("SCRIPT", "LOAD", "return 'a' .. (ARGV[1] or '')")
+	d.Do("EVALSHA", a, "0", "z")
+	d.Do("EVALSHA", b, "0")
+}
+
+// TestEvalSandboxWrites: rawset and code made by loadstring or load
+// cannot write the globals or the library tables, so no script changes
+// what the next one sees (Ordo words the position differently; the
+// outcome is compared with redis-server).
+func TestEvalSandboxWrites(t *testing.T) {
+	d := redistest.NewDiff(t)
+	for _, body := range []string{
+		"rawset(_G, 'redis', 1) return 1",
+		"rawset(redis, 'call', 1) return 1",
+		"rawset(string, 'rep', 1) return 1",
+		"loadstring('redis = 1')() return 1",
+		"loadstring('x = 1')() return 1",
+		"local f = load(function() return nil end) return 1",
+	} {
+		r := d.Ordo.Do("EVAL", body, "0")
+		want := "Attempt to modify a readonly table"
+		if body == "local f = load(function() return nil end) return 1" {
+			want = ""
+		}
+		if want != "" && !strings.Contains(r.Str, want) {
+			t.Errorf("%s: %v", body, r)
+		}
+		rr := d.Redis.Do("EVAL", body, "0")
+		if (want != "") != (rr.Kind == resp.KindError) {
+			t.Errorf("%s: redis-server answered %v", body, rr)
+		}
+	}
+	d.Do("EVAL", "return type(redis)", "0")
+	d.Do("EVAL", "return type(redis.call)", "0")
+	d.Do("EVAL", "return string.rep('a', 2)", "0")
+	d.Do("EVAL", "return {pcall(function() return x end)}", "0")
+	d.Do("EVAL", "return loadstring('return KEYS[1] .. ARGV[1]')()", "1", "k", "v")
+	d.Do("EVAL", "return loadstring('return redis.call(\"ping\")')()", "0")
+	d.Do("EVAL", "local t = {} rawset(t, 'a', 1) return t.a", "0")
+	d.Do("EVAL", "local t = {} return rawset(t, 'a', 1) == t", "0")
+}
+
+// TestEvalFoldedGlobals: scripts whose reads of globals and library
+// fields Ordo folds into constants (fold.go) answer as Redis's do,
+// including through branches that meet at a field read and in the
+// functions' error messages.
+func TestEvalFoldedGlobals(t *testing.T) {
+	d := redistest.NewDiff(t)
+	d.Do("SET", "k", "v")
+	for _, arg := range []string{"a", "b"} {
+		for _, body := range []string{
+			"return (ARGV[1] == 'a' and cjson or cmsgpack).encode == cjson.encode",
+			"local m = ARGV[1] == 'a' and string or table return m.concat == table.concat",
+			"local r = redis if ARGV[1] == 'a' then r = {call = function() return 'mine' end} end return r.call('get', 'k')",
+			"return redis.call('get', 'k') .. string.rep(ARGV[1], 2) .. #KEYS",
+			"return redis.call()", "return redis.pcall()", "return redis.call('nocommand')",
+			"return cjson.encode()", "return tonumber()", "return tostring()",
+			"return _G.redis.call('get', 'k')", "return _G.KEYS[1]", "return type(_G.ARGV)",
+			"local function f() return redis.call('get', 'k') end return f()",
+			"return nosuchglobal", "return redis.nosuchfield", "return type(redis.nosuchfield)",
+			"for i = 1, 3 do redis.call('incr', 'n' .. ARGV[1]) end return redis.call('get', 'n' .. ARGV[1])",
+		} {
+			d.Do("EVAL", body, "1", "key", arg)
+		}
+	}
+	// _G.KEYS and _G.ARGV are each call's, also after a script left
+	// KEYS changed (the next call gets a new table).
+	const viaG = "return {_G.KEYS[1], _G.ARGV[1], #_G.KEYS}"
+	d.Do("EVAL", viaG, "1", "k1", "a1")
+	d.Do("EVAL", "KEYS.x = 1 ARGV.y = 2 return 1", "1", "k2", "a2")
+	d.Do("EVAL", viaG, "2", "k3", "k4", "a3")
+	d.Do("EVAL", "setmetatable(KEYS, {}) return 1", "0")
+	d.Do("EVAL", viaG, "1", "k5", "a5")
+	d.Do("FUNCTION", "FLUSH")
+	t.Cleanup(func() { d.Do("FUNCTION", "FLUSH") })
+	d.Do("FUNCTION", "LOAD", "#!lua name=folded\n"+
+		"local function helper() return type(redis.call) end\n"+
+		"local atload = helper()\n"+
+		"redis.register_function('h', function(keys, args) return {atload, helper(), redis.call('get', keys[1])} end)\n"+
+		"redis.register_function('e', function(keys, args) return redis.call() end)\n")
+	d.Do("FCALL", "h", "1", "k")
+	d.Do("FCALL", "e", "0")
 }
