@@ -90,7 +90,9 @@ func (c *Ctx) idleMs(m uint32) int64 {
 // lruAccessMs is the time, in unix ms to 1/256 s, of the access an LRU
 // clock records: the latest such time not after now (the clock wraps
 // every 194 days, as Redis's).
-func (c *Ctx) lruAccessMs(m uint32) int64 { return c.Now/1000*1000 - c.idleMs(m) + int64(m>>24)*1000/256 }
+func (c *Ctx) lruAccessMs(m uint32) int64 {
+	return c.Now/1000*1000 - c.idleMs(m) + int64(m>>24)*1000/256
+}
 
 // keyMeta returns the clock of key (0 if absent), without touching it.
 func (db *DB) keyMeta(key string) uint32 {
