@@ -63,6 +63,13 @@ func (p *plist[V]) add(id uint32, v V) {
 	if id > p.last {
 		j = len(c.ids)
 		p.last = id
+		if j < plistChunk {
+			// The common write: an append to the tail chunk.
+			p.n++
+			c.ids = append(c.ids, id)
+			c.v = append(c.v, v)
+			return
+		}
 	} else {
 		ci = p.chunk(id)
 		c = &p.ch[ci]
