@@ -50,17 +50,22 @@
 // an open-addressing array of 8-byte slots (id and hash bits) reading
 // keys from the arena. Terms and tag values are interned to ids, each
 // with a posting list: sorted document ids in chunks of at most 256
-// (appends in id order touch only the tail), a term's entries packed in
-// 64 bits (frequency, fields, its one position; others in an overflow
-// table). A NUMERIC field is a column of doubles by id (exact keys kept
+// (appends in id order touch only the tail). A term's entries are packed
+// in 64 bits (frequency, fields, its one position; others in an overflow
+// table) and its list (tlist.go) keeps each id next to its value, 12
+// bytes an entry, with the tail chunk in the list itself: a write to a
+// term reads the list's header and the entry's cache line, not four
+// places. A NUMERIC field is a column of doubles by id (exact keys kept
 // aside only for the rare values their double does not say, numeric.go)
 // and a chunked sorted array of (double, id), whose writes are buffered
-// (at most 4096) and merged into the chunks in one ordered pass by the
-// next reader of the array; TAG and GEO fields have a
+// (at most 4096), radix-sorted and merged into the chunks in one ordered
+// pass by the next reader of the array; TAG and GEO fields have a
 // column by id too, for filters. bench's index memory row measures about
-// 69 bytes of RSS per indexed field per document (TEXT+NUMERIC+TAG),
-// against about 79 for the hand-made sorted set and sets on
-// redis-server; FT.INFO reports the sizes of the structures. Changed keys are queued by KeyChanged and applied by the next
+// 64 bytes of RSS per indexed field per document (TEXT+NUMERIC+TAG),
+// against about 78 for the hand-made sorted set and sets on
+// redis-server; FT.INFO reports the sizes of the structures, and
+// MEASURE=1 go test -run TestMeasureIndexStore breaks the Go heap down.
+// Changed keys are queued by KeyChanged and applied by the next
 // FT command (sync), or when the queue reaches 64 keys (small, so that a
 // key is re-read while its data is still in the CPU's caches): a command
 // may report a key before it has finished writing it, and every reader
