@@ -26,7 +26,7 @@ func ftCreate(c *engine.Ctx, s *state) {
 		c.Error(ErrIndexExists)
 		return
 	}
-	s.indexes[ix.name] = ix
+	s.addIndex(ix)
 	skip := false
 	for _, o := range ix.options {
 		skip = skip || o == "SKIPINITIALSCAN"

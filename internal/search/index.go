@@ -104,14 +104,14 @@ type index struct {
 	dead  int      // bytes of recs no document uses
 	recSc []byte   // addSource's record, reused
 
-	nums  []*numTree        // per field (numeric)
-	tags  []*dict[struct{}] // per field (tag): tag -> documents
-	tagc  [][]uint32        // per field (tag): by id, its tag's id+1 if it has one, multiTag if several, 0 if none
-	geos  [][]geoPoint      // per field (geo): by id
-	terms *dict[uint64]     // every TEXT field's terms -> documents and their tpacked entries
-	over  []tentry          // text entries too large to pack (tpacked), by index
-	overF []uint32          // free indexes of over
-	tn    tagNums           // per tag, its documents in the order of each SORTABLE NUMERIC field (tagnum.go)
+	nums  []*numTree   // per field (numeric)
+	tags  []*tagDict   // per field (tag): tag -> documents
+	tagc  [][]uint32   // per field (tag): by id, its tag's id+1 if it has one, multiTag if several, 0 if none
+	geos  [][]geoPoint // per field (geo): by id
+	terms *termDict    // every TEXT field's terms -> documents and their packed entries (tlist.go)
+	over  []tentry     // text entries too large to pack (tpacked), by index
+	overF []uint32     // free indexes of over
+	tn    tagNums      // per tag, its documents in the order of each SORTABLE NUMERIC field (tagnum.go)
 
 	failures int64 // hashes that could not be indexed (hash_indexing_failures)
 	reslot   int   // update: the key table position of the document's key, or -1
@@ -130,15 +130,15 @@ const (
 )
 
 func newIndex(name string, db int) *index {
-	return &index{name: name, db: db, lang: "english", langF: "__language", scoreF: "__score", score: 1, terms: newDict[uint64](), holes: 4096, reslot: -1}
+	return &index{name: name, db: db, lang: "english", langF: "__language", scoreF: "__score", score: 1, terms: newDict[uint64, tlist](), holes: 4096, reslot: -1}
 }
 
 func (ix *index) initFields() {
 	ix.nums = make([]*numTree, len(ix.fields))
-	ix.tags = make([]*dict[struct{}], len(ix.fields))
+	ix.tags = make([]*tagDict, len(ix.fields))
 	ix.geos = make([][]geoPoint, len(ix.fields))
 	ix.tagc = make([][]uint32, len(ix.fields))
-	ix.terms = newDict[uint64]()
+	ix.terms = newDict[uint64, tlist]()
 	ix.over, ix.overF = nil, nil
 	ix.totalLen, ix.records, ix.textRecs, ix.offsets = 0, 0, 0, 0
 	ix.tnInit()
@@ -147,7 +147,7 @@ func (ix *index) initFields() {
 		case typeNumeric:
 			ix.nums[i] = &numTree{}
 		case typeTag:
-			ix.tags[i] = newDict[struct{}]()
+			ix.tags[i] = newDict[struct{}, plist[struct{}]]()
 		}
 	}
 }
@@ -857,9 +857,7 @@ func (ix *index) renumber() {
 		}
 	}
 	for i := range ix.terms.posts {
-		for _, c := range ix.terms.posts[i].ch {
-			remap(c.ids)
-		}
+		ix.terms.posts[i].remap(m)
 	}
 	column := func(col []uint32) []uint32 {
 		if col == nil {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -253,5 +254,44 @@ func TestNumTreeBatches(t *testing.T) {
 			}
 		}
 		checkNumTree(t, tr, model)
+	}
+}
+
+// TestSortNumEntries: flush's radix sort orders a batch as numEntryCmp
+// does (value's double, then id), for batches in id order (inserts) and
+// not (removals), with negative values, ±0, ±inf, repeated values and
+// values sharing every byte but one.
+func TestSortNumEntries(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	vals := []func() float64{
+		func() float64 { return float64(r.IntN(100000)) },
+		func() float64 { return float64(r.IntN(5)) },
+		func() float64 { return r.NormFloat64() * 1e6 },
+		func() float64 {
+			return []float64{math.Inf(-1), math.Inf(1), 0, math.Copysign(0, -1), -1, 1, 1e300, -1e-300}[r.IntN(8)]
+		},
+		func() float64 { return 1 + float64(r.IntN(256))*(1.0/(1<<52)) }, // the low byte only
+	}
+	var tmp []numEntry
+	for _, n := range []int{0, 1, 255, 256, 1000, 4096} {
+		for vi, val := range vals {
+			for _, inOrder := range []bool{true, false} {
+				es := make([]numEntry, n)
+				for i := range es {
+					es[i] = numEntry{val(), uint32(i * 3)}
+					if !inOrder {
+						es[i].id = r.Uint32N(1 << 20)
+					}
+				}
+				want := slices.Clone(es)
+				slices.SortStableFunc(want, numEntryCmp)
+				tmp = sortNumEntries(es, tmp)
+				for i := range es {
+					if numEntryCmp(es[i], want[i]) != 0 {
+						t.Fatalf("n %d vals %d in order %v: at %d got %v want %v", n, vi, inOrder, i, es[i], want[i])
+					}
+				}
+			}
+		}
 	}
 }

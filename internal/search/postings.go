@@ -63,6 +63,13 @@ func (p *plist[V]) add(id uint32, v V) {
 	if id > p.last {
 		j = len(c.ids)
 		p.last = id
+		if j < plistChunk {
+			// The common write: an append to the tail chunk.
+			p.n++
+			c.ids = append(c.ids, id)
+			c.v = append(c.v, v)
+			return
+		}
 	} else {
 		ci = p.chunk(id)
 		c = &p.ch[ci]
@@ -177,6 +184,10 @@ func (p *plist[V]) each(fn func(id uint32, v V)) {
 	}
 }
 
+func (p *plist[V]) size() int { return p.n }
+
+func (p *plist[V]) chunks() int { return len(p.ch) }
+
 // bytes is the memory the list takes (FT.INFO).
 func (p *plist[V]) bytes() int {
 	var v V
@@ -187,12 +198,22 @@ func (p *plist[V]) bytes() int {
 	return n
 }
 
+// postList is what dict needs of its posting lists: plist (tag values)
+// or tlist (terms).
+type postList[V, L any] interface {
+	*L
+	take(id uint32) (V, bool)
+	size() int
+	chunks() int
+	bytes() int
+}
+
 // dict interns strings (terms, tag values) as small ids, each with a
-// posting list; an id whose list empties is freed and reused.
-type dict[V any] struct {
+// posting list of type L; an id whose list empties is freed and reused.
+type dict[V, L any, P postList[V, L]] struct {
 	ids   map[string]uint32
 	names []string
-	posts []plist[V]
+	posts []L
 	free  []uint32
 	gen   []uint32 // by id: bumped when the id is freed (stemT's validity)
 	// Terms only: by a word's id, its stem term's id+2 (1: the word has
@@ -200,16 +221,24 @@ type dict[V any] struct {
 	stemT, stemG []uint32
 }
 
-func newDict[V any]() *dict[V] { return &dict[V]{ids: map[string]uint32{}} }
+// tagDict is a TAG field's values, termDict the TEXT fields' terms.
+type (
+	tagDict  = dict[struct{}, plist[struct{}], *plist[struct{}]]
+	termDict = dict[uint64, tlist, *tlist]
+)
+
+func newDict[V, L any, P postList[V, L]]() *dict[V, L, P] {
+	return &dict[V, L, P]{ids: map[string]uint32{}}
+}
 
 // lookup returns the id of s, if s has postings.
-func (d *dict[V]) lookup(s string) (uint32, bool) {
+func (d *dict[V, L, P]) lookup(s string) (uint32, bool) {
 	id, ok := d.ids[s]
 	return id, ok
 }
 
 // list returns s's postings (nil if none).
-func (d *dict[V]) list(s string) *plist[V] {
+func (d *dict[V, L, P]) list(s string) P {
 	if id, ok := d.ids[s]; ok {
 		return &d.posts[id]
 	}
@@ -218,7 +247,7 @@ func (d *dict[V]) list(s string) *plist[V] {
 
 // intern returns the id of s, creating it (s is copied: it may alias
 // storage the caller reuses).
-func (d *dict[V]) intern(s string) uint32 {
+func (d *dict[V, L, P]) intern(s string) uint32 {
 	if id, ok := d.ids[s]; ok {
 		return id
 	}
@@ -232,7 +261,8 @@ func (d *dict[V]) intern(s string) uint32 {
 	} else {
 		id = uint32(len(d.names))
 		d.names = append(d.names, s)
-		d.posts = append(d.posts, plist[V]{})
+		var zero L
+		d.posts = append(d.posts, zero)
 		d.gen = append(d.gen, 0)
 		d.stemT = append(d.stemT, 0)
 		d.stemG = append(d.stemG, 0)
@@ -242,17 +272,18 @@ func (d *dict[V]) intern(s string) uint32 {
 }
 
 // drop removes doc from the postings of id, freeing id when it empties.
-func (d *dict[V]) drop(id, doc uint32) { d.take(id, doc) }
+func (d *dict[V, L, P]) drop(id, doc uint32) { d.take(id, doc) }
 
 // take removes doc from the postings of id, freeing id when it empties,
 // and returns doc's value there.
-func (d *dict[V]) take(id, doc uint32) (v V, ok bool) {
-	p := &d.posts[id]
+func (d *dict[V, L, P]) take(id, doc uint32) (v V, ok bool) {
+	p := P(&d.posts[id])
 	v, ok = p.take(doc)
-	if p.n == 0 {
+	if p.size() == 0 {
 		delete(d.ids, d.names[id])
 		d.names[id] = ""
-		*p = plist[V]{}
+		var zero L
+		d.posts[id] = zero
 		d.gen[id]++
 		d.free = append(d.free, id)
 	}
@@ -260,20 +291,22 @@ func (d *dict[V]) take(id, doc uint32) (v V, ok bool) {
 }
 
 // len is the number of distinct strings with postings.
-func (d *dict[V]) len() int { return len(d.ids) }
+func (d *dict[V, L, P]) len() int { return len(d.ids) }
 
 // bytes is the memory of the postings (FT.INFO's inverted index).
-func (d *dict[V]) bytes() (n int, blocks int) {
+func (d *dict[V, L, P]) bytes() (n int, blocks int) {
 	for i := range d.posts {
-		n += d.posts[i].bytes()
-		blocks += len(d.posts[i].ch)
+		p := P(&d.posts[i])
+		n += p.bytes()
+		blocks += p.chunks()
 	}
 	return n, blocks
 }
 
 // keysBytes is the memory of the strings and their map.
-func (d *dict[V]) keysBytes() int {
-	n := len(d.ids)*24 + cap(d.names)*16 + cap(d.posts)*int(unsafe.Sizeof(plist[V]{})) + (cap(d.gen)+cap(d.stemT)+cap(d.stemG))*4
+func (d *dict[V, L, P]) keysBytes() int {
+	var zero L
+	n := len(d.ids)*24 + cap(d.names)*16 + cap(d.posts)*int(unsafe.Sizeof(zero)) + (cap(d.gen)+cap(d.stemT)+cap(d.stemG))*4
 	for _, s := range d.names {
 		n += len(s)
 	}

@@ -95,3 +95,84 @@ func TestPlist(t *testing.T) {
 		}
 	}
 }
+
+// TestTlist: a term's posting list against a map, through appends in id
+// order, inserts, replacements and removals anywhere (the tail chunk
+// emptying, full chunks splitting and merging), checked every 1000
+// operations: order, values, counts, chunk sizes, get and has, and
+// appendIDs; then emptied completely.
+func TestTlist(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var p tlist
+	model := map[uint32]uint64{}
+	last := func() uint32 {
+		if p.n == 0 {
+			return 0
+		}
+		return p.tail[len(p.tail)-1].id
+	}
+	check := func() {
+		t.Helper()
+		if p.n != len(model) || (p.n > 0) != (len(p.tail) > 0) {
+			t.Fatalf("n %d tail %d, want n %d", p.n, len(p.tail), len(model))
+		}
+		var ids []uint32
+		p.each(func(id uint32, v uint64) {
+			if w, ok := model[id]; !ok || w != v {
+				t.Fatalf("id %d: %d, want %d (%v)", id, v, w, ok)
+			}
+			ids = append(ids, id)
+		})
+		if len(ids) != len(model) || !slices.IsSorted(ids) {
+			t.Fatalf("%d ids (sorted %v), want %d", len(ids), slices.IsSorted(ids), len(model))
+		}
+		if got := p.appendIDs(nil); !slices.Equal(got, ids) {
+			t.Fatalf("appendIDs differs from each")
+		}
+		for _, c := range append(slices.Clone(p.full), p.tail) {
+			if len(c) > plistChunk || len(c) == 0 && p.n > 0 {
+				t.Fatalf("chunk of %d entries", len(c))
+			}
+		}
+		for id := range uint32(5100) {
+			w, want := model[id]
+			if v, got := p.get(id); got != want || v != w || p.has(id) != want {
+				t.Fatalf("get %d: %v, want %v", id, got, want)
+			}
+		}
+	}
+	for i := range 100000 {
+		id := uint32(r.IntN(5000))
+		switch {
+		case i < 20000:
+			id = uint32(i / 4) // ids in order first: chunks filled by appends
+		case i%7 == 0:
+			id = last() // removals and updates at the tail
+		}
+		if _, ok := model[id]; ok && r.IntN(2) == 0 {
+			if _, ok := p.take(id); !ok {
+				t.Fatalf("take %d: absent", id)
+			}
+			delete(model, id)
+		} else {
+			v := r.Uint64()
+			p.add(id, v)
+			model[id] = v
+		}
+		if i%1000 == 999 {
+			check()
+		}
+	}
+	check()
+	if len(p.full) == 0 {
+		t.Fatalf("the test never made a second chunk")
+	}
+	for id := range model {
+		p.take(id)
+		delete(model, id)
+	}
+	check()
+	if _, ok := p.take(1); ok || p.full != nil || p.tail != nil {
+		t.Fatalf("empty list: take found, or chunks left")
+	}
+}

@@ -50,17 +50,22 @@
 // an open-addressing array of 8-byte slots (id and hash bits) reading
 // keys from the arena. Terms and tag values are interned to ids, each
 // with a posting list: sorted document ids in chunks of at most 256
-// (appends in id order touch only the tail), a term's entries packed in
-// 64 bits (frequency, fields, its one position; others in an overflow
-// table). A NUMERIC field is a column of doubles by id (exact keys kept
+// (appends in id order touch only the tail). A term's entries are packed
+// in 64 bits (frequency, fields, its one position; others in an overflow
+// table) and its list (tlist.go) keeps each id next to its value, 12
+// bytes an entry, with the tail chunk in the list itself: a write to a
+// term reads the list's header and the entry's cache line, not four
+// places. A NUMERIC field is a column of doubles by id (exact keys kept
 // aside only for the rare values their double does not say, numeric.go)
 // and a chunked sorted array of (double, id), whose writes are buffered
-// (at most 4096) and merged into the chunks in one ordered pass by the
-// next reader of the array; TAG and GEO fields have a
+// (at most 4096), radix-sorted and merged into the chunks in one ordered
+// pass by the next reader of the array; TAG and GEO fields have a
 // column by id too, for filters. bench's index memory row measures about
-// 69 bytes of RSS per indexed field per document (TEXT+NUMERIC+TAG),
-// against about 79 for the hand-made sorted set and sets on
-// redis-server; FT.INFO reports the sizes of the structures. Changed keys are queued by KeyChanged and applied by the next
+// 64 bytes of RSS per indexed field per document (TEXT+NUMERIC+TAG),
+// against about 78 for the hand-made sorted set and sets on
+// redis-server; FT.INFO reports the sizes of the structures, and
+// MEASURE=1 go test -run TestMeasureIndexStore breaks the Go heap down.
+// Changed keys are queued by KeyChanged and applied by the next
 // FT command (sync), or when the queue reaches 64 keys (small, so that a
 // key is re-read while its data is still in the CPU's caches): a command
 // may report a key before it has finished writing it, and every reader
@@ -173,6 +178,7 @@
 package search
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 	"unsafe"
@@ -190,6 +196,7 @@ const (
 type state struct {
 	e       *engine.Engine
 	indexes map[string]*index
+	list    []*index // indexes' values, for the write path's loops (a map's iteration costs more than the work it guards)
 
 	// Keys changed since the indexes were last brought up to date, in
 	// order of first change. KeyChanged runs at a command's first change
@@ -198,8 +205,9 @@ type state struct {
 	// key is re-read later: before any command reads an index (sync), all
 	// under the same lock hold as far as any client can tell.
 	pending []pendKey
-	pendSet map[pendKey]bool
-	pendBuf []byte // the pending keys' bytes
+	pendH   []uint64 // by pending key: its hash (pendHash), scanned for a repeat before it is queued
+	pendBuf []byte   // the pending keys' bytes
+	seed    maphash.Seed
 
 	x        ext  // aliases, cursors, suggestions, dictionaries, synonyms, config (alias.go)
 	scanning bool // the scanner goroutine runs (scan.go)
@@ -223,7 +231,7 @@ type holder struct{ s *state }
 
 func (h *holder) get(e *engine.Engine) *state {
 	if h.s == nil {
-		h.s = &state{e: e, indexes: map[string]*index{}, pendSet: map[pendKey]bool{}}
+		h.s = &state{e: e, indexes: map[string]*index{}, seed: maphash.MakeSeed()}
 		e.Observe(h.s)
 		e.AddStateRewriter(h.s)
 	}
@@ -256,7 +264,7 @@ func (s *state) KeyChanged(ev engine.KeyEvent) {
 		return
 	}
 	covered := false
-	for _, ix := range s.indexes {
+	for _, ix := range s.list {
 		if ix.db == ev.DB && ix.covers(ev.Key) {
 			covered = true
 			break
@@ -270,48 +278,70 @@ func (s *state) KeyChanged(ev engine.KeyEvent) {
 	if n := len(s.pending); n > 0 && s.pending[n-1].db == ev.DB && s.pending[n-1].key == ev.Key {
 		return
 	}
-	pk := pendKey{ev.DB, ev.Key}
-	if s.pendSet[pk] {
-		return
+	// A key already pending: its hash among the (at most maxPending)
+	// pending keys' hashes, then the key itself.
+	h := s.pendHash(ev.DB, ev.Key)
+	for i, x := range s.pendH {
+		if x == h && s.pending[i].db == ev.DB && s.pending[i].key == ev.Key {
+			return
+		}
 	}
 	if len(s.pending) >= maxPending {
 		s.sync()
 	}
 	// The keys are copied into one buffer, reused after each sync (the
-	// views die with pending and pendSet): no allocation per key.
+	// views die with pending): no allocation per key.
 	off := len(s.pendBuf)
 	s.pendBuf = append(s.pendBuf, ev.Key...)
-	pk.key = unsafe.String(unsafe.SliceData(s.pendBuf[off:]), len(ev.Key))
-	s.pendSet[pk] = true
-	s.pending = append(s.pending, pk)
+	s.pending = append(s.pending, pendKey{ev.DB, unsafe.String(unsafe.SliceData(s.pendBuf[off:]), len(ev.Key))})
+	s.pendH = append(s.pendH, h)
+}
+
+// pendHash is a pending key's hash.
+func (s *state) pendHash(db int, key string) uint64 {
+	return maphash.String(s.seed, key) ^ uint64(db)*0x9e3779b97f4a7c15
+}
+
+// addIndex adds a created index to the state.
+func (s *state) addIndex(ix *index) {
+	s.indexes[ix.name] = ix
+	s.list = append(s.list, ix)
+}
+
+// removeIndex forgets index name.
+func (s *state) removeIndex(name string) {
+	if ix := s.indexes[name]; ix != nil {
+		delete(s.indexes, name)
+		s.list = slices.DeleteFunc(s.list, func(x *index) bool { return x == ix })
+	}
 }
 
 // sync re-reads every pending key into the indexes over its database.
 func (s *state) sync() {
 	for _, pk := range s.pending {
-		for _, ix := range s.indexes {
+		for _, ix := range s.list {
 			if ix.db == pk.db && ix.covers(pk.key) {
 				ix.update(s.e, pk.key)
 			}
 		}
 	}
-	clear(s.pendSet)
 	clear(s.pending) // no view of pendBuf is left
 	s.pending = s.pending[:0]
+	s.pendH = s.pendH[:0]
 	s.pendBuf = s.pendBuf[:0]
 }
 
 // dropPending forgets the pending keys of database db.
 func (s *state) dropPending(db int) {
-	out := s.pending[:0]
-	for _, pk := range s.pending {
+	out, outH := s.pending[:0], s.pendH[:0]
+	for i, pk := range s.pending {
 		if pk.db == db {
-			delete(s.pendSet, pk)
 			continue
 		}
-		out = append(out, pk)
+		out, outH = append(out, pk), append(outH, s.pendH[i])
 	}
-	s.pending = out
+	clear(s.pending[len(out):])
+	s.pending, s.pendH = out, outH
 }
 
 // RewriteState implements engine.StateRewriter: the FT.CREATE of every
@@ -398,7 +428,7 @@ func ftDrop(c *engine.Ctx, s *state, opt string) {
 		given = true
 	}
 	deleteDocs := given == (opt == "dd")
-	delete(s.indexes, name)
+	s.removeIndex(name)
 	s.dropExt(name)
 	// The documents' deletions are logged as DELs in the index's database
 	// (the command's context moves there), then the drop itself.
