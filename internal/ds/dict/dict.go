@@ -18,11 +18,12 @@
 //
 // # Values
 //
-// V may be any type. Three kinds are stored specially: struct{} (a set:
-// no value at all), string (kept in the record when short), and any
-// struct type whose layout is exactly struct{ string; any } (the engine's
-// Value: a string, kept in the record when short and the interface nil,
-// or an object). Other types live in a slice indexed by entry.
+// V may be any type. Four kinds are stored specially: struct{} (a set:
+// no value at all), string (kept in the record when short), int64 (kept
+// in the record, zigzag-encoded: the expires), and any struct type whose
+// layout is exactly struct{ string; any } (the engine's Value: a string,
+// kept in the record when short and the interface nil, or an object).
+// Other types live in a slice, the record holding their index.
 //
 // # Not safe
 //
@@ -53,43 +54,82 @@ import (
 // A chained table of Go structs costs a heap object per entry plus one
 // per key and per value (about 100 bytes for a short string key), and Go's
 // collector lets the heap grow to twice what is live. Here, as in the
-// sorted sets (package zset), no element owns a heap object:
+// sorted sets (package zset), no element owns a heap object. Each
+// element is one record, packed into arena chunks, laid out as
+// [next: 4 bytes][meta: 4 bytes, EnableMeta only][key length: uvarint]
+// [key][value tag: uvarint][value]:
 //
-//   - buckets are []uint32 holding entry ids (id+1, 0 for an empty
-//     bucket), so a table costs 4 bytes per bucket;
-//   - entries live in one slab ([]dent: next id in the chain, and where
-//     the element's record is; 12 bytes), ids recycled through a free list;
-//   - keys, and short string values (hash values, the keyspace's string
-//     values), are packed into records in arena chunks of up to 64 KiB:
-//     [key length: uvarint][key][value tag: uvarint][value];
+//   - a record is addressed by a 32-bit location (chunk index << 16 |
+//     offset in the chunk); buckets are []uint32 holding the location
+//     of their chain's first record (0 for none), and next is the
+//     location of the following record in the chain, so a table costs 4
+//     bytes per bucket and the chain 4 bytes per element;
+//   - keys, short string values (hash values, the keyspace's string
+//     values) and int64 values (the expires) are in the record itself;
 //   - values that are objects (the keyspace's *Hash, *Set ...) or long
 //     strings (>= BigValue bytes, so APPEND keeps growing its buffer
 //     in place) sit in a side slice (strObj), the tag holding their index;
-//     values of other types (the expires' int64) in a slice by entry id.
+//     values of other types in a slice indexed by the tag.
 //
-// Arena chunks are append-only: a byte, once written, never changes, and
-// a chunk's array is never reallocated. So the keys and values handed out
+// An earlier layout kept a 12-byte entry per element in a slab (chain
+// link, record location, 16 hash bits) and put entry ids in the buckets:
+// 8 bytes per element more, and on a lookup one more cache miss (the
+// entry, then the record) than the record alone. Without the hash bits a
+// chain walk compares the key of every record in the bucket, which is
+// the same miss the entry cost; rehashing hashes each key again.
+//
+// Chunks are at most 64 KiB (so the offset fits 16 bits) for the first
+// 32,767 chunk indexes (2 GiB of records) and at most 1 MiB, records
+// 16-byte aligned (the offset counts 16-byte units), for the next 32,768
+// (32 GiB more): a Dict holds at most 65,535 chunks, about 34 GiB of
+// records (less when many keys are over 16 KiB, which get a chunk each),
+// and panics past that. With EnableMeta every record starts 4-byte aligned
+// so that the metadata word can be handed out as a *uint32.
+//
+// The key and inline value bytes of a record, once written, never change,
+// and a chunk's array is never reallocated; only the header (next, meta)
+// and int64 tags are written in place. So the keys and values handed out
 // (Get, Each, Scan, Random, Delete) are Go strings viewing a chunk: they
 // are immutable and safe to keep (they keep their chunk alive, as any
-// substring would). Overwriting a value writes a new record; the old one
-// becomes garbage, counted per chunk; a chunk with no live record is
-// dropped, and one less than a quarter live is compacted (its live
-// records, found through their keys' chains, are copied to the
-// active chunk), so the work per change is bounded by a chunk's size.
+// substring would). Overwriting a value writes a new record and relinks
+// the chain; the old one becomes garbage, counted per chunk; a chunk
+// with no live record is dropped, and one less than a quarter live is
+// compacted (its live records, found through their keys' chains, are
+// copied to the active chunk and relinked), so the work per change is
+// bounded by a chunk's size.
 //
 // Measured with `ordo bench -rows '^memory' -repeat 3` (RSS of the whole
 // process after 1,000,000 elements, redis-server 7.0 / ordo-server): SET
 // key:N value:N 106 / 63 MiB (the keyspace keeps a 4-byte access clock
 // per key, EnableMeta), HSET of 1,000,000 fields in one hash 83 / 50 MiB,
 // SADD of 1,000,000 members to one set 75 / 44 MiB (the chained table of
-// Go structs this replaces: 152, 131 and 97 MiB). Per element that is a
-// 4-byte bucket, a 12-byte entry, the record (key and inline value with
-// their uvarint lengths) and for the keyspace the 4-byte clock; an empty
-// ordo-server is 14 MiB RSS, redis-server 12. Later (bench/README.md,
+// Go structs this replaces: 152, 131 and 97 MiB). Later (bench/README.md,
 // "Where the memory goes"), with a 10.5 MiB empty ordo-server (static,
 // without net/http/pprof) and free heap returned when quiet: 54 / 46 /
 // 41 MiB against Redis's 105 / 79 / 75.
-// BenchmarkDictCommands (dict_bench_test.go) measures the command paths.
+//
+// Then the entry slab went (the chain link moved into the record, the
+// buckets hold record locations): `ordo bench -rows '^memory' -repeat 1`,
+// one run each on the shared 2-core machine (2026-11-25, RSS moves by
+// about 1 MiB between runs, Redis's strings row by up to 8), before /
+// after, against Redis's figure of the same run: strings 54.3 / 46.7 MiB
+// (ratio 0.51 -> 0.45), hash fields 46.4 / 38.9 MiB (0.56 -> 0.48), set
+// members 40.7 / 33.3 MiB (0.54 -> 0.44). CPU per operation (cpu-ns/op,
+// the median of 3 alternating runs, 1,000,000 elements loaded, random
+// keys): BenchmarkDict get 1227 -> 1040 ns, overwriting set 1486 -> 1384,
+// has 731 -> 669, Value get 1221 -> 1070, but inserting a new key and
+// deleting it 1077 -> 1268; the engine's BenchmarkDictCommands SET 0.80x,
+// GET 0.91x, HSET 0.90x, HGET 0.91x, SADD (existing member) 0.82x,
+// SISMEMBER 0.83x the CPU before, and SET of a new key + DEL 1.24x. A
+// lookup that finds its key now reads the bucket and the record (the
+// entry was a third read); one that misses reads every record of its
+// bucket's chain where it read their 12-byte entries, which the 16 hash
+// bits let it pass without the record: at 1,000,000 keys the slab (12
+// MB) mostly stayed in this machine's 32 MB L3 cache, the records (about
+// 3x that) do not, so inserts of new keys cost more.
+//
+// BenchmarkDict (dict_bench_test.go) measures the Dict alone,
+// internal/engine's BenchmarkDictCommands the command paths.
 //
 // Dict is not safe for concurrent use; the engine lock protects it.
 type Dict[V any] struct {
@@ -98,29 +138,27 @@ type Dict[V any] struct {
 	rehash  int // next bucket of tables[0] to move, or -1
 	pausing int // >0 while a caller iterates and must not see rehash steps
 
-	mode dictMode
-	ents []dent
-	free uint32 // id+1 of the first free entry, 0 if none
-	vals []V    // dictAny: values by entry id
+	mode     dictMode
+	vals     []V      // dictAny: values by tag
+	valsFree []uint32 // free indexes of vals
 
 	side      []strObj // objects and long strings (dictString, dictValue)
 	sideFree  []uint32
 	sideBytes int64 // bytes of the long strings in side
 
-	chunks    [][]byte // arena chunks (nil once dropped)
+	chunks    [][]byte // arena chunks by index (index 0 unused, nil once dropped)
 	live      []int32  // live record bytes per chunk
 	chunkFree []uint32 // indexes of dropped chunks, to reuse
 	cur       int      // active chunk, or -1
 	nextSize  int      // size of the next active chunk
 	arena     int64    // total capacity of the chunks
 
-	rg   *dictRegions // mappings behind ents and tables, if any (offheap.go)
+	rg   *dictRegions // mappings behind the tables, if any (offheap.go)
 	acct *mem.Acct    // where mappings are counted (nil: not counted)
 
-	// meta is one uint32 per entry for the caller (the keyspace keeps
-	// Redis's LRU clock or LFU counter of each key there), by entry id,
-	// 0 for a new entry; nil unless EnableMeta was called.
-	meta   []uint32
+	// metaOn gives every record a uint32 of metadata for the caller
+	// (the keyspace keeps Redis's LRU clock or LFU counter of each key
+	// there), 0 for a new entry; see EnableMeta.
 	metaOn bool
 }
 
@@ -144,36 +182,22 @@ func isStrObj[V any]() bool {
 type dictMode uint8
 
 const (
-	dictAny    dictMode = iota // value in vals
-	dictSet                    // no value (struct{})
+	dictAny    dictMode = iota // value in vals, its index in the tag
+	dictSet                    // no value (struct{}), no tag
 	dictString                 // string value in the record or side
 	dictValue                  // Value: string in the record, or side
+	dictInt                    // int64: the tag is the value, zigzag
 )
 
-// dent is an entry of the slab: its chain link and where its record is.
-// A free entry has chunk == deadChunk and next linking the free list.
-// off holds the record's offset in its chunk (chunks are at most 64 KiB,
-// so 16 bits) and, above it, bits 16..31 of the key's hash: a lookup
-// skips the record (a cache miss) of every chain entry whose bits differ,
-// and a table of 2^16 buckets or more grows without hashing a key again
-// (its bucket and these bits give every bit up to 2^32 buckets).
-type dent struct {
-	next  uint32
-	chunk uint32
-	off   uint32
-}
-
-func (e *dent) offset() int      { return int(e.off & 0xffff) }
-func (e *dent) hashBits() uint32 { return e.off >> 16 }
-func hashBits(h uint64) uint32   { return uint32(h>>16) & 0xffff }
-
 const (
-	deadChunk      = ^uint32(0)
-	dictChunkMin   = 256
-	dictChunkMax   = 64 << 10
-	dictOwnChunk   = dictChunkMax / 4 // records at least this big get a chunk of their own
-	BigValue       = 256              // string values at least this long are kept out of the arena, as passed
-	dictEntryBytes = int64(unsafe.Sizeof(dent{}))
+	dictChunkMin  = 256
+	dictChunkMax  = 64 << 10 // chunks of the first tier
+	dictOwnChunk  = dictChunkMax / 4
+	dictTier1     = 1 << 15 // first chunk index of the second tier
+	dictTier1Unit = 4       // log2 of the second tier's offset unit
+	dictMaxChunks = 1 << 16
+	BigValue      = 256 // string values at least this long are kept out of the arena, as passed
+	dictNextBytes = 4
 )
 
 var dictSeed = maphash.MakeSeed()
@@ -202,6 +226,8 @@ func (d *Dict[V]) init() {
 		d.mode = dictSet
 	case string:
 		d.mode = dictString
+	case int64:
+		d.mode = dictInt
 	default:
 		d.mode = dictAny
 		if isStrObj[V]() {
@@ -217,16 +243,17 @@ func (d *Dict[V]) Len() int { return d.used[0] + d.used[1] }
 func (d *Dict[V]) Buckets() int { return len(d.tables[0]) + len(d.tables[1]) }
 
 // Overhead is the memory of the table structures alone (buckets and
-// entries, not keys and values): MEMORY STATS's overhead.hashtable.*.
+// the records' headers, not keys and values): MEMORY STATS's
+// overhead.hashtable.*.
 func (d *Dict[V]) Overhead() int64 {
-	return int64(d.Buckets())*4 + int64(cap(d.ents))*dictEntryBytes + int64(cap(d.meta))*4
+	return int64(d.Buckets())*4 + int64(d.Len()*d.hdr())
 }
 
-// Bytes estimates the memory the Dict holds: tables, entries, arena,
-// side values (with their long strings, not the objects they point to).
+// Bytes estimates the memory the Dict holds: tables, arena, side values
+// (with their long strings, not the objects they point to).
 func (d *Dict[V]) Bytes() int64 {
 	var zero V
-	n := int64(d.Buckets())*4 + int64(cap(d.ents))*dictEntryBytes + d.arena + int64(cap(d.meta))*4
+	n := int64(d.Buckets())*4 + d.arena
 	n += int64(cap(d.vals)) * int64(unsafe.Sizeof(zero))
 	n += int64(cap(d.side))*int64(unsafe.Sizeof(strObj{})) + d.sideBytes
 	return n + int64(cap(d.chunks))*24
@@ -236,34 +263,90 @@ func (d *Dict[V]) isRehashing() bool { return d.rehash >= 0 }
 
 // ---- records ----
 
-// rec parses the record of entry id: its key, the value tag and the
-// inline value, and its size in bytes.
-func (d *Dict[V]) rec(id uint32) (key string, tag uint64, val string, size int) {
-	e := &d.ents[id]
-	b := d.chunks[e.chunk]
-	p := e.offset()
+// hdr is the size of a record's fixed header: next, and meta if on.
+func (d *Dict[V]) hdr() int {
+	if d.metaOn {
+		return dictNextBytes + 4
+	}
+	return dictNextBytes
+}
+
+func (d *Dict[V]) hasTag() bool { return d.mode != dictSet }
+
+func chunkShift(c int) uint {
+	if c >= dictTier1 {
+		return dictTier1Unit
+	}
+	return 0
+}
+
+// chunkLimit is the most bytes chunk c may hold (except a record alone).
+func chunkLimit(c int) int { return dictChunkMax << chunkShift(c) }
+
+// align is the alignment of record starts in chunk c.
+func (d *Dict[V]) align(c int) int {
+	a := 1 << chunkShift(c)
+	if d.metaOn {
+		a = max(a, 4)
+	}
+	return a
+}
+
+func alignUp(n, a int) int { return (n + a - 1) &^ (a - 1) }
+
+// at returns the chunk and offset of the record at loc.
+func (d *Dict[V]) at(loc uint32) (c, off int) {
+	c = int(loc >> 16)
+	return c, int(loc&0xffff) << chunkShift(c)
+}
+
+// bytesAt returns the chunk's bytes from the record at loc on.
+func (d *Dict[V]) bytesAt(loc uint32) []byte {
+	c, off := d.at(loc)
+	return d.chunks[c][off:]
+}
+
+func (d *Dict[V]) next(loc uint32) uint32 {
+	return binary.LittleEndian.Uint32(d.bytesAt(loc))
+}
+
+func (d *Dict[V]) setNext(loc, next uint32) {
+	binary.LittleEndian.PutUint32(d.bytesAt(loc), next)
+}
+
+// meta returns the metadata word of the record at loc (EnableMeta on:
+// records are 4-byte aligned, chunks 8-byte aligned).
+func (d *Dict[V]) meta(loc uint32) *uint32 {
+	b := d.bytesAt(loc)
+	return (*uint32)(unsafe.Pointer(&b[dictNextBytes]))
+}
+
+// rec parses the record at loc: its key, the value tag and the inline
+// value, and its size in bytes.
+func (d *Dict[V]) rec(loc uint32) (key string, tag uint64, val string, size int) {
+	b := d.bytesAt(loc)
+	p := d.hdr()
 	kl, w := binary.Uvarint(b[p:])
 	p += w
 	if kl > 0 {
 		key = unsafe.String(&b[p], int(kl))
 	}
 	p += int(kl)
-	if d.mode >= dictString {
+	if d.hasTag() {
 		tag, w = binary.Uvarint(b[p:])
 		p += w
-		if tag&1 == 0 && tag > 0 {
+		if d.mode >= dictString && d.mode <= dictValue && tag&1 == 0 && tag > 0 {
 			val = unsafe.String(&b[p], int(tag>>1))
 			p += int(tag >> 1)
 		}
 	}
-	return key, tag, val, p - e.offset()
+	return key, tag, val, p
 }
 
-// key returns the key of entry id.
-func (d *Dict[V]) key(id uint32) string {
-	e := &d.ents[id]
-	b := d.chunks[e.chunk]
-	p := e.offset()
+// key returns the key of the record at loc.
+func (d *Dict[V]) key(loc uint32) string {
+	b := d.bytesAt(loc)
+	p := d.hdr()
 	kl, w := binary.Uvarint(b[p:])
 	if kl == 0 {
 		return ""
@@ -271,11 +354,13 @@ func (d *Dict[V]) key(id uint32) string {
 	return unsafe.String(&b[p+w], int(kl))
 }
 
-// value rebuilds the value of entry id from its tag and inline string.
-func (d *Dict[V]) value(id uint32, tag uint64, val string) (v V) {
+// value rebuilds a value from its tag and inline string.
+func (d *Dict[V]) value(tag uint64, val string) (v V) {
 	switch d.mode {
 	case dictAny:
-		return d.vals[id]
+		return d.vals[tag]
+	case dictInt:
+		*(*int64)(unsafe.Pointer(&v)) = int64(tag>>1) ^ -int64(tag&1)
 	case dictString:
 		if tag&1 != 0 {
 			val = d.side[tag>>1].s
@@ -293,14 +378,25 @@ func (d *Dict[V]) value(id uint32, tag uint64, val string) (v V) {
 
 // encode turns val into a tag and an inline string, taking a side slot
 // for objects and long strings.
-func (d *Dict[V]) encode(id uint32, val V) (tag uint64, inline string) {
+func (d *Dict[V]) encode(val V) (tag uint64, inline string) {
 	var sv strObj
 	switch d.mode {
 	case dictAny:
-		d.vals[id] = val
-		return 0, ""
+		var i uint32
+		if n := len(d.valsFree); n > 0 {
+			i = d.valsFree[n-1]
+			d.valsFree = d.valsFree[:n-1]
+			d.vals[i] = val
+		} else {
+			i = uint32(len(d.vals))
+			d.vals = append(d.vals, val)
+		}
+		return uint64(i), ""
 	case dictSet:
 		return 0, ""
+	case dictInt:
+		x := *(*int64)(unsafe.Pointer(&val))
+		return uint64(x<<1) ^ uint64(x>>63), ""
 	case dictString:
 		sv.s = *(*string)(unsafe.Pointer(&val))
 	case dictValue:
@@ -323,11 +419,12 @@ func (d *Dict[V]) encode(id uint32, val V) (tag uint64, inline string) {
 }
 
 // release frees what the value tag holds outside the record.
-func (d *Dict[V]) release(id uint32, tag uint64) {
+func (d *Dict[V]) release(tag uint64) {
 	switch d.mode {
 	case dictAny:
 		var zero V
-		d.vals[id] = zero
+		d.vals[tag] = zero
+		d.valsFree = append(d.valsFree, uint32(tag))
 	case dictString, dictValue:
 		if tag&1 != 0 {
 			i := uint32(tag >> 1)
@@ -340,15 +437,16 @@ func (d *Dict[V]) release(id uint32, tag uint64) {
 
 func dictUvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
 
-// alloc returns a chunk with room for n more bytes.
-func (d *Dict[V]) alloc(n int) int {
+// alloc returns a chunk with room for a record of n bytes and the
+// (aligned) offset where it goes.
+func (d *Dict[V]) alloc(n int) (c, off int) {
 	if n >= dictOwnChunk {
-		return d.newChunk(n)
+		return d.newChunk(n, n), 0
 	}
 	if d.cur >= 0 {
 		b := d.chunks[d.cur]
-		if cap(b)-len(b) >= n {
-			return d.cur
+		if off := alignUp(len(b), d.align(d.cur)); off+n <= cap(b) {
+			return d.cur, off
 		}
 		old := d.cur
 		d.cur = -1
@@ -360,23 +458,32 @@ func (d *Dict[V]) alloc(n int) int {
 	for size < n {
 		size *= 2
 	}
-	d.nextSize = min(size*2, dictChunkMax)
-	d.cur = d.newChunk(size)
-	return d.cur
+	d.cur = d.newChunk(size, n)
+	d.nextSize = min(cap(d.chunks[d.cur])*2, chunkLimit(d.cur))
+	return d.cur, 0
 }
 
-func (d *Dict[V]) newChunk(size int) int {
-	b := make([]byte, 0, size)
-	d.arena += int64(size)
-	if n := len(d.chunkFree); n > 0 {
-		c := int(d.chunkFree[n-1])
-		d.chunkFree = d.chunkFree[:n-1]
-		d.chunks[c], d.live[c] = b, 0
-		return c
+// newChunk adds a chunk of size bytes (at most its tier's limit, at
+// least n) and returns its index.
+func (d *Dict[V]) newChunk(size, n int) int {
+	var c int
+	if k := len(d.chunkFree); k > 0 {
+		c = int(d.chunkFree[k-1])
+		d.chunkFree = d.chunkFree[:k-1]
+	} else {
+		if len(d.chunks) == 0 {
+			d.chunks, d.live = append(d.chunks, nil), append(d.live, 0) // index 0: location 0 is "none"
+		}
+		c = len(d.chunks)
+		if c >= dictMaxChunks {
+			panic("dict: more than 65,535 arena chunks (about 34 GiB of records)")
+		}
+		d.chunks, d.live = append(d.chunks, nil), append(d.live, 0)
 	}
-	d.chunks = append(d.chunks, b)
-	d.live = append(d.live, 0)
-	return len(d.chunks) - 1
+	size = max(min(size, chunkLimit(c)), n)
+	d.chunks[c], d.live[c] = make([]byte, 0, size), 0
+	d.arena += int64(size)
+	return c
 }
 
 func (d *Dict[V]) dropChunk(c int) {
@@ -385,133 +492,118 @@ func (d *Dict[V]) dropChunk(c int) {
 	d.chunkFree = append(d.chunkFree, uint32(c))
 }
 
-// write appends the record of entry id and points the entry at it.
-func (d *Dict[V]) write(id uint32, key string, tag uint64, val string) {
-	n := dictUvarintLen(uint64(len(key))) + len(key)
-	if d.mode >= dictString {
+// write appends a record and returns its location.
+func (d *Dict[V]) write(key string, tag uint64, val string, next, meta uint32) uint32 {
+	h := d.hdr()
+	n := h + dictUvarintLen(uint64(len(key))) + len(key)
+	if d.hasTag() {
 		n += dictUvarintLen(tag) + len(val)
 	}
-	c := d.alloc(n)
-	b := d.chunks[c]
-	off := len(b)
+	c, off := d.alloc(n)
+	b := d.chunks[c][:off+h]
+	binary.LittleEndian.PutUint32(b[off:], next)
+	if d.metaOn {
+		binary.NativeEndian.PutUint32(b[off+dictNextBytes:], meta)
+	}
 	b = binary.AppendUvarint(b, uint64(len(key)))
 	b = append(b, key...)
-	if d.mode >= dictString {
+	if d.hasTag() {
 		b = binary.AppendUvarint(b, tag)
 		b = append(b, val...)
 	}
 	d.chunks[c] = b
 	d.live[c] += int32(n)
-	if off > 0xffff {
-		panic("dict: record offset past 64 KiB")
-	}
-	d.ents[id].chunk, d.ents[id].off = uint32(c), d.ents[id].off&^0xffff|uint32(off)
+	return uint32(c)<<16 | uint32(off>>chunkShift(c))
 }
 
-// kill accounts for the record of size bytes in chunk c becoming
-// garbage, dropping or compacting the chunk when little of it is live.
-func (d *Dict[V]) kill(c uint32, size int) {
+// kill accounts for the record of size bytes at loc becoming garbage,
+// dropping or compacting its chunk when little of it is live.
+func (d *Dict[V]) kill(loc uint32, size int) {
+	c, _ := d.at(loc)
 	d.live[c] -= int32(size)
-	if int(c) == d.cur {
+	if c == d.cur {
 		return
 	}
 	if d.live[c] == 0 {
-		d.dropChunk(int(c))
+		d.dropChunk(c)
 	} else if int(d.live[c])*4 < len(d.chunks[c]) {
-		d.compactChunk(int(c))
+		d.compactChunk(c)
 	}
 }
 
-// compactChunk copies the live records of chunk c to the active chunk
-// and drops c. A record is live if the entry of its key points at it;
-// records do not store their entry id (4 bytes per element saved), so
-// each is found through its key's chain, which compaction (of a chunk
-// at most 64 KiB, once less than a quarter of it is live) can afford.
+// compactChunk copies the live records of chunk c to the active chunk,
+// relinks them, and drops c. A record is live if its key's chain leads
+// to it; records do not store a back link (4 bytes per element saved),
+// so each is found through its key's chain, which compaction (of a chunk
+// at most 64 KiB, or 1 MiB past 2 GiB of records, once less than a
+// quarter of it is live) can afford.
 func (d *Dict[V]) compactChunk(c int) {
 	b := d.chunks[c]
-	for p := 0; p < len(b); {
-		kl, w := binary.Uvarint(b[p:])
-		key := unsafe.String(unsafe.SliceData(b[p+w:]), int(kl))
-		q := p + w + int(kl)
-		if d.mode >= dictString {
+	a, h, sh := d.align(c), d.hdr(), chunkShift(c)
+	for p := 0; p < len(b); p = alignUp(p, a) {
+		loc := uint32(c)<<16 | uint32(p>>sh)
+		q := p + h
+		kl, w := binary.Uvarint(b[q:])
+		key := unsafe.String(unsafe.SliceData(b[q+w:]), int(kl))
+		q += w + int(kl)
+		if d.hasTag() {
 			tag, w := binary.Uvarint(b[q:])
 			q += w
-			if tag&1 == 0 {
+			if d.mode >= dictString && d.mode <= dictValue && tag&1 == 0 {
 				q += int(tag >> 1)
 			}
 		}
-		if id := d.locate(key, uint32(c), uint32(p)); id >= 0 {
-			nc := d.alloc(q - p)
+		if ln, ok := d.locate(key, loc); ok {
+			nc, off := d.alloc(q - p)
 			nb := d.chunks[nc]
-			d.ents[id].chunk, d.ents[id].off = uint32(nc), d.ents[id].off&^0xffff|uint32(len(nb))
-			d.chunks[nc] = append(nb, b[p:q]...)
+			nb = append(nb[:off], b[p:q]...)
+			d.chunks[nc] = nb
 			d.live[nc] += int32(q - p)
+			d.setLink(ln, uint32(nc)<<16|uint32(off>>chunkShift(nc)))
 		}
 		p = q
 	}
 	d.dropChunk(c)
 }
 
-// locate returns the entry of key whose record is at chunk c, offset
-// off, or -1 if key's entry (if any) points elsewhere.
-func (d *Dict[V]) locate(key string, c, off uint32) int64 {
+// link is where the location of a record is kept: a bucket (rec == 0)
+// or the next field of the record at rec.
+type link struct {
+	tb  []uint32
+	i   int
+	rec uint32
+}
+
+func (d *Dict[V]) setLink(ln link, loc uint32) {
+	if ln.rec == 0 {
+		ln.tb[ln.i] = loc
+	} else {
+		d.setNext(ln.rec, loc)
+	}
+}
+
+// locate returns the link to the record at loc, whose key is key, or
+// false if key's chain (if any) does not lead to it.
+func (d *Dict[V]) locate(key string, loc uint32) (link, bool) {
 	h := dictHash(key)
 	for t := 0; t < 2; t++ {
 		tb := d.tables[t]
 		if len(tb) == 0 {
 			continue
 		}
-		for e := tb[h&uint64(len(tb)-1)]; e != 0; e = d.ents[e-1].next {
-			if en := &d.ents[e-1]; en.chunk == c && en.offset() == int(off) {
-				return int64(e - 1)
+		i := int(h & uint64(len(tb)-1))
+		ln := link{tb: tb, i: i}
+		for e := tb[i]; e != 0; e = d.next(e) {
+			if e == loc {
+				return ln, true
 			}
+			ln.rec = e
 		}
 		if !d.isRehashing() {
 			break
 		}
 	}
-	return -1
-}
-
-// ---- entries ----
-
-func (d *Dict[V]) newEntry() uint32 {
-	if d.free != 0 {
-		id := d.free - 1
-		d.free = d.ents[id].next
-		d.ents[id].next = 0
-		if d.metaOn {
-			d.meta[id] = 0
-		}
-		return id
-	}
-	n := len(d.ents)
-	if n == cap(d.ents) {
-		d.growEnts()
-	}
-	d.ents = d.ents[:n+1]
-	d.ents[n] = dent{}
-	if d.metaOn {
-		if n == cap(d.meta) {
-			d.growMeta()
-		}
-		d.meta = d.meta[:n+1]
-		d.meta[n] = 0
-	}
-	if d.mode == dictAny {
-		var zero V
-		d.vals = append(d.vals, zero)
-	}
-	return uint32(len(d.ents) - 1)
-}
-
-// freeEntry releases entry id and its record.
-func (d *Dict[V]) freeEntry(id uint32, tag uint64, size int) {
-	d.release(id, tag)
-	c := d.ents[id].chunk
-	d.ents[id] = dent{next: d.free, chunk: deadChunk}
-	d.free = id + 1
-	d.kill(c, size)
+	return link{}, false
 }
 
 // ---- table ----
@@ -532,20 +624,17 @@ func (d *Dict[V]) rehashStep(n int) {
 		e := d.tables[0][d.rehash]
 		t1 := d.tables[1]
 		mask := uint64(len(t1) - 1)
+		shrinking := len(t1) < len(d.tables[0])
 		b := uint64(d.rehash)
 		for e != 0 {
-			id := e - 1
-			next := d.ents[id].next
+			next := d.next(e)
 			var i uint64
-			switch n0 := len(d.tables[0]); {
-			case len(t1) < n0: // shrinking: the low bits are the bucket's
+			if shrinking { // the low bits are the bucket's
 				i = b & mask
-			case n0 >= 1<<16: // the bucket has bits 0..15, the entry 16..31
-				i = (uint64(d.ents[id].hashBits())<<16 | b) & mask
-			default:
-				i = dictHash(d.key(id)) & mask
+			} else {
+				i = dictHash(d.key(e)) & mask
 			}
-			d.ents[id].next = t1[i]
+			d.setNext(e, t1[i])
 			t1[i] = e
 			d.used[0]--
 			d.used[1]++
@@ -594,12 +683,12 @@ func (d *Dict[V]) expandIfNeeded() {
 }
 
 // ShrinkIfNeeded shrinks the table when less than 1/8 of it is used, and
-// the entry slab when less than 1/8 of it is live.
+// the side slices when less than 1/8 of them is live.
 func (d *Dict[V]) ShrinkIfNeeded() {
 	if d.pausing > 0 {
 		return
 	}
-	if len(d.ents) > 1024 && d.Len()*8 < len(d.ents) {
+	if sparse(len(d.side), len(d.sideFree)) || sparse(len(d.vals), len(d.valsFree)) {
 		d.rebuild()
 		return
 	}
@@ -612,33 +701,30 @@ func (d *Dict[V]) ShrinkIfNeeded() {
 	}
 }
 
+func sparse(n, free int) bool { return n > 1024 && (n-free)*8 < n }
+
 // rebuild copies the live elements into a fresh Dict with a table sized
 // for them (a resize in one step, which SCAN's cursor tolerates as any
-// other), so the slab, the side slice and the arena shrink too.
-func (d *Dict[V]) rebuild() {
+// other), so the side slices and the arena shrink too.
+func (d *Dict[V]) rebuild() { d.rebuildWith(d.metaOn) }
+
+// rebuildWith is rebuild, the new records with a metadata word if meta.
+func (d *Dict[V]) rebuildWith(meta bool) {
 	old := *d
 	var oldMaps dictRegions
 	if d.rg != nil {
 		oldMaps, *d.rg = *d.rg, dictRegions{acct: d.acct}
 	}
-	*d = Dict[V]{rg: old.rg, acct: old.acct, metaOn: old.metaOn}
+	*d = Dict[V]{rg: old.rg, acct: old.acct, metaOn: meta}
 	d.init()
 	d.resize(old.Len())
-	ents, m := dictAlloc[dent](d.acct, max(old.Len(), 8))
-	if m != nil {
-		d.regs().ents = m
-	}
-	d.ents = ents[:0]
-	if d.metaOn {
-		d.growMeta()
-	}
 	for t := 0; t < 2; t++ {
 		for _, e := range old.tables[t] {
-			for ; e != 0; e = old.ents[e-1].next {
-				k, v := old.entry(e - 1)
-				id := d.insert(k, v)
-				if d.metaOn {
-					d.meta[id] = old.meta[e-1]
+			for ; e != 0; e = old.next(e) {
+				k, v := old.entry(e)
+				loc := d.insert(k, v)
+				if d.metaOn && old.metaOn {
+					*d.meta(loc) = *old.meta(e)
 				}
 			}
 		}
@@ -646,80 +732,103 @@ func (d *Dict[V]) rebuild() {
 	oldMaps.freeAll()
 }
 
-// find returns the entry id of key, or -1.
-func (d *Dict[V]) find(key string) int64 {
+// find returns the location of key's record (0 if absent), the link to
+// it, its table, and key's hash (for an insert that follows; 0 when the
+// Dict is empty).
+func (d *Dict[V]) find(key string) (loc uint32, ln link, t int, h uint64) {
 	if d.Len() == 0 {
-		return -1
+		return 0, ln, 0, 0
 	}
 	d.rehashStep(1)
-	h := dictHash(key)
-	for t := 0; t < 2; t++ {
+	h = dictHash(key)
+	for t = 0; t < 2; t++ {
 		tb := d.tables[t]
 		if len(tb) == 0 {
 			continue
 		}
-		hb := hashBits(h)
-		for e := tb[h&uint64(len(tb)-1)]; e != 0; e = d.ents[e-1].next {
-			if d.ents[e-1].hashBits() == hb && d.key(e-1) == key {
-				return int64(e - 1)
+		i := int(h & uint64(len(tb)-1))
+		ln = link{tb: tb, i: i}
+		for e := tb[i]; e != 0; e = d.next(e) {
+			if d.keyIs(e, key) {
+				return e, ln, t, h
 			}
+			ln.rec = e
 		}
 		if !d.isRehashing() {
 			break
 		}
 	}
-	return -1
+	return 0, link{}, 0, h
+}
+
+// keyIs reports whether the record at loc has key.
+func (d *Dict[V]) keyIs(loc uint32, key string) bool {
+	b := d.bytesAt(loc)
+	p := d.hdr()
+	if kl := int(b[p]); kl < 0x80 { // a one-byte length: keys under 128 bytes
+		return kl == len(key) && string(b[p+1:p+1+kl]) == key
+	}
+	return d.key(loc) == key
 }
 
 // Get returns the value at key.
 func (d *Dict[V]) Get(key string) (V, bool) {
-	if id := d.find(key); id >= 0 {
-		_, tag, val, _ := d.rec(uint32(id))
-		return d.value(uint32(id), tag, val), true
+	if loc, _, _, _ := d.find(key); loc != 0 {
+		_, tag, val, _ := d.rec(loc)
+		return d.value(tag, val), true
 	}
 	var zero V
 	return zero, false
 }
 
 // EnableMeta gives every entry a uint32 of metadata (GetMeta), 0 for
-// entries present now and for new ones. It costs 4 bytes per entry.
+// entries present now and for new ones. It costs 4 bytes per entry (and
+// records start 4-byte aligned). Called on a Dict that has records, it
+// rewrites them all (once).
 func (d *Dict[V]) EnableMeta() {
-	if !d.metaOn {
-		d.metaOn = true
-		d.growMeta()
-		d.meta = d.meta[:len(d.ents)]
+	if d.metaOn {
+		return
 	}
+	if len(d.chunks) == 0 {
+		d.metaOn = true
+		return
+	}
+	d.rebuildWith(true)
 }
 
 // GetMeta is Get also returning key's metadata word, which the caller may
 // change through the pointer until the Dict next changes. The pointer is
 // nil when the key is absent or EnableMeta was not called.
 func (d *Dict[V]) GetMeta(key string) (V, *uint32, bool) {
-	if id := d.find(key); id >= 0 {
-		_, tag, val, _ := d.rec(uint32(id))
+	if loc, _, _, _ := d.find(key); loc != 0 {
+		_, tag, val, _ := d.rec(loc)
 		var m *uint32
 		if d.metaOn {
-			m = &d.meta[id]
+			m = d.meta(loc)
 		}
-		return d.value(uint32(id), tag, val), m, true
+		return d.value(tag, val), m, true
 	}
 	var zero V
 	return zero, nil, false
 }
 
 // Has reports whether key is present.
-func (d *Dict[V]) Has(key string) bool { return d.find(key) >= 0 }
+func (d *Dict[V]) Has(key string) bool {
+	loc, _, _, _ := d.find(key)
+	return loc != 0
+}
 
 // Set stores val at key and reports whether the key is new. The key and
 // short string values are copied, so callers may pass strings that alias
 // a request buffer; long string values and objects are kept as passed.
 func (d *Dict[V]) Set(key string, val V) bool {
-	if id := d.find(key); id >= 0 {
-		d.replace(uint32(id), val)
+	loc, ln, _, h := d.find(key)
+	if loc != 0 {
+		d.replace(loc, ln, val)
 		return false
 	}
 	d.expandIfNeeded()
-	d.insert(key, val)
+	d.insertHashed(key, val, h)
 	return true
 }
 
@@ -727,16 +836,16 @@ func (d *Dict[V]) Set(key string, val V) bool {
 // EnableMeta was called), valid until the Dict next changes: 0 for a new
 // key, the key's word for an existing one.
 func (d *Dict[V]) SetMeta(key string, val V) (meta *uint32, isNew bool) {
-	id := d.find(key)
-	if id >= 0 {
-		d.replace(uint32(id), val)
+	loc, ln, _, h := d.find(key)
+	if loc != 0 {
+		loc = d.replace(loc, ln, val)
 	} else {
 		d.expandIfNeeded()
-		id = int64(d.insert(key, val))
+		loc = d.insertHashed(key, val, h)
 		isNew = true
 	}
 	if d.metaOn {
-		meta = &d.meta[id]
+		meta = d.meta(loc)
 	}
 	return meta, isNew
 }
@@ -745,93 +854,93 @@ func (d *Dict[V]) SetMeta(key string, val V) (meta *uint32, isNew bool) {
 // when the key is new): a Get and a SetMeta in one lookup, for the
 // keyspace's SET, which must account for the old value.
 func (d *Dict[V]) Swap(key string, val V) (old V, had bool, meta *uint32) {
-	id := d.find(key)
-	if id >= 0 {
-		_, tag, v, _ := d.rec(uint32(id))
-		old, had = d.value(uint32(id), tag, v), true
-		d.replace(uint32(id), val)
+	loc, ln, _, h := d.find(key)
+	if loc != 0 {
+		_, tag, v, _ := d.rec(loc)
+		old, had = d.value(tag, v), true
+		loc = d.replace(loc, ln, val)
 	} else {
 		d.expandIfNeeded()
-		id = int64(d.insert(key, val))
+		loc = d.insertHashed(key, val, h)
 	}
 	if d.metaOn {
-		meta = &d.meta[id]
+		meta = d.meta(loc)
 	}
 	return old, had, meta
 }
 
-// insert adds key, known to be absent, and returns its entry id.
+// insert adds key, known to be absent, and returns its record's location.
 func (d *Dict[V]) insert(key string, val V) uint32 {
+	return d.insertHashed(key, val, dictHash(key))
+}
+
+// insertHashed is insert given key's hash, or 0 to compute it (find
+// returns 0 for an empty Dict, which it does not hash).
+func (d *Dict[V]) insertHashed(key string, val V, h uint64) uint32 {
+	if h == 0 {
+		h = dictHash(key)
+	}
 	t := 0
 	if d.isRehashing() {
 		t = 1
 	}
 	tb := d.tables[t]
-	h := dictHash(key)
 	i := h & uint64(len(tb)-1)
-	id := d.newEntry()
-	d.ents[id].off = hashBits(h) << 16
-	tag, inline := d.encode(id, val)
-	d.write(id, key, tag, inline)
-	d.ents[id].next = tb[i]
-	tb[i] = id + 1
+	tag, inline := d.encode(val)
+	loc := d.write(key, tag, inline, tb[i], 0)
+	tb[i] = loc
 	d.used[t]++
-	return id
+	return loc
 }
 
-// replace stores val in the existing entry id.
-func (d *Dict[V]) replace(id uint32, val V) {
+// replace stores val in the existing record at loc (reached through ln)
+// and returns the record's location, which changes unless the value fits
+// in place.
+func (d *Dict[V]) replace(loc uint32, ln link, val V) uint32 {
 	switch d.mode {
 	case dictSet:
-		return
+		return loc
 	case dictAny:
-		d.vals[id] = val
-		return
+		_, tag, _, _ := d.rec(loc)
+		d.vals[tag] = val
+		return loc
 	}
-	key, tag, _, size := d.rec(id)
-	c := d.ents[id].chunk
-	d.release(id, tag)
-	ntag, inline := d.encode(id, val)
-	d.write(id, key, ntag, inline) // key views the old record, which stays intact
-	d.kill(c, size)
+	key, tag, _, size := d.rec(loc)
+	if d.mode == dictInt {
+		// The tag is the last thing in the record and no string views
+		// it: a new value of the same length is written in place.
+		ntag, _ := d.encode(val)
+		if n := dictUvarintLen(ntag); n == dictUvarintLen(tag) {
+			binary.PutUvarint(d.bytesAt(loc)[size-n:size], ntag)
+			return loc
+		}
+	}
+	var m uint32
+	if d.metaOn {
+		m = *d.meta(loc)
+	}
+	d.release(tag)
+	ntag, inline := d.encode(val)
+	nloc := d.write(key, ntag, inline, d.next(loc), m) // key views the old record, which stays intact
+	d.setLink(ln, nloc)
+	d.kill(loc, size)
+	return nloc
 }
 
 // Delete removes key and returns its value.
 func (d *Dict[V]) Delete(key string) (V, bool) {
-	var zero V
-	if d.Len() == 0 {
+	loc, ln, t, _ := d.find(key)
+	if loc == 0 {
+		var zero V
 		return zero, false
 	}
-	d.rehashStep(1)
-	h := dictHash(key)
-	for t := 0; t < 2; t++ {
-		tb := d.tables[t]
-		if len(tb) == 0 {
-			continue
-		}
-		i := h & uint64(len(tb)-1)
-		var prev uint32
-		for e := tb[i]; e != 0; prev, e = e, d.ents[e-1].next {
-			id := e - 1
-			if d.ents[id].hashBits() != hashBits(h) || d.key(id) != key {
-				continue
-			}
-			if prev == 0 {
-				tb[i] = d.ents[id].next
-			} else {
-				d.ents[prev-1].next = d.ents[id].next
-			}
-			d.used[t]--
-			_, tag, val, size := d.rec(id)
-			v := d.value(id, tag, val)
-			d.freeEntry(id, tag, size)
-			return v, true
-		}
-		if !d.isRehashing() {
-			break
-		}
-	}
-	return zero, false
+	d.setLink(ln, d.next(loc))
+	d.used[t]--
+	_, tag, val, size := d.rec(loc)
+	v := d.value(tag, val)
+	d.release(tag)
+	d.kill(loc, size)
+	return v, true
 }
 
 // Clear removes everything.
@@ -844,10 +953,10 @@ func (d *Dict[V]) Clear() {
 	d.init()
 }
 
-// entry returns the key and value of entry id.
-func (d *Dict[V]) entry(id uint32) (string, V) {
-	k, tag, val, _ := d.rec(id)
-	return k, d.value(id, tag, val)
+// entry returns the key and value of the record at loc.
+func (d *Dict[V]) entry(loc uint32) (string, V) {
+	k, tag, val, _ := d.rec(loc)
+	return k, d.value(tag, val)
 }
 
 // Each calls fn for every entry until fn returns false. fn must not
@@ -861,8 +970,8 @@ func (d *Dict[V]) Each(fn func(key string, val V) bool) {
 	defer func() { d.pausing-- }()
 	for t := 0; t < 2; t++ {
 		for _, e := range d.tables[t] {
-			for ; e != 0; e = d.ents[e-1].next {
-				if !fn(d.entry(e - 1)) {
+			for ; e != 0; e = d.next(e) {
+				if !fn(d.entry(e)) {
 					return
 				}
 			}
@@ -882,8 +991,8 @@ func (d *Dict[V]) Scan(cursor uint64, fn func(key string, val V)) uint64 {
 	d.pausing++
 	defer func() { d.pausing-- }()
 	emit := func(e uint32) {
-		for ; e != 0; e = d.ents[e-1].next {
-			fn(d.entry(e - 1))
+		for ; e != 0; e = d.next(e) {
+			fn(d.entry(e))
 		}
 	}
 	v := cursor
@@ -932,12 +1041,12 @@ func (d *Dict[V]) Random() (key string, val V, ok bool) {
 		}
 	}
 	n := 0
-	for x := e; x != 0; x = d.ents[x-1].next {
+	for x := e; x != 0; x = d.next(x) {
 		n++
 	}
 	for k := rand.IntN(n); k > 0; k-- {
-		e = d.ents[e-1].next
+		e = d.next(e)
 	}
-	key, val = d.entry(e - 1)
+	key, val = d.entry(e)
 	return key, val, true
 }

@@ -21,8 +21,9 @@ type Set struct{ _ int }
 
 // TestDictModel runs random operations on every kind of Dict against a
 // Go map: inserts, overwrites (short, long and object values), deletes,
-// shrinking, chunk compaction and slab rebuilds; strings handed out
-// earlier must keep their contents.
+// shrinking, chunk compaction and side-slice rebuilds; strings handed
+// out earlier must keep their contents, and the layout's invariants
+// (checkDict) hold after each round.
 func TestDictModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	val := func() string {
@@ -39,8 +40,17 @@ func TestDictModel(t *testing.T) {
 	d := New[Value](nil)
 	ds := New[string](nil)
 	dt := New[struct{}](nil)
-	di := New[int64](nil)
+	di := New[int64](nil)   // int64s in the record's tag
+	df := New[float64](nil) // other types in the vals slice
 	model := map[string]Value{}
+	ival := func(v Value) int64 { // values of every uvarint length, both signs
+		n := int64(len(v.s))
+		x := n << (n % 60)
+		if n%2 == 1 {
+			x = -x
+		}
+		return x
+	}
 	type kept struct{ s, want string }
 	var keep []kept
 	obj := &Set{}
@@ -48,6 +58,11 @@ func TestDictModel(t *testing.T) {
 		if d.Len() != len(model) || ds.Len() != len(model) || dt.Len() != len(model) || di.Len() != len(model) {
 			t.Fatalf("len %d %d %d %d, want %d", d.Len(), ds.Len(), dt.Len(), di.Len(), len(model))
 		}
+		checkDict(t, d)
+		checkDict(t, ds)
+		checkDict(t, dt)
+		checkDict(t, di)
+		checkDict(t, df)
 		n := 0
 		d.Each(func(k string, v Value) bool {
 			n++
@@ -69,8 +84,11 @@ func TestDictModel(t *testing.T) {
 			if !dt.Has(k) {
 				t.Fatalf("set Has %q", k)
 			}
-			if v, ok := di.Get(k); !ok || v != int64(len(k)) {
-				t.Fatalf("int Get %q", k)
+			if v, ok := di.Get(k); !ok || v != ival(w) {
+				t.Fatalf("int Get %q: %d, want %d", k, v, ival(w))
+			}
+			if v, ok := df.Get(k); !ok || v != float64(len(w.s))+0.5 {
+				t.Fatalf("float Get %q", k)
 			}
 		}
 		for _, x := range keep {
@@ -83,6 +101,9 @@ func TestDictModel(t *testing.T) {
 		keys := 200 + rng.IntN(3000)
 		for i := 0; i < 20000; i++ {
 			k := "key:" + strconv.Itoa(rng.IntN(keys))
+			if len(k)%4 == 0 { // some keys of 128 bytes or more: a longer length prefix
+				k = strings.Repeat("x", 130) + k
+			}
 			switch op := rng.IntN(10); {
 			case op < 5:
 				v := Value{s: val()}
@@ -103,7 +124,7 @@ func TestDictModel(t *testing.T) {
 				} else if d.Set(k, v) == had {
 					t.Fatalf("Set %q new=%v", k, !had)
 				}
-				if ds.Set(k, v.s) == had || dt.Set(k, struct{}{}) == had || di.Set(k, int64(len(k))) == had {
+				if ds.Set(k, v.s) == had || dt.Set(k, struct{}{}) == had || di.Set(k, ival(v)) == had || df.Set(k, float64(len(v.s))+0.5) == had {
 					t.Fatalf("Set %q new=%v", k, !had)
 				}
 				model[k] = v
@@ -118,6 +139,7 @@ func TestDictModel(t *testing.T) {
 				}
 				dt.Delete(k)
 				di.Delete(k)
+				df.Delete(k)
 				delete(model, k)
 				if len(keep) < 1000 && had {
 					keep = append(keep, kept{v.s, strings.Clone(v.s)})
@@ -126,6 +148,7 @@ func TestDictModel(t *testing.T) {
 				ds.ShrinkIfNeeded()
 				dt.ShrinkIfNeeded()
 				di.ShrinkIfNeeded()
+				df.ShrinkIfNeeded()
 			default:
 				if k, v, ok := d.Random(); ok {
 					if model[k] != v {
@@ -143,9 +166,11 @@ func TestDictModel(t *testing.T) {
 				ds.Delete(k)
 				dt.Delete(k)
 				di.Delete(k)
+				df.Delete(k)
 				delete(model, k)
 				d.ShrinkIfNeeded()
 				ds.ShrinkIfNeeded()
+				df.ShrinkIfNeeded()
 			}
 		}
 		check()
@@ -200,8 +225,8 @@ func TestDictScanResize(t *testing.T) {
 	}
 }
 
-// TestDictOffHeap grows a Dict past the size where its slab and tables
-// are mapped outside the Go heap, shrinks it (slab rebuild) and clears it.
+// TestDictOffHeap grows a Dict past the size where its tables are mapped
+// outside the Go heap, shrinks it (the arena compacts) and clears it.
 func TestDictOffHeap(t *testing.T) {
 	acct := mem.NewAcct(nil, nil)
 	DictMappedBytes := acct.MappedBytes
@@ -211,21 +236,22 @@ func TestDictOffHeap(t *testing.T) {
 	for i := 0; i < n; i++ {
 		d.Set("key:"+strconv.Itoa(i), Value{s: "value:" + strconv.Itoa(i)})
 	}
-	if d.rg == nil || d.rg.ents == nil || DictMappedBytes()-before < n*int64(dictEntryBytes) {
-		t.Fatalf("slab not mapped: %d bytes mapped", DictMappedBytes()-before)
+	if d.rg == nil || d.rg.tab[0] == nil || DictMappedBytes()-before < n*4 {
+		t.Fatalf("table not mapped: %d bytes mapped", DictMappedBytes()-before)
 	}
+	arena := d.arena
 	for i := 0; i < n; i++ {
 		if i%50 != 0 {
 			d.Delete("key:" + strconv.Itoa(i))
 			d.ShrinkIfNeeded()
 		}
 	}
-	if len(d.ents) > n/8 {
-		t.Fatalf("slab not rebuilt: %d entries for %d keys", len(d.ents), d.Len())
+	if d.arena > arena/8 {
+		t.Fatalf("arena not compacted: %d bytes for %d keys (%d for %d)", d.arena, d.Len(), arena, n)
 	}
 	for i := 0; i < n; i += 50 {
 		if v, ok := d.Get("key:" + strconv.Itoa(i)); !ok || v.s != "value:"+strconv.Itoa(i) {
-			t.Fatalf("key:%d after rebuild: %q %v", i, v.s, ok)
+			t.Fatalf("key:%d after compaction: %q %v", i, v.s, ok)
 		}
 	}
 	d.Clear()
@@ -319,8 +345,8 @@ func TestEachWithLookups(t *testing.T) {
 // TestClone checks that a clone and its original evolve independently:
 // random overwrites (short and long values), deletes and inserts on both,
 // with chunk compaction, rehashing and off-heap tables, each compared with
-// its own map; the clone shares the original's arena chunks, which must
-// therefore never change under either of them.
+// its own map; strings the original handed out before the clone keep
+// their contents.
 func TestClone(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	val := func() string {
@@ -344,6 +370,12 @@ func TestClone(t *testing.T) {
 			delete(ma, k)
 			d.Delete(k)
 		}
+		type kept struct{ s, want string }
+		var keep []kept
+		d.Each(func(k, v string) bool {
+			keep = append(keep, kept{k, strings.Clone(k)}, kept{v, strings.Clone(v)})
+			return len(keep) < 2000
+		})
 		c := d.Clone()
 		mc := maps.Clone(ma)
 		step := func(x *Dict[string], m map[string]string) {
@@ -362,6 +394,13 @@ func TestClone(t *testing.T) {
 			step(d, ma)
 			step(c, mc)
 		}
+		for _, x := range keep {
+			if x.s != x.want {
+				t.Fatalf("n=%d: a string handed out before the clone changed: %q", n, x.want)
+			}
+		}
+		checkDict(t, d)
+		checkDict(t, c)
 		for _, p := range []struct {
 			x *Dict[string]
 			m map[string]string
@@ -387,7 +426,7 @@ func TestClone(t *testing.T) {
 }
 
 // TestReserve: a Dict given its size first takes n entries without
-// rehashing or growing its slab, and one reserved while it holds entries
+// rehashing, and one reserved while it holds entries
 // keeps them; mappings are counted and given back as without Reserve.
 func TestReserve(t *testing.T) {
 	acct := mem.NewAcct(nil, nil)
@@ -395,15 +434,15 @@ func TestReserve(t *testing.T) {
 	d := New[Value](acct)
 	d.EnableMeta()
 	d.Reserve(n)
-	buckets, slab := d.Buckets(), cap(d.ents)
-	if buckets < n || slab != n || cap(d.meta) < n {
-		t.Fatalf("Reserve(%d): %d buckets, slab %d, meta %d", n, buckets, slab, cap(d.meta))
+	buckets := d.Buckets()
+	if buckets < n {
+		t.Fatalf("Reserve(%d): %d buckets", n, buckets)
 	}
 	for i := 0; i < n; i++ {
 		meta, _ := d.SetMeta("key:"+strconv.Itoa(i), Value{s: "v" + strconv.Itoa(i)})
 		*meta = uint32(i)
-		if d.isRehashing() || d.Buckets() != buckets || cap(d.ents) != slab {
-			t.Fatalf("after %d entries: rehashing %v, %d buckets, slab %d", i+1, d.isRehashing(), d.Buckets(), cap(d.ents))
+		if d.isRehashing() || d.Buckets() != buckets {
+			t.Fatalf("after %d entries: rehashing %v, %d buckets", i+1, d.isRehashing(), d.Buckets())
 		}
 	}
 	e := New[int64](acct)
@@ -427,5 +466,163 @@ func TestReserve(t *testing.T) {
 	e.Clear()
 	if got := acct.MappedBytes(); got != 0 {
 		t.Fatalf("%d bytes still mapped after Clear", got)
+	}
+}
+
+// checkDict checks the layout's invariants: every record a chain leads
+// to is in a live chunk, inside the bytes written, aligned, in the bucket
+// its key hashes to, and reached once; the chains hold Len records; each
+// chunk's live count is the size of the records reached in it; and the
+// arena total is the chunks' capacity.
+func checkDict[V any](t *testing.T, d *Dict[V]) {
+	t.Helper()
+	live := make([]int32, len(d.chunks))
+	seen := map[uint32]bool{}
+	n := 0
+	for ti := 0; ti < 2; ti++ {
+		tb := d.tables[ti]
+		for b, e := range tb {
+			if ti == 0 && d.isRehashing() && b < d.rehash && e != 0 {
+				t.Fatalf("bucket %d of table 0 already moved holds %x", b, e)
+			}
+			for ; e != 0; e = d.next(e) {
+				c, off := d.at(e)
+				if c <= 0 || c >= len(d.chunks) || d.chunks[c] == nil || off >= len(d.chunks[c]) {
+					t.Fatalf("location %x: chunk %d offset %d outside the arena", e, c, off)
+				}
+				if off%d.align(c) != 0 {
+					t.Fatalf("location %x: offset %d not aligned to %d", e, off, d.align(c))
+				}
+				if seen[e] {
+					t.Fatalf("location %x reached twice", e)
+				}
+				seen[e] = true
+				k, _, _, size := d.rec(e)
+				if off+size > len(d.chunks[c]) {
+					t.Fatalf("record %q at %x runs past its chunk", k, e)
+				}
+				if dictHash(k)&uint64(len(tb)-1) != uint64(b) {
+					t.Fatalf("%q in bucket %d of table %d, hashes elsewhere", k, b, ti)
+				}
+				live[c] += int32(size)
+				n++
+			}
+		}
+	}
+	if n != d.Len() {
+		t.Fatalf("chains hold %d records, Len %d", n, d.Len())
+	}
+	var arena int64
+	for c, b := range d.chunks {
+		arena += int64(cap(b))
+		if live[c] != d.live[c] {
+			t.Fatalf("chunk %d: %d live bytes counted, %d reached", c, d.live[c], live[c])
+		}
+	}
+	if arena != d.arena {
+		t.Fatalf("arena %d, chunks hold %d", d.arena, arena)
+	}
+}
+
+// TestSecondTier runs the model test's operations on a Dict whose chunk
+// indexes start at the second tier (1 MiB chunks, offsets in 16-byte
+// units), as a Dict past 2 GiB of records would, with metadata words:
+// values, metadata, compaction and the invariants must hold there too.
+func TestSecondTier(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	d := New[string](nil)
+	d.EnableMeta()
+	d.chunks, d.live = make([][]byte, dictTier1), make([]int32, dictTier1)
+	model := map[string]string{}
+	metas := map[string]uint32{}
+	for round := 0; round < 4; round++ {
+		for i := 0; i < 60000; i++ {
+			k := "key:" + strconv.Itoa(rng.IntN(20000))
+			switch op := rng.IntN(10); {
+			case op < 6:
+				v := strings.Repeat("v", rng.IntN(40))
+				if rng.IntN(20) == 0 {
+					v = strings.Repeat("L", BigValue+rng.IntN(100))
+				}
+				m, isNew := d.SetMeta(k, v)
+				if _, had := model[k]; had == isNew {
+					t.Fatalf("SetMeta %q new=%v", k, isNew)
+				} else if !had {
+					metas[k] = 0
+				}
+				if *m != metas[k] {
+					t.Fatalf("%q: meta %d, want %d", k, *m, metas[k])
+				}
+				*m = uint32(i)
+				metas[k] = uint32(i)
+				model[k] = v
+			default:
+				if _, ok := d.Delete(k); ok != hasKey(model, k) {
+					t.Fatalf("Delete %q: %v", k, ok)
+				}
+				delete(model, k)
+				delete(metas, k)
+				d.ShrinkIfNeeded()
+			}
+		}
+		checkDict(t, d)
+		for k, w := range model {
+			v, m, ok := d.GetMeta(k)
+			if !ok || v != w || *m != metas[k] {
+				t.Fatalf("%q: %q %v meta %d, want %q meta %d", k, v, ok, *m, w, metas[k])
+			}
+		}
+		for c, b := range d.chunks {
+			if b != nil && c < dictTier1 {
+				t.Fatalf("chunk %d in the first tier", c)
+			}
+		}
+	}
+}
+
+func hasKey[V any](m map[string]V, k string) bool { _, ok := m[k]; return ok }
+
+// TestScanRelinked: overwriting values writes new records and compacts
+// chunks, moving records while a SCAN is under way; a record keeps its
+// place in its chain, so every key present for the whole scan is still
+// returned, with inserts, deletes and resizes between the calls too.
+func TestScanRelinked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for round := 0; round < 4; round++ {
+		d := New[string](nil)
+		const stable = 500
+		for i := 0; i < stable; i++ {
+			d.Set("stable:"+strconv.Itoa(i), "v")
+		}
+		seen := map[string]bool{}
+		var cursor uint64
+		tmp := 0
+		for calls := 0; ; calls++ {
+			cursor = d.Scan(cursor, func(k, _ string) { seen[k] = true })
+			if cursor == 0 {
+				break
+			}
+			for j := 0; j < 20; j++ { // garbage everywhere: compaction moves records
+				d.Set("stable:"+strconv.Itoa(rng.IntN(stable)), strings.Repeat("x", rng.IntN(30)))
+			}
+			switch calls % 4 {
+			case 0:
+				for j := 0; j < rng.IntN(400); j++ {
+					d.Set("temp:"+strconv.Itoa(tmp), "t")
+					tmp++
+				}
+			case 2:
+				for j := 0; j < tmp; j++ {
+					d.Delete("temp:" + strconv.Itoa(j))
+					d.ShrinkIfNeeded()
+				}
+			}
+		}
+		checkDict(t, d)
+		for i := 0; i < stable; i++ {
+			if !seen["stable:"+strconv.Itoa(i)] {
+				t.Fatalf("round %d: stable:%d not returned", round, i)
+			}
+		}
 	}
 }

@@ -7,18 +7,18 @@ import (
 	"github.com/ordo-db/ordo/internal/ds/mem"
 )
 
-// Off-heap storage for a Dict's big pointer-free arrays: the entry slab
-// and the bucket tables (never handed out to callers). As for the sorted
-// sets (zset/offheap.go): Go's collector lets the heap grow to about twice
-// what is live, so a byte on the Go heap costs about two of RSS; a mapped
-// array costs one, is returned to the OS as soon as it is replaced, and a
-// Dict that becomes unreachable gives its mappings back through a runtime
-// cleanup. Arena chunks stay on the Go heap: the strings handed out view
-// them and must keep them alive.
+// Off-heap storage for a Dict's bucket tables (pointer-free, never handed
+// out to callers). As for the sorted sets (zset/offheap.go): Go's
+// collector lets the heap grow to about twice what is live, so a byte on
+// the Go heap costs about two of RSS; a mapped array costs one, is
+// returned to the OS as soon as it is replaced, and a Dict that becomes
+// unreachable gives its mappings back through a runtime cleanup. Arena
+// chunks stay on the Go heap: the strings handed out view them and must
+// keep them alive.
 //
 // Mappings are counted in the Dict's *mem.Acct with Acct.Map (not
 // MapPending): a Dict unmaps what it replaces at once, and its Clear and
-// slab rebuilds free their mappings eagerly, so only an unreachable Dict
+// rebuilds free their mappings eagerly, so only an unreachable Dict
 // waits for a collection.
 
 const dictMmapThreshold = 256 << 10
@@ -27,14 +27,10 @@ const dictMmapThreshold = 256 << 10
 // attached to the Dict can free them without referencing it.
 type dictRegions struct {
 	acct *mem.Acct
-	ents []byte
-	meta []byte
 	tab  [2][]byte
 }
 
 func (r *dictRegions) freeAll() {
-	dictUnmap(r.acct, r.ents)
-	dictUnmap(r.acct, r.meta)
 	dictUnmap(r.acct, r.tab[0])
 	dictUnmap(r.acct, r.tab[1])
 	*r = dictRegions{acct: r.acct}
@@ -97,28 +93,8 @@ func (d *Dict[V]) promoteTable() {
 	d.tables[1] = nil
 }
 
-// growEnts makes room for one more entry in the slab.
-func (d *Dict[V]) growEnts() {
-	n := len(d.ents)
-	c := n * 2
-	if n >= 4096 {
-		c = n + n/4
-	}
-	ents, m := dictAlloc[dent](d.acct, max(c, 8))
-	copy(ents, d.ents)
-	if d.rg != nil {
-		dictUnmap(d.acct, d.rg.ents)
-		d.rg.ents = nil
-	}
-	if m != nil {
-		d.regs().ents = m
-	}
-	d.ents = ents[:n]
-}
-
 // Reserve makes room for n entries in all: a table of at least n
-// buckets and an entry slab (and metadata) of capacity n, so that adding
-// up to n entries neither rehashes nor copies the slab. Loading a
+// buckets, so that adding up to n entries does not rehash. Loading a
 // dataset whose size is known (the AOF's base says it) saves the
 // incremental rehashing, a third of a load's time into a growing dict.
 // A dict that already holds entries starts an ordinary incremental
@@ -135,40 +111,9 @@ func (d *Dict[V]) Reserve(n int) {
 			d.resize(n)
 		}
 	}
-	if cap(d.ents) < n {
-		ents, m := dictAlloc[dent](d.acct, n)
-		copy(ents, d.ents)
-		if d.rg != nil {
-			dictUnmap(d.acct, d.rg.ents)
-			d.rg.ents = nil
-		}
-		if m != nil {
-			d.regs().ents = m
-		}
-		d.ents = ents[:len(d.ents)]
-	}
-	if d.metaOn && cap(d.meta) < n {
-		d.growMeta()
-	}
 	if d.mode == dictAny && cap(d.vals) < n {
 		d.vals = append(make([]V, 0, n), d.vals...)
 	}
-}
-
-// growMeta gives the metadata words the capacity of the entry slab (which
-// grows first), off the heap as the slab when big.
-func (d *Dict[V]) growMeta() {
-	n := len(d.meta)
-	meta, m := dictAlloc[uint32](d.acct, max(cap(d.ents), n+1, 8))
-	copy(meta, d.meta)
-	if d.rg != nil {
-		dictUnmap(d.acct, d.rg.meta)
-		d.rg.meta = nil
-	}
-	if m != nil {
-		d.regs().meta = m
-	}
-	d.meta = meta[:n]
 }
 
 // cloneSlice copies s into a new array of the same capacity (mapped when
@@ -183,16 +128,16 @@ func cloneSlice[T any](a *mem.Acct, s []T) ([]T, []byte) {
 }
 
 // Clone returns a copy of d in time proportional to its memory, not to
-// its entries: tables, entry slab and metadata are copied as arrays and
-// the arena chunks are shared, which is safe because a chunk's bytes
-// never change once written (the copy never appends to a shared chunk: it
-// starts a new active chunk, and its views end where the chunks ended).
-// Values are copied as V values, so objects a dictAny or dictValue Dict
-// holds are shared; the engine clones only string and set dicts.
+// its entries: tables and arena chunks are copied as arrays (a chunk's
+// records hold their chain links, which each copy changes on its own;
+// a copy's chunk is cut to the bytes in use, and the copy starts a new
+// active chunk). Values are copied as V values, so objects a dictAny or
+// dictValue Dict holds are shared; the engine clones only string and set
+// dicts.
 func (d *Dict[V]) Clone() *Dict[V] {
 	c := &Dict[V]{
-		used: d.used, rehash: d.rehash, mode: d.mode, free: d.free,
-		sideBytes: d.sideBytes, cur: -1, nextSize: d.nextSize, arena: d.arena,
+		used: d.used, rehash: d.rehash, mode: d.mode,
+		sideBytes: d.sideBytes, cur: -1, nextSize: d.nextSize,
 		acct: d.acct, metaOn: d.metaOn,
 	}
 	var m []byte
@@ -201,18 +146,16 @@ func (d *Dict[V]) Clone() *Dict[V] {
 			c.regs().tab[t] = m
 		}
 	}
-	if c.ents, m = cloneSlice(d.acct, d.ents); m != nil {
-		c.regs().ents = m
-	}
-	if c.meta, m = cloneSlice(d.acct, d.meta); m != nil {
-		c.regs().meta = m
-	}
 	c.vals = append([]V(nil), d.vals...)
+	c.valsFree = append([]uint32(nil), d.valsFree...)
 	c.side = append([]strObj(nil), d.side...)
 	c.sideFree = append([]uint32(nil), d.sideFree...)
 	c.chunks = make([][]byte, len(d.chunks))
 	for i, b := range d.chunks {
-		c.chunks[i] = b[:len(b):len(b)]
+		if b != nil {
+			c.chunks[i] = append(make([]byte, 0, len(b)), b...)
+			c.arena += int64(len(b))
+		}
 	}
 	c.live = append([]int32(nil), d.live...)
 	c.chunkFree = append([]uint32(nil), d.chunkFree...)
