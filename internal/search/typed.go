@@ -205,6 +205,7 @@ func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Resu
 			so.ret = append(so.ret, retField{name: r, as: r})
 		}
 	}
+	so.hitBuf = &s.hitBuf // the page is copied out below, under the lock
 	total, page, msg := s.runSearch(e, ix, n, so, time.Now().UnixMilli())
 	if msg != "" {
 		return Result{}, errors.New(msg)
@@ -217,7 +218,7 @@ func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Resu
 	switch {
 	case !content:
 	case !ix.json && !so.retSet:
-		ix.hashPage(e, res.Docs)
+		ix.hashPage(e, page, res.Docs)
 	default:
 		for i := range res.Docs {
 			res.Docs[i].Fields = ix.fieldsOf(e, res.Docs[i].Key, so)
@@ -226,14 +227,15 @@ func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Resu
 	return res, nil
 }
 
-// hashPage fills the Fields of a page of hash documents with all their
-// fields: one slice of pairs for the whole page and one copy of the small
+// hashPage fills the Fields of a page of hash documents (docs[i] is
+// page[i]'s) with all their fields, read through the documents' handles
+// (handles.go: no keyspace lookup): one slice of pairs for the whole page and one copy of the small
 // (listpack) hashes' encodings, the strings viewing it (engine.Hash's
 // AppendPairs; a big hash's strings are the keyspace's own, immutable).
 // Two allocations per page of up to 128, none per document or field. Each
 // document's Fields is capped, so appending to one never overwrites the
 // next.
-func (ix *index) hashPage(e *engine.Engine, docs []Doc) {
+func (ix *index) hashPage(e *engine.Engine, page []hit, docs []Doc) {
 	var small [128]*engine.Hash // a page of up to 128 allocates no hs
 	hs := small[:0]
 	if len(docs) > len(small) {
@@ -242,8 +244,7 @@ func (ix *index) hashPage(e *engine.Engine, docs []Doc) {
 	hs = hs[:len(docs)]
 	pairs, size := 0, 0
 	for i, d := range docs {
-		v, _, _ := e.Peek(ix.db, d.Key)
-		if h, _ := v.Obj().(*engine.Hash); h != nil {
+		if h := ix.hashOf(e, page[i].id, d.Key); h != nil {
 			hs[i] = h
 			pairs += 2 * h.Len()
 			size += h.PairsBytes()
