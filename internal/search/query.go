@@ -19,7 +19,8 @@ import (
 //
 // A term is a run of characters other than spaces and punctuation (a
 // backslash escapes the next character); a trailing '*' makes it a
-// prefix; $name is replaced by the PARAMS value of name.
+// prefix; $name is replaced by the PARAMS value of name (for a word or a
+// prefix, one term: paramTerm).
 
 type opKind int
 
@@ -799,7 +800,7 @@ func (p *parser) termAtom(field string) (*node, error) {
 		if prefix {
 			p.pos++
 		}
-		return p.textNode(field, v, prefix), nil
+		return p.textNode(field, paramTerm(v), prefix), nil
 	}
 	w := p.word()
 	if w == "" {
@@ -811,6 +812,43 @@ func (p *parser) termAtom(field string) (*node, error) {
 		prefix = true
 	}
 	return p.textNode(field, w, prefix), nil
+}
+
+// paramTerm is the term a $param's value stands for where the query has
+// a word or a prefix (and the typed Prefix's): as in RediSearch
+// (query_param.c, rm_normalize) the whole value is one term, even with
+// spaces or punctuation in it, its backslash escapes removed and its case
+// folded, so that PARAMS 2 v "John\ Doe" finds what the query
+// "John\ Doe" finds: the document words written "John\ Doe". Escapes
+// and control characters follow the query parser's words (word): a
+// backslash escapes the next character, whatever it is (RediSearch keeps
+// one before a letter or digit, which no word here contains), and control
+// characters are dropped, as documents' words drop them.
+func paramTerm(v string) string {
+	plain := true
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == '\\' || isCtl(c) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return foldTerm(v)
+	}
+	b := make([]byte, 0, len(v))
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\\' {
+			if i++; i == len(v) {
+				break
+			}
+			c = v[i]
+		}
+		if !isCtl(c) {
+			b = append(b, c)
+		}
+	}
+	return foldTerm(string(b))
 }
 
 // textNode makes the node of one query word: folded as documents are.

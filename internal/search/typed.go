@@ -66,12 +66,15 @@ func TagIn(field string, tags ...string) Query {
 
 // Words matches documents whose TEXT field (every TEXT field if field is
 // "") holds every word, with the index's folding, stemming and stop words.
+// Each string is split into words as documents' text is (textWords: at
+// punctuation and spaces, a backslash escaping one), so Words("", "foo-bar")
+// is foo AND bar, and Words("", `John\ Doe`) the one word "john doe".
 func Words(field string, words ...string) Query {
 	var kids []*node
 	for _, w := range words {
-		for _, t := range strings.FieldsFunc(w, func(r rune) bool { return r < 128 && isSep(byte(r)) }) {
-			kids = append(kids, &node{op: opTerm, field: field, term: foldTerm(t)})
-		}
+		textWords(w, func(_, _ int, t string) {
+			kids = append(kids, &node{op: opTerm, field: field, term: t})
+		})
 	}
 	if len(kids) == 1 {
 		return Query{n: kids[0]}
@@ -80,9 +83,11 @@ func Words(field string, words ...string) Query {
 }
 
 // Prefix matches documents with a word starting with prefix in the TEXT
-// field (every TEXT field if field is "").
+// field (every TEXT field if field is ""). The prefix is taken as a $param
+// of FT.SEARCH's "$p*" is (paramTerm): one term, backslash escapes
+// removed, case folded.
 func Prefix(field, prefix string) Query {
-	return Query{n: &node{op: opPrefix, field: field, term: foldTerm(prefix)}}
+	return Query{n: &node{op: opPrefix, field: field, term: paramTerm(prefix)}}
 }
 
 // Missing matches documents without the field (declared INDEXMISSING).
