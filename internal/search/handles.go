@@ -1,6 +1,10 @@
 package search
 
-import "github.com/ordo-db/ordo/internal/engine"
+import (
+	"unsafe"
+
+	"github.com/ordo-db/ordo/internal/engine"
+)
 
 // Document handles: for an index ON HASH, each live document's hash
 // object in the keyspace, by id, so that fetching a page of results
@@ -19,7 +23,8 @@ import "github.com/ordo-db/ordo/internal/engine"
 // the object the keyspace holds for its key whenever a reader looks. A
 // removed document's handle is cleared at once, so the index never keeps
 // a deleted hash alive. Cost: 8 bytes per document id (holes included
-// until renumbering).
+// until renumbering; 4 on 32-bit), counted in FT.INFO's
+// doc_table_size_mb.
 
 // setHandle records v as document id's value, if it is a hash (lock
 // held). Ids come in increasing order, so the column grows at its end.
@@ -75,3 +80,6 @@ func (ix *index) renumberHandles(m []uint32, n uint32) {
 	}
 	ix.handles = out
 }
+
+// handlesBytes is the handles' column size (FT.INFO's doc table).
+func (ix *index) handlesBytes() int { return cap(ix.handles) * int(unsafe.Sizeof(uintptr(0))) }

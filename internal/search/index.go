@@ -1019,6 +1019,7 @@ func (ix *index) memory() memory {
 	})
 	m.keyTable = ix.keys.bytes() + keys
 	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + cap(ix.recs) - keys
+	m.docTable += ix.handlesBytes()
 	return m
 }
 
