@@ -49,6 +49,12 @@ func TestParamTerms(t *testing.T) {
 	same("[1 bin1]", "@bin:\xd7\x93\xd7\x90\xd7\x98\xd7\x94", "@bin:$val", "PARAMS", "2", "val", "\xd7\x93\xd7\x90\xd7\x98\xd7\x94")
 	same("[1 bin2]", "@bin:10010*", "@bin:$val*", "PARAMS", "2", "val", "10010")
 	same("[1 bin1]", "@bin:\xd7\x93\xd7\x90*", "@bin:$val*", "PARAMS", "2", "val", "\xd7\x93\xd7\x90")
+	// A stop word written in the query is dropped; a param's value is not
+	// (RediSearch's parser checks literal terms only): it is searched, and
+	// stop words are not indexed.
+	c.want("[2 key6 key7]", "FT.SEARCH", "idx", "@name:(John the)", "NOCONTENT")
+	c.want("[0]", "FT.SEARCH", "idx", "@name:(John $p)", "PARAMS", "2", "p", "the", "NOCONTENT")
+	c.want("[2 key6 key7]", "FT.SEARCH", "idx", "@name:(John|$p)", "PARAMS", "2", "p", "the", "NOCONTENT")
 	// A control character is dropped, as documents' words drop it.
 	same("[1 key2]", "@name:alice", "@name:$v", "PARAMS", "2", "v", "Al\r\nice")
 }

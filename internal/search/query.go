@@ -800,7 +800,15 @@ func (p *parser) termAtom(field string) (*node, error) {
 		if prefix {
 			p.pos++
 		}
-		return p.textNode(field, paramTerm(v), prefix), nil
+		// Not checked against the stop words: RediSearch's parser drops
+		// a stop word written in the query, not a param's value (parser.y:
+		// only a literal term is), which is then searched as a term, and
+		// stop words are not indexed.
+		t := paramTerm(v)
+		if prefix {
+			return &node{op: opPrefix, field: field, term: t}, nil
+		}
+		return &node{op: opTerm, field: field, term: t}, nil
 	}
 	w := p.word()
 	if w == "" {
