@@ -49,6 +49,13 @@ func TestParamTerms(t *testing.T) {
 	same("[1 bin1]", "@bin:\xd7\x93\xd7\x90\xd7\x98\xd7\x94", "@bin:$val", "PARAMS", "2", "val", "\xd7\x93\xd7\x90\xd7\x98\xd7\x94")
 	same("[1 bin2]", "@bin:10010*", "@bin:$val*", "PARAMS", "2", "val", "10010")
 	same("[1 bin1]", "@bin:\xd7\x93\xd7\x90*", "@bin:$val*", "PARAMS", "2", "val", "\xd7\x93\xd7\x90")
+	// Suffixes, infixes and fuzzy terms take params too (*$p, *$p*, %$p%).
+	same("[1 key4]", `@name:*n\ doe`, "@name:*$p", "PARAMS", "2", "p", `N\ DOE`)
+	same("[2 key2 key3]", "@name:*LIC*|@name:*aro*", "@name:*$p*|@name:*$q*", "PARAMS", "4", "p", "LIC", "q", "aro")
+	same("[1 key2]", "@name:%alise%", "@name:%$p%", "PARAMS", "2", "p", "ALISE")
+	same("[1 key4]", `%%jphn\ doh%%`, "%%$p%%", "PARAMS", "2", "p", "jphn doh")
+	c.want("!No such parameter `q`", "FT.SEARCH", "idx", "*$q*", "PARAMS", "2", "p", "x")
+	c.want("!No such parameter `q`", "FT.SEARCH", "idx", "%$q%", "PARAMS", "2", "p", "x")
 	// A stop word written in the query is dropped; a param's value is not
 	// (RediSearch's parser checks literal terms only): it is searched, and
 	// stop words are not indexed.

@@ -414,6 +414,16 @@ func (p *parser) atom(field string) (*node, error) {
 		return p.group(field)
 	case '*':
 		p.pos++
+		if t, ok, err := p.paramWord(); err != nil {
+			return nil, err
+		} else if ok { // *$p or *$p*
+			op := opSuffix
+			if p.peek() == '*' {
+				p.pos++
+				op = opInfix
+			}
+			return &node{op: op, field: field, term: t}, nil
+		}
 		if c := p.peek(); c != 0 && !isPunct(c) && !isSpace(c) || c == '\\' {
 			// *suffix or *infix*
 			w := p.word()
@@ -434,9 +444,16 @@ func (p *parser) atom(field string) (*node, error) {
 		if n > 3 {
 			return nil, p.errNear(start)
 		}
-		w := p.word()
-		if w == "" {
-			return nil, p.errNear(start)
+		t, param, err := p.paramWord() // %$p%
+		if err != nil {
+			return nil, err
+		}
+		if !param {
+			w := p.word()
+			if w == "" {
+				return nil, p.errNear(start)
+			}
+			t = foldTerm(w)
 		}
 		for range n {
 			if p.peek() != '%' {
@@ -444,7 +461,7 @@ func (p *parser) atom(field string) (*node, error) {
 			}
 			p.pos++
 		}
-		return &node{op: opFuzzy, field: field, term: foldTerm(w), dist: n}, nil
+		return &node{op: opFuzzy, field: field, term: t, dist: n}, nil
 	case '@':
 		if field != "" {
 			return nil, p.errNear(start)
@@ -653,8 +670,8 @@ func (p *parser) fieldExpr(name string, start int) (*node, error) {
 		case '"', '%', '~':
 			return p.unary(f)
 		case '*':
-			if p.pos+1 < len(p.s) && !isPunct(p.s[p.pos+1]) && !isSpace(p.s[p.pos+1]) {
-				return p.atom(f) // @f:*suffix, @f:*infix*
+			if c := p.s[min(p.pos+1, len(p.s)-1)]; p.pos+1 < len(p.s) && (!isPunct(c) && !isSpace(c) || c == '$') {
+				return p.atom(f) // @f:*suffix, @f:*infix*, @f:*$p
 			}
 		}
 		return p.termAtom(f)
@@ -820,6 +837,26 @@ func (p *parser) termAtom(field string) (*node, error) {
 		prefix = true
 	}
 	return p.textNode(field, w, prefix), nil
+}
+
+// paramWord reads "$name" at the parser's position, where a suffix,
+// infix or fuzzy term may be a param (RediSearch's lexer: *$p, *$p*,
+// %$p%), and returns the term its value stands for; ok is false (nothing
+// read) when no "$name" is there.
+func (p *parser) paramWord() (t string, ok bool, err error) {
+	if p.peek() != '$' || p.pos+1 == len(p.s) {
+		return "", false, nil
+	}
+	if c := p.s[p.pos+1]; isPunct(c) && c != '\\' || isSpace(c) {
+		return "", false, nil
+	}
+	p.pos++
+	name := p.word()
+	v, found := p.params[name]
+	if !found {
+		return "", false, &SyntaxError{fmt.Sprintf("No such parameter `%s`", name)}
+	}
+	return paramTerm(v), true, nil
 }
 
 // paramTerm is the term a $param's value stands for where the query has
