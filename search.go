@@ -136,11 +136,13 @@ func NumRange(field, lo, hi string) Query { return search.NumRange(field, lo, hi
 func TagIn(field string, tags ...string) Query { return search.TagIn(field, tags...) }
 
 // Words matches documents whose TEXT field ("": any TEXT field) contains
-// every word, analyzed as the documents are (case, stems, stop words).
+// every word, analyzed as the documents are (split at punctuation and
+// spaces, a backslash escaping one; case, stems, stop words).
 func Words(field string, words ...string) Query { return search.Words(field, words...) }
 
 // Prefix matches documents with a word beginning with prefix in the TEXT
-// field ("": any TEXT field).
+// field ("": any TEXT field). The prefix is one term, as FT.SEARCH's
+// "$p*" with PARAMS: backslash escapes removed, case folded.
 func Prefix(field, prefix string) Query { return search.Prefix(field, prefix) }
 
 // Missing matches documents without the field (declared IndexMissing).

@@ -279,7 +279,7 @@ func (ix *index) sortedPage(e *engine.Engine, nt *numTree, n *node, o *searchOpt
 	// first off+num matches, ties or not.
 	inOrder := !desc && nt.exact == nil
 	if k > 0 {
-		hits = make([]hit, 0, min(k, 1024))
+		hits = o.pageBuf(min(k, 1024))
 	}
 	var last float64
 	nt.walk(&lo, &hi, desc, func(id uint32, f float64) bool {

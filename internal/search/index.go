@@ -122,6 +122,8 @@ type index struct {
 	scratch termScratch // addSource's, reused
 	wanted  []string    // readHash's: the hash fields it reads
 	hsrc    hashSource  // update's source for a hash
+
+	handles []*engine.Hash // by id: the document's hash in the keyspace (handles.go)
 }
 
 const (
@@ -241,6 +243,7 @@ func (ix *index) clear() {
 	ix.docs, ix.top, ix.live, ix.odd = nil, 0, 0, nil
 	ix.keys = keyTable{}
 	ix.recs, ix.dead = nil, 0
+	ix.handles = nil
 	ix.initFields()
 }
 
@@ -272,6 +275,9 @@ func (ix *index) updateSource(e *engine.Engine, key string) bool {
 		ix.hsrc = hashSource{h}
 		ok := ix.addSource(key, &ix.hsrc)
 		ix.hsrc = hashSource{}
+		if ok {
+			ix.setHandle(ix.top-1, v) // addSource's new id is the last
+		}
 		return ok
 	}
 	src, ok := ix.sourceOf(v)
@@ -788,6 +794,7 @@ func (ix *index) removeDoc(id uint32, unkey bool) {
 		ix.textRecs--
 		records++
 	}
+	ix.dropHandle(id)
 	ix.totalLen -= uint64(d.length)
 	ix.records -= records
 	if int(id>>6) < len(ix.odd) {
@@ -930,6 +937,7 @@ func (ix *index) renumber() {
 		}
 	}
 	ix.tnRenumber(m)
+	ix.renumberHandles(m, n)
 	ix.docs, ix.top, ix.odd = docs, n, odd
 }
 
@@ -1009,6 +1017,7 @@ func (ix *index) memory() memory {
 	})
 	m.keyTable = ix.keys.bytes() + keys
 	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + cap(ix.recs) - keys
+	m.docTable += ix.handlesBytes()
 	return m
 }
 

@@ -19,7 +19,8 @@ import (
 //
 // A term is a run of characters other than spaces and punctuation (a
 // backslash escapes the next character); a trailing '*' makes it a
-// prefix; $name is replaced by the PARAMS value of name.
+// prefix; $name is replaced by the PARAMS value of name (for a word or a
+// prefix, one term: paramTerm).
 
 type opKind int
 
@@ -413,6 +414,16 @@ func (p *parser) atom(field string) (*node, error) {
 		return p.group(field)
 	case '*':
 		p.pos++
+		if t, ok, err := p.paramWord(); err != nil {
+			return nil, err
+		} else if ok { // *$p or *$p*
+			op := opSuffix
+			if p.peek() == '*' {
+				p.pos++
+				op = opInfix
+			}
+			return &node{op: op, field: field, term: t}, nil
+		}
 		if c := p.peek(); c != 0 && !isPunct(c) && !isSpace(c) || c == '\\' {
 			// *suffix or *infix*
 			w := p.word()
@@ -433,9 +444,16 @@ func (p *parser) atom(field string) (*node, error) {
 		if n > 3 {
 			return nil, p.errNear(start)
 		}
-		w := p.word()
-		if w == "" {
-			return nil, p.errNear(start)
+		t, param, err := p.paramWord() // %$p%
+		if err != nil {
+			return nil, err
+		}
+		if !param {
+			w := p.word()
+			if w == "" {
+				return nil, p.errNear(start)
+			}
+			t = foldTerm(w)
 		}
 		for range n {
 			if p.peek() != '%' {
@@ -443,7 +461,7 @@ func (p *parser) atom(field string) (*node, error) {
 			}
 			p.pos++
 		}
-		return &node{op: opFuzzy, field: field, term: foldTerm(w), dist: n}, nil
+		return &node{op: opFuzzy, field: field, term: t, dist: n}, nil
 	case '@':
 		if field != "" {
 			return nil, p.errNear(start)
@@ -652,8 +670,8 @@ func (p *parser) fieldExpr(name string, start int) (*node, error) {
 		case '"', '%', '~':
 			return p.unary(f)
 		case '*':
-			if p.pos+1 < len(p.s) && !isPunct(p.s[p.pos+1]) && !isSpace(p.s[p.pos+1]) {
-				return p.atom(f) // @f:*suffix, @f:*infix*
+			if c := p.s[min(p.pos+1, len(p.s)-1)]; p.pos+1 < len(p.s) && (!isPunct(c) && !isSpace(c) || c == '$') {
+				return p.atom(f) // @f:*suffix, @f:*infix*, @f:*$p
 			}
 		}
 		return p.termAtom(f)
@@ -799,7 +817,15 @@ func (p *parser) termAtom(field string) (*node, error) {
 		if prefix {
 			p.pos++
 		}
-		return p.textNode(field, v, prefix), nil
+		// Not checked against the stop words: RediSearch's parser drops
+		// a stop word written in the query, not a param's value (parser.y:
+		// only a literal term is), which is then searched as a term, and
+		// stop words are not indexed.
+		t := paramTerm(v)
+		if prefix {
+			return &node{op: opPrefix, field: field, term: t}, nil
+		}
+		return &node{op: opTerm, field: field, term: t}, nil
 	}
 	w := p.word()
 	if w == "" {
@@ -811,6 +837,63 @@ func (p *parser) termAtom(field string) (*node, error) {
 		prefix = true
 	}
 	return p.textNode(field, w, prefix), nil
+}
+
+// paramWord reads "$name" at the parser's position, where a suffix,
+// infix or fuzzy term may be a param (RediSearch's lexer: *$p, *$p*,
+// %$p%), and returns the term its value stands for; ok is false (nothing
+// read) when no "$name" is there.
+func (p *parser) paramWord() (t string, ok bool, err error) {
+	if p.peek() != '$' || p.pos+1 == len(p.s) {
+		return "", false, nil
+	}
+	if c := p.s[p.pos+1]; isPunct(c) && c != '\\' || isSpace(c) {
+		return "", false, nil
+	}
+	p.pos++
+	name := p.word()
+	v, found := p.params[name]
+	if !found {
+		return "", false, &SyntaxError{fmt.Sprintf("No such parameter `%s`", name)}
+	}
+	return paramTerm(v), true, nil
+}
+
+// paramTerm is the term a $param's value stands for where the query has
+// a word or a prefix (and the typed Prefix's): as in RediSearch
+// (query_param.c, rm_normalize) the whole value is one term, even with
+// spaces or punctuation in it, its backslash escapes removed and its case
+// folded, so that PARAMS 2 v "John\ Doe" finds what the query
+// "John\ Doe" finds: the document words written "John\ Doe". Escapes
+// and control characters follow the query parser's words (word): a
+// backslash escapes the next character, whatever it is (RediSearch keeps
+// one before a letter or digit, which no word here contains), and control
+// characters are dropped, as documents' words drop them.
+func paramTerm(v string) string {
+	plain := true
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == '\\' || isCtl(c) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return foldTerm(v)
+	}
+	b := make([]byte, 0, len(v))
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\\' {
+			if i++; i == len(v) {
+				break
+			}
+			c = v[i]
+		}
+		if !isCtl(c) {
+			b = append(b, c)
+		}
+	}
+	return foldTerm(string(b))
 }
 
 // textNode makes the node of one query word: folded as documents are.

@@ -75,6 +75,11 @@
 // under SLOP/INORDER or a quoted phrase then check positions, and each
 // hit's match is folded by the scorer (score.go); keys past their TTL are
 // dropped. FT.CREATE indexes existing keys in the background (scan.go).
+// Each document of an ON HASH index keeps a handle to its hash object in
+// the keyspace (handles.go: 8 bytes per id), taken where it is indexed
+// and dropped where it is removed, so it is exactly as fresh as the index
+// (never stale), and a page of results is read without looking its keys
+// up in the keyspace again.
 // Two shapes skip the id lists (fastpath.go): a query that is one numeric
 // range walks it once into a bounded heap of offset+limit hits (by score,
 // or only the first hits when sorted by that field, either direction);
@@ -208,6 +213,8 @@ type state struct {
 	pendH   []uint64 // by pending key: its hash (pendHash), scanned for a repeat before it is queued
 	pendBuf []byte   // the pending keys' bytes
 	seed    maphash.Seed
+
+	hitBuf []hit // searchOpts.pageBuf's buffer, reused by every search
 
 	x        ext  // aliases, cursors, suggestions, dictionaries, synonyms, config (alias.go)
 	scanning bool // the scanner goroutine runs (scan.go)

@@ -66,12 +66,15 @@ func TagIn(field string, tags ...string) Query {
 
 // Words matches documents whose TEXT field (every TEXT field if field is
 // "") holds every word, with the index's folding, stemming and stop words.
+// Each string is split into words as documents' text is (textWords: at
+// punctuation and spaces, a backslash escaping one), so Words("", "foo-bar")
+// is foo AND bar, and Words("", `John\ Doe`) the one word "john doe".
 func Words(field string, words ...string) Query {
 	var kids []*node
 	for _, w := range words {
-		for _, t := range strings.FieldsFunc(w, func(r rune) bool { return r < 128 && isSep(byte(r)) }) {
-			kids = append(kids, &node{op: opTerm, field: field, term: foldTerm(t)})
-		}
+		textWords(w, func(_, _ int, t string) {
+			kids = append(kids, &node{op: opTerm, field: field, term: t})
+		})
 	}
 	if len(kids) == 1 {
 		return Query{n: kids[0]}
@@ -80,9 +83,11 @@ func Words(field string, words ...string) Query {
 }
 
 // Prefix matches documents with a word starting with prefix in the TEXT
-// field (every TEXT field if field is "").
+// field (every TEXT field if field is ""). The prefix is taken as a $param
+// of FT.SEARCH's "$p*" is (paramTerm): one term, backslash escapes
+// removed, case folded.
 func Prefix(field, prefix string) Query {
-	return Query{n: &node{op: opPrefix, field: field, term: foldTerm(prefix)}}
+	return Query{n: &node{op: opPrefix, field: field, term: paramTerm(prefix)}}
 }
 
 // Missing matches documents without the field (declared INDEXMISSING).
@@ -205,6 +210,7 @@ func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Resu
 			so.ret = append(so.ret, retField{name: r, as: r})
 		}
 	}
+	so.hitBuf = &s.hitBuf // the page is copied out below, under the lock
 	total, page, msg := s.runSearch(e, ix, n, so, time.Now().UnixMilli())
 	if msg != "" {
 		return Result{}, errors.New(msg)
@@ -217,7 +223,7 @@ func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Resu
 	switch {
 	case !content:
 	case !ix.json && !so.retSet:
-		ix.hashPage(e, res.Docs)
+		ix.hashPage(e, page, res.Docs)
 	default:
 		for i := range res.Docs {
 			res.Docs[i].Fields = ix.fieldsOf(e, res.Docs[i].Key, so)
@@ -226,14 +232,15 @@ func (h *Handle) Search(e *engine.Engine, name string, q Query, o Options) (Resu
 	return res, nil
 }
 
-// hashPage fills the Fields of a page of hash documents with all their
-// fields: one slice of pairs for the whole page and one copy of the small
+// hashPage fills the Fields of a page of hash documents (docs[i] is
+// page[i]'s) with all their fields, read through the documents' handles
+// (handles.go: no keyspace lookup): one slice of pairs for the whole page and one copy of the small
 // (listpack) hashes' encodings, the strings viewing it (engine.Hash's
 // AppendPairs; a big hash's strings are the keyspace's own, immutable).
 // Two allocations per page of up to 128, none per document or field. Each
 // document's Fields is capped, so appending to one never overwrites the
 // next.
-func (ix *index) hashPage(e *engine.Engine, docs []Doc) {
+func (ix *index) hashPage(e *engine.Engine, page []hit, docs []Doc) {
 	var small [128]*engine.Hash // a page of up to 128 allocates no hs
 	hs := small[:0]
 	if len(docs) > len(small) {
@@ -242,8 +249,7 @@ func (ix *index) hashPage(e *engine.Engine, docs []Doc) {
 	hs = hs[:len(docs)]
 	pairs, size := 0, 0
 	for i, d := range docs {
-		v, _, _ := e.Peek(ix.db, d.Key)
-		if h, _ := v.Obj().(*engine.Hash); h != nil {
+		if h := ix.hashOf(e, page[i].id, d.Key); h != nil {
 			hs[i] = h
 			pairs += 2 * h.Len()
 			size += h.PairsBytes()
