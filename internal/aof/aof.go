@@ -154,7 +154,6 @@ type AOF struct {
 	rec    record // records being built
 	lastDB int    // database of the last SELECT in the current file
 	inTx   int
-	rw     *rewrite
 
 	// Guarded by mu.
 	mu      sync.Mutex
@@ -169,11 +168,14 @@ type AOF struct {
 	// also kept in afterMark, for the new incremental file (beginSwitch).
 	dual      bool
 	afterMark []byte
+	afterOff  int64 // bytes of afterMark already moved to the new file
 	file      *os.File
 	fileSize  int64 // bytes in the current incremental file
 	writeErr  error
 
-	fileRW sync.RWMutex // fsync (read) vs switching files (write)
+	fileGen int64 // incremented when file changes (a.mu held)
+
+	fileRW sync.RWMutex // fsync (read) vs closing a replaced file (write)
 
 	unwritten atomic.Int64 // end - written, for Sync's fast path
 	unsynced  atomic.Int64 // end - synced
@@ -198,10 +200,11 @@ type AOF struct {
 	loadExpired      atomic.Int64
 	delayedFsync     atomic.Int64
 
-	rwDone  chan struct{} // closed when the running rewrite ends
-	stop    chan struct{}
-	stopped chan struct{}
-	closed  atomic.Bool
+	rwDone   chan struct{} // closed when the running rewrite ends
+	rwCancel atomic.Bool   // stops the running rewrite (Close)
+	stop     chan struct{}
+	stopped  chan struct{}
+	closed   atomic.Bool
 }
 
 // Open attaches persistence to e: it loads the data (appendonly yes),
@@ -267,10 +270,7 @@ func (a *AOF) Close(snapshot bool) error {
 		a.e.Unlock()
 		return nil
 	}
-	rw := a.rw
-	if rw != nil {
-		rw.cancel = true
-	}
+	a.rwCancel.Store(true)
 	done := a.rwDone
 	a.e.Unlock()
 	if done != nil {
@@ -310,9 +310,6 @@ func (a *AOF) Close(snapshot bool) error {
 func (a *AOF) propagate(db int, args [][]byte) {
 	if len(args) == 0 {
 		return
-	}
-	if a.rw != nil {
-		a.rw.track(a, db, args)
 	}
 	if !a.enabled {
 		return
@@ -527,7 +524,7 @@ func (a *AOF) background() {
 func (a *AOF) fsyncWritten() {
 	a.fileRW.RLock()
 	a.mu.Lock()
-	f, w := a.file, a.written
+	f, w, gen := a.file, a.written, a.fileGen
 	a.mu.Unlock()
 	var err error
 	if f != nil {
@@ -540,7 +537,7 @@ func (a *AOF) fsyncWritten() {
 		return
 	}
 	a.mu.Lock()
-	if w > a.synced {
+	if w > a.synced && gen == a.fileGen { // not if the file was replaced meanwhile
 		a.synced = w
 	}
 	a.updPending()
