@@ -169,9 +169,15 @@ type AOF struct {
 	dual      bool
 	afterMark []byte
 	afterOff  int64 // bytes of afterMark already moved to the new file
-	file      *os.File
-	fileSize  int64 // bytes in the current incremental file
-	writeErr  error
+	// mirror: the new incremental file of a switch about to complete;
+	// the leader writes to it what it writes to file, after file (see
+	// finishSwitch).
+	mirror       *os.File
+	mirrorSize   int64 // bytes in mirror
+	mirrorSynced int64 // logical offset up to which mirror is fsynced
+	file         *os.File
+	fileSize     int64 // bytes in the current incremental file
+	writeErr     error
 
 	fileGen int64 // incremented when file changes (a.mu held)
 
@@ -425,11 +431,23 @@ func (a *AOF) syncTo(target int64, fsync bool) error {
 		a.busy = true
 		buf, end := a.buf, a.end
 		a.buf = a.spare[:0]
-		f := a.file
+		f, mf := a.file, a.mirror
 		a.mu.Unlock()
 		err := a.writeOut(f, buf, fsync)
+		if err == nil && mf != nil {
+			if err = a.writeMirror(mf, buf, fsync); err != nil {
+				// The two files are written as a pair: undo the
+				// current file's part, and retry both.
+				a.fileSize -= int64(len(buf))
+				a.incrSize.Add(-int64(len(buf)))
+				f.Truncate(a.fileSize)
+			}
+		}
 		a.mu.Lock()
 		a.busy = false
+		if mf != nil && err == nil && fsync {
+			a.mirrorSynced = end
+		}
 		if err != nil {
 			// Keep the data for the next attempt, in order.
 			a.buf = append(buf, a.buf...)
@@ -485,6 +503,27 @@ func (a *AOF) writeOut(f *os.File, buf []byte, fsync bool) error {
 		// LATENCY's event for appendfsync always (Redis's flushAppendOnlyFile).
 		a.e.LatencySample("aof-fsync-always", time.Since(t0).Milliseconds())
 	}
+	return nil
+}
+
+// writeMirror writes buf, which the leader wrote to the current file, to
+// the mirror too (the leader only, after writeOut).
+func (a *AOF) writeMirror(mf *os.File, buf []byte, fsync bool) error {
+	if len(buf) > 0 {
+		if n, err := mf.Write(buf); err != nil {
+			if n > 0 {
+				mf.Truncate(a.mirrorSize)
+			}
+			return err
+		}
+	}
+	if fsync {
+		if err := fdatasync(mf); err != nil {
+			mf.Truncate(a.mirrorSize)
+			return err
+		}
+	}
+	a.mirrorSize += int64(len(buf))
 	return nil
 }
 

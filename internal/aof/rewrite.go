@@ -459,54 +459,80 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 	if err != nil {
 		return fail(err, false)
 	}
-	// Take the writer's place: no change is written anywhere until the
-	// new files are installed.
+	// Mirror: take the writer's place once, for as long as it takes to
+	// bring both files up to the same point (a write to each, of what
+	// arrived since the drain above); from then on the leader writes what
+	// it writes to the old file to the new one too, before it lets
+	// anyone reply. So the new file always holds every change since the
+	// switch point that any reply depends on, and the manifest can be
+	// renamed while writers go on.
 	a.mu.Lock()
 	for a.busy {
 		a.cond.Wait()
 	}
 	a.busy = true
-	after, off, endNow := a.afterMark, a.afterOff, a.end
+	buf, after, off, endNow := a.buf, a.afterMark, a.afterOff, a.end
+	a.buf = a.spare[:0]
+	f0 := a.file
 	a.mu.Unlock()
 	t0 := time.Now()
-	defer func() { sw.paused = time.Since(t0) }()
 	if off+int64(len(after)) != endNow-sw.mark {
+		a.mu.Lock()
+		a.buf = append(buf, a.buf...)
+		a.mu.Unlock()
 		return fail(fmt.Errorf("aof: %d bytes kept since the switch point, %d appended", off+int64(len(after)), endNow-sw.mark), true)
 	}
-	synced := sw.mark + pre // in the base, or fsynced in the new file
-	if len(after) > 0 {
-		if _, err := sw.newf.Write(after); err != nil {
-			return fail(err, true)
-		}
-		if a.e.Config.Get("appendfsync") == "always" {
-			// Clients under always were acknowledged once their changes
-			// were fsynced in the old file: they must be in the new one.
-			if err := fdatasync(sw.newf); err != nil {
-				return fail(err, true)
-			}
-			synced = endNow
+	err = a.writeOut(f0, buf, false)
+	if err == nil && len(after) > 0 {
+		if _, err = sw.newf.Write(after); err != nil {
+			a.fileSize -= int64(len(buf)) // retried by the next leader
+			a.incrSize.Add(-int64(len(buf)))
+			f0.Truncate(a.fileSize)
 		}
 	}
-	if err := os.Rename(manTmp, a.manifestPath()); err != nil {
-		return fail(fmt.Errorf("aof: manifest: %w", err), true)
-	}
-	old := a.man
-	a.man = m
-	incrSize := int64(len(fileMagic)) + off + int64(len(after))
 	a.mu.Lock()
-	oldf := a.file
-	a.file = sw.newf
-	a.fileGen++
-	a.fileSize = incrSize
-	// Everything up to endNow is in the base or the new file; what was
-	// appended since is in buf and afterMark alike: buf keeps only that
-	// part.
-	a.buf = append(a.buf[:0], a.afterMark[len(after):]...)
-	a.written, a.synced = endNow, synced
+	if err != nil {
+		a.buf = append(buf, a.buf...) // the next leader retries
+		a.mu.Unlock()
+		return fail(err, true)
+	}
+	a.written = endNow
+	a.spare = buf[:0]
+	a.mirror = sw.newf
+	a.mirrorSize = int64(len(fileMagic)) + off + int64(len(after))
+	a.mirrorSynced = sw.mark + pre // in the base, or fsynced in the new file
+	// What follows endNow, kept in afterMark too until now, reaches the
+	// new file through the leaders' writes.
 	a.dual, a.afterMark, a.afterOff = false, nil, 0
 	a.busy = false
 	a.updPending()
 	a.cond.Broadcast()
+	a.mu.Unlock()
+	sw.paused = time.Since(t0)
+	if err := os.Rename(manTmp, a.manifestPath()); err != nil {
+		a.mu.Lock()
+		for a.busy {
+			a.cond.Wait()
+		}
+		a.mirror = nil
+		a.mu.Unlock()
+		return fail(fmt.Errorf("aof: manifest: %w", err), false)
+	}
+	// Installed: the new file replaces the old one, between two leaders.
+	old := a.man
+	a.man = m
+	a.mu.Lock()
+	for a.busy {
+		a.cond.Wait()
+	}
+	oldf := a.file
+	a.file = sw.newf
+	a.fileGen++
+	a.fileSize = a.mirrorSize
+	incrSize := a.mirrorSize
+	a.synced = a.mirrorSynced
+	a.mirror = nil
+	a.updPending()
 	a.mu.Unlock()
 	// Writers go on. The rename reaches the disk before the old files go.
 	syncErr := syncDir(a.dir)
