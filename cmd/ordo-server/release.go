@@ -15,21 +15,21 @@ import (
 // live heap's size. jemalloc, under redis-server, returns dirty pages
 // after a delay by itself. releaseWhenQuiet does the same for Go's heap:
 // every releaseEvery it looks at the runtime's metrics, and when no
-// garbage collection ran since its last look and the heap grew by less
-// than releaseMin meanwhile (the server allocates little, so it is quiet
-// or nearly) and either the free pages still held
+// garbage collection ran since its last look and Go code used less than
+// a twentieth of a core meanwhile (the server is quiet or nearly) and
+// either the free pages still held
 // or the heap allocated since the last collection (garbage, until a
 // collection tells) are more than releaseMin and an eighth of the live
 // heap, it runs debug.FreeOSMemory (one collection, then every free page
 // returned).
 // Under load it does nothing, so it never adds collections to a busy
 // server; a quiet one pays at most one per burst of garbage. "No
-// collection since the last look" alone did not tell load from quiet: a
-// server under steady load with a big heap goes seconds between
-// collections, and the soak (bench/soak.go) saw half of its collections
-// forced this way, each returning every free page (RSS 53-181 MiB,
-// re-faulted right after) with the scavenger holding the only P
-// (GOMAXPROCS 1) while it ran. This is the server process's policy, not the
+// collection since the last look" alone did not tell load from quiet,
+// nor did the heap's allocations (the engine keeps most data off the Go
+// heap and allocates little per command): under the soak's load
+// (bench/soak.go) half of the collections were forced this way, each
+// returning every free page, re-faulted right after, with the scavenger
+// holding the only P (GOMAXPROCS 1) while it ran. This is the server process's policy, not the
 // engine's: an embedded DB leaves the Go program's heap to the program.
 const (
 	releaseEvery = 500 * time.Millisecond
@@ -42,19 +42,22 @@ func releaseWhenQuiet() {
 		{Name: "/memory/classes/heap/free:bytes"},    // free, not yet returned
 		{Name: "/memory/classes/heap/objects:bytes"}, // live, and dead not yet swept
 		{Name: "/gc/heap/live:bytes"},                // marked live by the last collection
-		{Name: "/gc/heap/allocs:bytes"},              // allocated since the start
+		{Name: "/cpu/classes/user:cpu-seconds"},      // Go code, estimated
 	}
-	var lastGC, lastAllocs uint64
+	var lastGC uint64
+	var lastCPU float64
 	for range time.Tick(releaseEvery) {
 		metrics.Read(samples)
-		gcs, free, objects, live, allocs := samples[0].Value.Uint64(), samples[1].Value.Uint64(),
-			samples[2].Value.Uint64(), samples[3].Value.Uint64(), samples[4].Value.Uint64()
-		if gcs == lastGC && allocs-lastAllocs < releaseMin && worthReleasing(free, objects, live) {
+		gcs, free, objects, live := samples[0].Value.Uint64(), samples[1].Value.Uint64(),
+			samples[2].Value.Uint64(), samples[3].Value.Uint64()
+		cpu := samples[4].Value.Float64()
+		quiet := gcs == lastGC && cpu-lastCPU < releaseEvery.Seconds()/20
+		if quiet && worthReleasing(free, objects, live) {
 			debug.FreeOSMemory()
 			metrics.Read(samples)
-			gcs, allocs = samples[0].Value.Uint64(), samples[4].Value.Uint64()
+			gcs, cpu = samples[0].Value.Uint64(), samples[4].Value.Float64()
 		}
-		lastGC, lastAllocs = gcs, allocs
+		lastGC, lastCPU = gcs, cpu
 	}
 }
 

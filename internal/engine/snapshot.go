@@ -236,7 +236,10 @@ func (s *Snapshot) hold(t0 time.Time) {
 func (s *Snapshot) walkSlice(d *snapDB) {
 	c := &snapChunk{}
 	n := 0
-	for n < snapSliceKeys && len(c.buf) < snapSliceBytes {
+	// A big collection's copy ends the slice: several in one (tens of ms
+	// each for 200,000-member sorted sets) held the lock for their sum.
+	bigs := len(d.walkBig)
+	for n < snapSliceKeys && len(c.buf) < snapSliceBytes && len(d.walkBig) == bigs {
 		d.cursor = d.keys.Scan(d.cursor, func(k string, v Value) {
 			n++
 			if _, capt := d.captured[k]; capt {
