@@ -4,6 +4,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
+
+	"github.com/ordo-db/ordo/internal/sysinfo"
 )
 
 // Returning free heap memory when the server goes quiet.
@@ -15,8 +17,9 @@ import (
 // live heap's size. jemalloc, under redis-server, returns dirty pages
 // after a delay by itself. releaseWhenQuiet does the same for Go's heap:
 // every releaseEvery it looks at the runtime's metrics, and when no
-// garbage collection ran since its last look and Go code used less than
-// a twentieth of a core meanwhile (the server is quiet or nearly) and
+// garbage collection ran since its last look and the process used less
+// than a twentieth of a core meanwhile (sysinfo.ProcessCPU: the server
+// is quiet or nearly) and
 // either the free pages still held
 // or the heap allocated since the last collection (garbage, until a
 // collection tells) are more than releaseMin and an eighth of the live
@@ -26,11 +29,13 @@ import (
 // server; a quiet one pays at most one per burst of garbage. "No
 // collection since the last look" alone did not tell load from quiet,
 // nor did the heap's allocations (the engine keeps most data off the Go
-// heap and allocates little per command): under the soak's load
+// heap and allocates little per command), nor the runtime's CPU metrics
+// (updated only by collections): under the soak's load
 // (bench/soak.go) half of the collections were forced this way, each
 // returning every free page, re-faulted right after, with the scavenger
-// holding the only P (GOMAXPROCS 1) while it ran. This is the server process's policy, not the
-// engine's: an embedded DB leaves the Go program's heap to the program.
+// holding the only P (GOMAXPROCS 1) while it ran. This is the server
+// process's policy, not the engine's: an embedded DB leaves the Go
+// program's heap to the program.
 const (
 	releaseEvery = 500 * time.Millisecond
 	releaseMin   = 2 << 20
@@ -42,20 +47,19 @@ func releaseWhenQuiet() {
 		{Name: "/memory/classes/heap/free:bytes"},    // free, not yet returned
 		{Name: "/memory/classes/heap/objects:bytes"}, // live, and dead not yet swept
 		{Name: "/gc/heap/live:bytes"},                // marked live by the last collection
-		{Name: "/cpu/classes/user:cpu-seconds"},      // Go code, estimated
 	}
 	var lastGC uint64
-	var lastCPU float64
+	var lastCPU time.Duration
 	for range time.Tick(releaseEvery) {
 		metrics.Read(samples)
 		gcs, free, objects, live := samples[0].Value.Uint64(), samples[1].Value.Uint64(),
 			samples[2].Value.Uint64(), samples[3].Value.Uint64()
-		cpu := samples[4].Value.Float64()
-		quiet := gcs == lastGC && cpu-lastCPU < releaseEvery.Seconds()/20
+		cpu := sysinfo.ProcessCPU() // 0 where unknown: then only collections tell
+		quiet := gcs == lastGC && cpu-lastCPU < releaseEvery/20
 		if quiet && worthReleasing(free, objects, live) {
 			debug.FreeOSMemory()
 			metrics.Read(samples)
-			gcs, cpu = samples[0].Value.Uint64(), samples[4].Value.Float64()
+			gcs, cpu = samples[0].Value.Uint64(), sysinfo.ProcessCPU()
 		}
 		lastGC, lastCPU = gcs, cpu
 	}
