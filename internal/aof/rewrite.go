@@ -278,10 +278,10 @@ func forEachCommand(key string, v engine.Value, at int64, emit func([][]byte), e
 	}
 }
 
-// switchState carries the switch from T1 (under the engine lock) to the
-// file operations.
+// switchState carries a switch from its point (a background rewrite's
+// T0, under the engine lock) to the file operations.
 type switchState struct {
-	mark   int64         // logical offset of T1 in the change stream
+	mark   int64         // logical offset of the switch point in the change stream
 	paused time.Duration // how long writes waited for the switch
 	seq    int           // of the new base and incremental file
 	newf   *os.File      // the new incremental file, once created
@@ -339,12 +339,12 @@ func (a *AOF) dropSwitch(sw *switchState, holdBusy bool) {
 	}
 }
 
-// beginSwitch marks T1 (engine lock held): changes up to here are in the
-// new base, later ones belong to the new incremental file. Until the
-// switch is complete they keep going to the old incremental file as well
-// (so the old manifest stays complete and writers are acknowledged as
-// usual) and are kept in memory (afterMark) for the new one: writers wait
-// only for the switch itself, not for the base to be written and synced.
+// beginSwitch marks the switch point (engine lock held): changes up to
+// here are in the new base, later ones belong to the new incremental
+// file. Until the switch is complete they keep going to the old
+// incremental file as well (so the old manifest stays complete and
+// writers are acknowledged as usual) and are kept in memory (afterMark,
+// moved to the new file now and then by drainAfterMark) for the new one.
 func (a *AOF) beginSwitch() *switchState {
 	a.e.ResetDirty()
 	a.lastDB = -1
@@ -378,19 +378,20 @@ func (a *AOF) abortSwitch(holdBusy bool) {
 }
 
 // finishSwitch completes a rewrite whose base is in f (tmp): it installs
-// the base, a new incremental file holding the changes since T1, and the
-// manifest naming them. Everything that can be done while writers go on
-// is done first: the base is synced and renamed to its final name, the
-// new incremental file created and filled with the changes kept so far
-// and synced, the new manifest written and synced under a temporary name
-// (none of these files is listed by the installed manifest, so a crash
-// meanwhile loads the old files, and the next start removes them).
-// Writers wait only while the changes kept since then are appended to
-// the new file (fdatasync'd too under appendfsync always) and the
-// manifest is renamed into place; the directory is fsynced after they
-// resume, before the old files are removed. (Writers used to wait for
-// the new file's creation, its fsync and the manifest's two fsyncs:
-// 22-243 ms under the soak's load.)
+// the base, a new incremental file holding the changes since the switch
+// point, and the manifest naming them. Everything that can be done while
+// writers go on is done first: the base is synced and renamed to its
+// final name, the changes kept so far are moved to the new incremental
+// file, which is synced, and the new manifest is written and synced
+// under a temporary name (none of these files is listed by the installed
+// manifest, so a crash meanwhile loads the old files, and the next start
+// removes them). Writers wait once, while both incremental files are
+// brought to the same point; then the leader mirrors its writes into the
+// new file (see the package doc), the manifest is renamed into place,
+// and the new file replaces the old one between two leaders' writes. The
+// directory is fsynced before the old files are removed. (Writers used
+// to wait for the new file's creation, its fsync and the manifest's two
+// fsyncs: 8-301 ms under the soak's load; now 1-308 µs.)
 func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) (err error) {
 	defer func() {
 		if err != nil {

@@ -1,7 +1,9 @@
 package engine
 
 // Point-in-time snapshots without holding the lock for the whole dataset:
-// BGSAVE's dump.rdb and a replica's full sync (internal/repl) take one.
+// BGSAVE's dump.rdb, a replica's full sync (internal/repl) and the AOF
+// rewrite's base (internal/aof: BeginSnapshotEncoded, entries in the
+// log's own format, streamed to the file by WalkTo) take one.
 //
 // Redis forks and its child reads a copy-on-write image of the memory.
 // Ordo does the same per key: BeginSnapshot (under the lock, O(databases))
@@ -29,7 +31,8 @@ package engine
 //
 // Collections of deferElems elements or more are not serialized under
 // the lock: a deep copy (Typed.Copy, a memory copy for the packed
-// encodings) is taken there and serialized when the file is written.
+// encodings) is taken there and serialized when the file is written; a
+// slice of the walk ends after such a copy.
 //
 // The cost is memory: the serialized file (about its size) until it is
 // written, the names of the keys changed meanwhile, and the copies of
