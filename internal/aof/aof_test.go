@@ -483,7 +483,7 @@ func TestRewriteWhileWriting(t *testing.T) {
 		in.do("HSET", fmt.Sprintf("h%d", i), "a", "1", "b", "2")
 		in.do("SADD", fmt.Sprintf("s%d", i), "x", "y")
 	}
-	// Big collections (past deferElems), which the rewrite copies under
+	// Big collections (1024 elements or more), which the rewrite copies under
 	// the lock and serializes after it; the writers keep changing them,
 	// and two carry a TTL.
 	for i := 0; i < 4; i++ {
