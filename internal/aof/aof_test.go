@@ -182,6 +182,61 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 }
 
+// The rewrite frames the snapshot's serialized keys (RESP commands) into
+// records of about recordBytes, cut between commands, so replay gets
+// every command whole and in order, however big the chunk; one command
+// bigger than a record gets a record of its own.
+func TestFrameCutsBetweenCommands(t *testing.T) {
+	var payload []byte
+	var want []string
+	for i := range 20000 {
+		args := [][]byte{[]byte("SET"), []byte(fmt.Sprintf("key:%d", i)), bytes.Repeat([]byte{'v'}, i%97)}
+		if i == 7000 {
+			args[2] = bytes.Repeat([]byte{'\r'}, 3*recordBytes) // bigger than a record
+		}
+		payload = resp.AppendCommandBytes(payload, args)
+		want = append(want, fmt.Sprintf("%q", args))
+	}
+	r := newRecordBuf()
+	r.addStrings("SELECT", "3") // an open record, as the rewrite's SELECT leaves it
+	want = append([]string{fmt.Sprintf("%q", [][]byte{[]byte("SELECT"), []byte("3")})}, want...)
+	r.frame(payload)
+	data := append([]byte(fileMagic), r.buf...)
+	sc := newScanner(bytes.NewReader(data), "x", int64(len(data)))
+	if err := sc.header(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	records := 0
+	for {
+		p, err := sc.next()
+		if err != nil {
+			if err.Error() != "EOF" {
+				t.Fatal(err)
+			}
+			break
+		}
+		records++
+		n := 0
+		if err := parseCommands(p, func(args [][]byte) error {
+			got = append(got, fmt.Sprintf("%q", args))
+			n++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(p) > recordBytes+64 && n > 1 {
+			t.Errorf("a record of %d bytes holds %d commands", len(p), n)
+		}
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("%d commands replayed, want %d (or not in order)", len(got), len(want))
+	}
+	if records < (len(payload)-3*recordBytes)/recordBytes { // cut at about recordBytes
+		t.Fatalf("%d records for %d bytes", records, len(payload))
+	}
+}
+
 func TestRestartReplaysLogAndSnapshot(t *testing.T) {
 	for _, snapshot := range []bool{false, true} {
 		dir := t.TempDir()
@@ -483,7 +538,7 @@ func TestRewriteWhileWriting(t *testing.T) {
 		in.do("HSET", fmt.Sprintf("h%d", i), "a", "1", "b", "2")
 		in.do("SADD", fmt.Sprintf("s%d", i), "x", "y")
 	}
-	// Big collections (past deferElems), which the rewrite copies under
+	// Big collections (1024 elements or more), which the rewrite copies under
 	// the lock and serializes after it; the writers keep changing them,
 	// and two carry a TTL.
 	for i := 0; i < 4; i++ {

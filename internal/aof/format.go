@@ -64,6 +64,55 @@ func (r *record) addStrings(args ...string) {
 	r.add(b)
 }
 
+// frame appends p, whole RESP commands (arrays of bulk strings, as
+// resp.AppendCommandBytes writes them), as closed records of about
+// recordBytes each, cut between commands.
+func (r *record) frame(p []byte) {
+	for len(p) > 0 {
+		n := commandsPrefix(p, recordBytes)
+		r.open()
+		r.buf = append(r.buf, p[:n]...)
+		r.end()
+		p = p[n:]
+	}
+}
+
+// commandsPrefix returns the length of the longest run of whole commands
+// at the start of p that is at most limit bytes (at least one command),
+// reading only their headers; all of p if it cannot parse them.
+func commandsPrefix(p []byte, limit int) int {
+	off := 0
+	for off < len(p) {
+		n, ok := commandLen(p[off:])
+		if !ok {
+			return len(p)
+		}
+		if off > 0 && off+n > limit {
+			break
+		}
+		off += n
+	}
+	return off
+}
+
+// commandLen is the length of the RESP array of bulk strings at the
+// start of p.
+func commandLen(p []byte) (int, bool) {
+	n, rest, ok := parseLen(p, '*')
+	if !ok {
+		return 0, false
+	}
+	off := len(p) - len(rest)
+	for range n {
+		l, rest, ok := parseLen(p[off:], '$')
+		if !ok || l < 0 || len(rest) < l+2 {
+			return 0, false
+		}
+		off = len(p) - len(rest) + l + 2
+	}
+	return off, true
+}
+
 // end closes the open record, if any.
 func (r *record) end() {
 	if r.start < 0 {

@@ -11,7 +11,7 @@ import (
 
 // Save is SAVE (engine lock held).
 func (a *AOF) Save() error {
-	if a.rw != nil || a.rewriteRunning.Load() {
+	if a.rewriteRunning.Load() {
 		return errors.New(engine.ErrBgsaveInProgress)
 	}
 	if err := a.saveLocked(); err != nil {

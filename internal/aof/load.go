@@ -86,18 +86,7 @@ func parseManifest(data []byte) (manifest, error) {
 
 // writeManifest installs m atomically: temp file, fsync, rename, fsync dir.
 func (a *AOF) writeManifest(m manifest) error {
-	tmp := a.manifestPath() + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("aof: manifest: %w", err)
-	}
-	_, err = f.Write(m.encode())
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	tmp, err := a.prepareManifest(m)
 	if err == nil {
 		err = os.Rename(tmp, a.manifestPath())
 	}
@@ -109,6 +98,28 @@ func (a *AOF) writeManifest(m manifest) error {
 		return fmt.Errorf("aof: manifest: %w", err)
 	}
 	return nil
+}
+
+// prepareManifest writes m to a temporary file and fsyncs it: renaming
+// it over the manifest installs it.
+func (a *AOF) prepareManifest(m manifest) (string, error) {
+	tmp := a.manifestPath() + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("aof: manifest: %w", err)
+	}
+	_, err = f.Write(m.encode())
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("aof: manifest: %w", err)
+	}
+	return tmp, nil
 }
 
 // load reads the manifest and replays its files into the engine.

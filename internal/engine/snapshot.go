@@ -1,7 +1,9 @@
 package engine
 
 // Point-in-time snapshots without holding the lock for the whole dataset:
-// BGSAVE's dump.rdb and a replica's full sync (internal/repl) take one.
+// BGSAVE's dump.rdb, a replica's full sync (internal/repl) and the AOF
+// rewrite's base (internal/aof: BeginSnapshotEncoded, entries in the
+// log's own format, streamed to the file by WalkTo) take one.
 //
 // Redis forks and its child reads a copy-on-write image of the memory.
 // Ordo does the same per key: BeginSnapshot (under the lock, O(databases))
@@ -29,7 +31,8 @@ package engine
 //
 // Collections of deferElems elements or more are not serialized under
 // the lock: a deep copy (Typed.Copy, a memory copy for the packed
-// encodings) is taken there and serialized when the file is written.
+// encodings) is taken there and serialized when the file is written; a
+// slice of the walk ends after such a copy.
 //
 // The cost is memory: the serialized file (about its size) until it is
 // written, the names of the keys changed meanwhile, and the copies of
@@ -37,6 +40,7 @@ package engine
 // goes straight to the socket).
 
 import (
+	"errors"
 	"io"
 	"runtime"
 	"strings"
@@ -64,7 +68,32 @@ type Snapshot struct {
 	dbs       []*snapDB // by database number at T0
 	longest   time.Duration
 	ended     bool
+	// enc, if set, serializes entries instead of RDB (BeginSnapshotEncoded).
+	enc EntryEncoder
 }
+
+// EntryEncoder serializes one key's value as of the snapshot (at: its
+// absolute expiry in unix ms, -1 for none), appending to buf. It is
+// called under the lock for the keys the walk and the captures
+// serialize, so it must not block; collections of snapDeferElems
+// elements or more are not given to it but to SnapshotSink.Big.
+type EntryEncoder func(buf []byte, key string, v Value, at int64) []byte
+
+// SnapshotSink receives an encoded snapshot as WalkTo produces it.
+type SnapshotSink struct {
+	// Chunk receives serialized entries of database db (its number at
+	// T0): keys of one database come in a row, all of them before the
+	// next database's. buf is not used by the snapshot afterwards.
+	Chunk func(db int, buf []byte) error
+	// Big receives a big collection's private copy, to be serialized
+	// without the lock, after its database's chunks.
+	Big func(db int, key string, v Value, at int64) error
+	// Canceled, if set, is asked between slices: true ends the walk.
+	Canceled func() bool
+}
+
+// ErrSnapshotCanceled is WalkTo's error when the sink canceled it.
+var ErrSnapshotCanceled = errors.New("snapshot canceled")
 
 type snapDB struct {
 	id       int               // the database's number at T0, where its keys are written
@@ -107,6 +136,74 @@ func (e *Engine) BeginSnapshot() *Snapshot {
 	return s
 }
 
+// BeginSnapshotEncoded is BeginSnapshot with entries serialized by enc
+// instead of as RDB entries; write it with WalkTo, not Walk and WriteRDB.
+// The AOF rewrite takes one to write its base in the log's own format.
+func (e *Engine) BeginSnapshotEncoded(enc EntryEncoder) *Snapshot {
+	s := e.BeginSnapshot()
+	s.enc = enc
+	return s
+}
+
+// WalkTo walks the snapshot as Walk does and hands what it serialized to
+// out as it goes, database by database (a database's captured keys and
+// big collections once its walk is complete: no capture happens after
+// that), so the image is not held in memory whole; then it ends the
+// snapshot. The caller does not hold the lock; out's functions are called
+// without it.
+func (s *Snapshot) WalkTo(out SnapshotSink) error {
+	e := s.e
+	defer func() {
+		e.Lock()
+		s.End()
+		e.Unlock()
+	}()
+	for _, d := range s.dbs {
+		for {
+			if out.Canceled != nil && out.Canceled() {
+				return ErrSnapshotCanceled
+			}
+			e.Lock()
+			t0 := time.Now()
+			if !d.complete {
+				s.walkSlice(d)
+			}
+			done := d.complete
+			chunks, bigs := d.walk, d.walkBig
+			d.walk, d.walkBig = nil, nil
+			var capt snapChunk
+			if done {
+				capt = d.capt
+				d.capt = snapChunk{}
+				bigs = append(bigs, d.captBig...)
+				d.captBig = nil
+			}
+			s.hold(t0)
+			e.Unlock()
+			if done {
+				chunks = append(chunks, &capt)
+			}
+			for _, c := range chunks {
+				if len(c.buf) > 0 {
+					if err := out.Chunk(d.id, c.buf); err != nil {
+						return err
+					}
+				}
+			}
+			for _, b := range bigs {
+				if err := out.Big(d.id, b.key, b.v, b.at); err != nil {
+					return err
+				}
+			}
+			if done {
+				break
+			}
+			runtime.Gosched() // let the clients waiting for the lock in
+		}
+	}
+	return nil
+}
+
 // Walk serializes the keys not captured yet, a slice per lock
 // acquisition, and ends the snapshot. The caller does not hold the lock.
 func (s *Snapshot) Walk() {
@@ -142,7 +239,10 @@ func (s *Snapshot) hold(t0 time.Time) {
 func (s *Snapshot) walkSlice(d *snapDB) {
 	c := &snapChunk{}
 	n := 0
-	for n < snapSliceKeys && len(c.buf) < snapSliceBytes {
+	// A big collection's copy ends the slice: several in one (tens of ms
+	// each for 200,000-member sorted sets) held the lock for their sum.
+	bigs := len(d.walkBig)
+	for n < snapSliceKeys && len(c.buf) < snapSliceBytes && len(d.walkBig) == bigs {
 		d.cursor = d.keys.Scan(d.cursor, func(k string, v Value) {
 			n++
 			if _, capt := d.captured[k]; capt {
@@ -173,6 +273,16 @@ func (s *Snapshot) entry(d *snapDB, k string, v Value, c *snapChunk, big *[]snap
 	}
 	if t, ok := v.o.(Typed); ok && t.Len() >= snapDeferElems {
 		*big = append(*big, snapBig{key: k, v: Value{o: t.Copy()}, at: at})
+		return
+	}
+	if s.enc != nil {
+		n := len(c.buf)
+		if c.buf = s.enc(c.buf, k, v, at); len(c.buf) > n {
+			c.keys++
+			if at != -1 {
+				c.expires++
+			}
+		}
 		return
 	}
 	if rv, ok := toRDB(v); ok {
