@@ -579,13 +579,36 @@ func (s *tree) Copy() *tree {
 	c := newTree(s.acct)
 	var b sortedBuilder
 	b.start(c, s.n, len(s.arena)-s.garbage)
-	s.Range(0, false, func(m []byte, score float64) bool {
-		b.add(m, score)
-		return true
-	})
+	// The copy numbers its members in order; newID maps the old ids, so
+	// that the member index is copied slot for slot (a valid probing
+	// layout whatever order made it) instead of rehashing every member:
+	// most of a big set's copy, which an AOF rewrite or BGSAVE takes
+	// under the lock.
+	var newID []uint32
+	if s.idx != nil {
+		newID = make([]uint32, len(s.ents))
+	}
+	for l := s.firstLeaf(); l != nil; l = l.next {
+		for _, id := range l.ids {
+			if newID != nil {
+				newID[id] = uint32(c.n)
+			}
+			b.add(s.mem(id), s.ents[id].score)
+		}
+	}
 	b.finish()
 	if s.idx != nil {
-		c.rehash(len(s.idx))
+		idx, idxMem := allocSlice[uint32](c.acct, len(s.idx))
+		c.setIdx(idx, idxMem)
+		tags, tagsMem := allocSlice[uint8](c.acct, len(s.tags))
+		c.setTags(tags, tagsMem)
+		copy(c.tags, s.tags)
+		for i, v := range s.idx {
+			if v != 0 {
+				c.idx[i] = newID[v-1] + 1
+			}
+		}
+		c.idxUsed = s.idxUsed
 	}
 	return c
 }

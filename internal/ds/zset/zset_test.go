@@ -436,6 +436,20 @@ func TestLoadSorted(t *testing.T) {
 				want.Add(m, float64(i))
 			}
 			compareSets(t, got, want)
+			// a copy (its member index copied slot for slot) answers the same
+			cp := got.Copy()
+			compareSets(t, cp, want)
+			for i := 0; i < min(n, 500); i++ {
+				k := rng.IntN(n)
+				r1, ok1 := cp.Rank(ms[k])
+				r2, ok2 := want.Rank(ms[k])
+				if r1 != r2 || ok1 != ok2 {
+					t.Fatalf("copy: rank of %q %d/%v, want %d/%v", ms[k], r1, ok1, r2, ok2)
+				}
+				cp.Delete(ms[k])
+				want.Delete(ms[k])
+			}
+			compareSets(t, cp, want)
 		}
 	}
 	// out of order, or a repeated key: refused, nothing built
