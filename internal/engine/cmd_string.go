@@ -377,7 +377,7 @@ func msetGeneric(c *Ctx, nx bool) {
 // string about to grow to size+add bytes.
 func checkStringLength(c *Ctx, size, add int64) bool {
 	total := size + add
-	if total > c.E.Config.Int("proto-max-bulk-len") || total < size || total < add {
+	if total > c.E.Config.hot().protoMaxBulkLen || total < size || total < add {
 		c.W.Error(ErrStringTooLong)
 		return false
 	}
