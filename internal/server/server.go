@@ -404,8 +404,10 @@ func (c *session) serveBuffered() next {
 // a blocked command (serveRaw).
 func (c *session) batch(args [][]byte) next {
 	var perr error
+	ran := 0 // commands run in this batch
 	for {
 		if args != nil {
+			ran++
 			if wt := c.e.Call(c.cl, args, c.w); wt != nil {
 				c.handoff()
 				c.e.Unlock()
@@ -440,6 +442,16 @@ func (c *session) batch(args [][]byte) next {
 	if perr != nil {
 		c.s.protocolFailure(c.w, perr, c.flush)
 		return nextClose
+	}
+	if ran > 1 {
+		// A pipelined batch: let the connections that became ready
+		// meanwhile run their batches before this one's write, so that
+		// replies leave together, as Redis writes them all at the end of
+		// its event loop's turn. A client then finds several replies per
+		// wake-up instead of being woken for each: with 50 clients at
+		// -P 16, half the server's context switches and 10% less CPU
+		// for redis-benchmark per request (bench/README.md).
+		runtime.Gosched()
 	}
 	if !c.flush() || c.cl.CloseAfterReply() || c.cl.Killed() {
 		return nextClose
