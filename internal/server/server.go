@@ -6,7 +6,11 @@
 // already received, executes the whole batch under one acquisition of the
 // engine lock, and writes all the replies with one write: pipelining
 // costs one lock and one syscall per batch, not per command. Parsing and
-// writing run outside the lock, so many connections use every core.
+// writing run outside the lock, so many connections use every core. After
+// a batch of several commands the goroutine yields before its write, so
+// that the connections ready at that moment run their batches first and
+// the replies leave together, as Redis writes them at the end of its event
+// loop's turn: a client is woken once for several replies.
 //
 // Once a client subscribes, its replies go through the engine's Outbox for
 // it, which published messages are also appended to, under the lock: a
