@@ -45,7 +45,7 @@ func bitOffsetArg(c *Ctx, arg []byte, hash bool, width int) (uint64, bool) {
 	if ok && useHash {
 		n *= int64(width) // wraps as Redis's C arithmetic does
 	}
-	if !ok || n < 0 || n>>3 >= c.E.Config.Int("proto-max-bulk-len") {
+	if !ok || n < 0 || n>>3 >= c.E.Config.hot().protoMaxBulkLen {
 		c.W.Error(ErrBitOffset)
 		return 0, false
 	}

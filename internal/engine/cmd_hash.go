@@ -200,7 +200,8 @@ func (h *Hash) limits(c *Ctx) hsLimits {
 	if h.ht != nil {
 		return hsLimits{}
 	}
-	return hsLimits{c.E.Config.Int("hash-max-listpack-entries"), c.E.Config.Int("hash-max-listpack-value")}
+	hs := c.E.Config.hot()
+	return hsLimits{hs.hashMaxEntries, hs.hashMaxValue}
 }
 
 // set stores value at field and reports whether the field is new. field

@@ -51,7 +51,7 @@ func lookupHLL(c *Ctx, key []byte) (v Value, b []byte, found, ok bool) {
 // room for a sparse update's growth, and does not zero what it copies).
 func cloneHLL(b []byte) []byte { return append([]byte(nil), b...) }
 
-func hllSparseMax(c *Ctx) int64 { return c.E.Config.Int("hll-sparse-max-bytes") }
+func hllSparseMax(c *Ctx) int64 { return c.E.Config.hot().hllSparseMaxBytes }
 
 func pfaddCommand(c *Ctx) {
 	key := c.Args[1]

@@ -145,7 +145,7 @@ func stNewFor(m string) *Set {
 	return &Set{ht: dict.New[struct{}](nil)}
 }
 
-func stMaxIntset(c *Ctx) int64 { return c.E.Config.Int("set-max-intset-entries") }
+func stMaxIntset(c *Ctx) int64 { return c.E.Config.hot().setMaxIntsetEntries }
 
 func (s *Set) convert() {
 	if s.ht != nil {

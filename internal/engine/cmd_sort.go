@@ -284,6 +284,11 @@ func sortGeneric(c *Ctx, readonly bool) {
 	}
 
 	var keyBuf []byte // sortLookup's scratch
+	byPat := compileSortPattern(sortby)
+	getPats := make([]sortPattern, len(gets))
+	for i, g := range gets {
+		getPats[i] = compileSortPattern(g)
+	}
 	var order []int32 // the sorted order of vector (nil: unsorted)
 	convErr := false
 	if !dontsort {
@@ -291,7 +296,7 @@ func sortGeneric(c *Ctx, readonly bool) {
 			it := &vector[j]
 			byval := it.obj
 			if hasBy {
-				v, ok := sortLookup(c, &keyBuf, sortby, it.obj)
+				v, ok := sortLookup(c, &keyBuf, &byPat, it.obj)
 				if !ok {
 					continue
 				}
@@ -346,8 +351,8 @@ func sortGeneric(c *Ctx, readonly bool) {
 			if len(gets) == 0 {
 				c.W.BulkString(obj(j))
 			}
-			for _, g := range gets {
-				if v, ok := sortLookup(c, &keyBuf, g, obj(j)); ok {
+			for i := range getPats {
+				if v, ok := sortLookup(c, &keyBuf, &getPats[i], obj(j)); ok {
 					c.W.BulkString(v)
 				} else {
 					c.W.Null()
@@ -360,8 +365,8 @@ func sortGeneric(c *Ctx, readonly bool) {
 			if len(gets) == 0 {
 				out = append(out, obj(j))
 			}
-			for _, g := range gets {
-				v, _ := sortLookup(c, &keyBuf, g, obj(j))
+			for i := range getPats {
+				v, _ := sortLookup(c, &keyBuf, &getPats[i], obj(j))
 				out = append(out, strings.Clone(v))
 			}
 		}
@@ -475,47 +480,69 @@ func sortStore(c *Ctx, key []byte, out []string) {
 	}
 }
 
-// sortLookup is Redis's lookupKeyByPattern: "#" is subst itself;
-// otherwise the first '*' of pattern is replaced by subst, and a "->field"
-// after it names a hash field. Only a string (or a hash's field) is found.
-// The value may alias the database: use it before any change.
-func sortLookup(c *Ctx, buf *[]byte, pattern []byte, subst string) (string, bool) {
+// sortPattern is a BY or GET pattern of SORT, taken apart once per
+// command rather than once per element (Redis's lookupKeyByPattern parses
+// it at every call).
+type sortPattern struct {
+	self            bool   // "#": the element itself
+	none            bool   // no '*': nothing is ever found
+	prefix, postfix string // the key around the '*'
+	field           string // the hash field after "->", if any
+}
+
+// compileSortPattern is the parsing half of Redis's lookupKeyByPattern:
+// "#" is the element itself; otherwise the first '*' of pattern is
+// replaced by the element, and a "->field" after it names a hash field.
+// The pattern is read up to a NUL byte, as Redis's C strings are, except
+// for the field, which runs to the argument's end.
+func compileSortPattern(pattern []byte) sortPattern {
 	full := view(pattern)
 	p := cstr(full)
 	if p == "#" {
-		return subst, true
+		return sortPattern{self: true}
 	}
 	star := strings.IndexByte(p, '*')
 	if star < 0 {
-		return "", false
+		return sortPattern{none: true}
 	}
-	fieldlen := 0
 	var field string
 	if k := strings.Index(p[star+1:], "->"); k >= 0 {
 		if f := star + 1 + k; f+2 < len(p) {
 			field = full[f+2:]
-			fieldlen = len(field)
 		}
 	}
 	postfix := len(full) - star - 1
-	if fieldlen > 0 {
-		postfix -= fieldlen + 2
+	if len(field) > 0 {
+		postfix -= len(field) + 2
+	}
+	return sortPattern{prefix: full[:star], postfix: full[star+1 : star+1+postfix], field: field}
+}
+
+// sortLookup is the lookup half of Redis's lookupKeyByPattern for subst.
+// Only a string (or a hash's field) is found. The value may alias the
+// database: use it before any change.
+func sortLookup(c *Ctx, buf *[]byte, pt *sortPattern, subst string) (string, bool) {
+	if pt.self {
+		return subst, true
+	}
+	if pt.none {
+		return "", false
 	}
 	key := (*buf)[:0] // the key is only looked up: one buffer serves all
-	key = append(key, full[:star]...)
+	key = append(key, pt.prefix...)
 	key = append(key, subst...)
-	key = append(key, full[star+1:star+1+postfix]...)
+	key = append(key, pt.postfix...)
 	*buf = key
 	v, ok := c.Lookup(key)
 	if !ok {
 		return "", false
 	}
-	if fieldlen > 0 {
+	if len(pt.field) > 0 {
 		h, isHash := v.o.(*Hash)
 		if !isHash {
 			return "", false
 		}
-		return h.get(field)
+		return h.get(pt.field)
 	}
 	if !v.isString() {
 		return "", false

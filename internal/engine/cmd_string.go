@@ -230,7 +230,7 @@ func setGeneric(c *Ctx, flags int, key, val, expire []byte, intReplies bool) {
 		}
 		return
 	}
-	c.Set(key, StringValue(string(val)), flags&setKeepTTL != 0)
+	c.Set(key, argValue(val), flags&setKeepTTL != 0)
 	c.Dirty(1)
 	if expire != nil {
 		c.SetExpire(key, at)
@@ -283,7 +283,7 @@ func getsetCommand(c *Ctx) {
 	if !replyGet(c, c.Args[1]) {
 		return
 	}
-	c.SetKey(c.Args[1], StringValue(string(c.Args[2])))
+	c.SetKey(c.Args[1], argValue(c.Args[2]))
 	c.Dirty(1)
 	c.Propagate([]byte("SET"), c.Args[1], c.Args[2])
 }
@@ -363,7 +363,7 @@ func msetGeneric(c *Ctx, nx bool) {
 		}
 	}
 	for j := 1; j < len(c.Args); j += 2 {
-		c.SetKey(c.Args[j], StringValue(string(c.Args[j+1])))
+		c.SetKey(c.Args[j], argValue(c.Args[j+1]))
 	}
 	c.Dirty((len(c.Args) - 1) / 2)
 	if nx {
@@ -377,7 +377,7 @@ func msetGeneric(c *Ctx, nx bool) {
 // string about to grow to size+add bytes.
 func checkStringLength(c *Ctx, size, add int64) bool {
 	total := size + add
-	if total > c.E.Config.Int("proto-max-bulk-len") || total < size || total < add {
+	if total > c.E.Config.hot().protoMaxBulkLen || total < size || total < add {
 		c.W.Error(ErrStringTooLong)
 		return false
 	}
@@ -391,7 +391,7 @@ func appendCommand(c *Ctx) {
 		return
 	}
 	if !found {
-		c.Add(key, StringValue(string(c.Args[2])))
+		c.Add(key, argValue(c.Args[2]))
 		c.Dirty(1)
 		c.W.Int(int64(len(c.Args[2])))
 		return

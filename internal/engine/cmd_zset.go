@@ -110,7 +110,8 @@ type zsetLimits struct {
 }
 
 func zlimits(c *Ctx) zsetLimits {
-	return zsetLimits{int(c.E.Config.Int("zset-max-listpack-entries")), int(c.E.Config.Int("zset-max-listpack-value")), c.E.acct}
+	hs := c.E.Config.hot()
+	return zsetLimits{int(hs.zsetMaxEntries), int(hs.zsetMaxValue), c.E.acct}
 }
 
 // newZSet creates a set for sizeHint members of at most maxLen bytes,

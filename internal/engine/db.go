@@ -18,6 +18,19 @@ type Value struct {
 // StringValue makes a string value; s must not alias a request buffer.
 func StringValue(s string) Value { return Value{s: s} }
 
+// argValue makes a string value of b, an argument of the running command,
+// for storing into the keyspace with Set, SetKey or Add right away. The
+// keyspace's Dict copies a string shorter than dict.BigValue into its
+// record and keeps nothing of what it was given, so such a value may view
+// b's bytes (a copy here would be an allocation per SET for nothing); a
+// longer one is kept as passed and gets its own copy.
+func argValue(b []byte) Value {
+	if len(b) < dict.BigValue {
+		return Value{s: view(b)}
+	}
+	return Value{s: string(b)}
+}
+
 // ObjectValue makes a value of a non-string type.
 func ObjectValue(o any) Value { return Value{o: o} }
 

@@ -310,6 +310,22 @@ func (r *Reader) parseMultibulk() ([][]byte, error) {
 // parseInt parses a decimal integer as Redis's string2ll does (no '+', no
 // leading zeros except "0", no spaces).
 func parseInt(b []byte) (int64, bool) {
+	// The lengths of a request's lines: a few digits, no sign. Up to 18
+	// digits cannot overflow; a leading zero is left to the full check.
+	if n := len(b); n > 0 && n <= 18 && b[0] != '0' {
+		var v int64
+		i := 0
+		for ; i < n; i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			v = v*10 + int64(d)
+		}
+		if i == n {
+			return v, true
+		}
+	}
 	if len(b) == 0 || len(b) > 20 {
 		return 0, false
 	}

@@ -6,7 +6,11 @@
 // already received, executes the whole batch under one acquisition of the
 // engine lock, and writes all the replies with one write: pipelining
 // costs one lock and one syscall per batch, not per command. Parsing and
-// writing run outside the lock, so many connections use every core.
+// writing run outside the lock, so many connections use every core. After
+// a batch of several commands the goroutine yields before its write, so
+// that the connections ready at that moment run their batches first and
+// the replies leave together, as Redis writes them at the end of its event
+// loop's turn: a client is woken once for several replies.
 //
 // Once a client subscribes, its replies go through the engine's Outbox for
 // it, which published messages are also appended to, under the lock: a
@@ -404,8 +408,10 @@ func (c *session) serveBuffered() next {
 // a blocked command (serveRaw).
 func (c *session) batch(args [][]byte) next {
 	var perr error
+	ran := 0 // commands run in this batch
 	for {
 		if args != nil {
+			ran++
 			if wt := c.e.Call(c.cl, args, c.w); wt != nil {
 				c.handoff()
 				c.e.Unlock()
@@ -440,6 +446,16 @@ func (c *session) batch(args [][]byte) next {
 	if perr != nil {
 		c.s.protocolFailure(c.w, perr, c.flush)
 		return nextClose
+	}
+	if ran > 1 {
+		// A pipelined batch: let the connections that became ready
+		// meanwhile run their batches before this one's write, so that
+		// replies leave together, as Redis writes them all at the end of
+		// its event loop's turn. A client then finds several replies per
+		// wake-up instead of being woken for each: with 50 clients at
+		// -P 16, half the server's context switches and 10% less CPU
+		// for redis-benchmark per request (bench/README.md).
+		runtime.Gosched()
 	}
 	if !c.flush() || c.cl.CloseAfterReply() || c.cl.Killed() {
 		return nextClose
