@@ -93,13 +93,8 @@ func (d *decoder) bytes(n uint64) ([]byte, error) {
 		} else {
 			buf = make([]byte, n)
 		}
-		m, err := io.ReadFull(d.r, buf)
-		if d.sum {
-			d.crc = CRC64(d.crc, buf[:m])
-		}
-		d.pos += int64(m)
-		if err != nil {
-			return nil, d.eof(err)
+		if err := d.fill(buf); err != nil {
+			return nil, err
 		}
 		return buf, nil
 	}
@@ -108,16 +103,24 @@ func (d *decoder) bytes(n uint64) ([]byte, error) {
 		k := min(n-uint64(len(buf)), maxChunk)
 		start := len(buf)
 		buf = append(buf, make([]byte, k)...)
-		m, err := io.ReadFull(d.r, buf[start:])
-		if d.sum {
-			d.crc = CRC64(d.crc, buf[start:start+m])
-		}
-		d.pos += int64(m)
-		if err != nil {
-			return nil, d.eof(err)
+		if err := d.fill(buf[start:]); err != nil {
+			return nil, err
 		}
 	}
 	return buf, nil
+}
+
+// fill reads len(buf) bytes into buf, adding them to the checksum.
+func (d *decoder) fill(buf []byte) error {
+	m, err := io.ReadFull(d.r, buf)
+	if d.sum {
+		d.crc = CRC64(d.crc, buf[:m])
+	}
+	d.pos += int64(m)
+	if err != nil {
+		return d.eof(err)
+	}
+	return nil
 }
 
 // fixed reads n bytes of a fixed-size field.
@@ -130,13 +133,8 @@ func (d *decoder) fixed(n int) ([]byte, error) {
 		return d.bytes(uint64(n))
 	}
 	buf := d.scratch[:n]
-	m, err := io.ReadFull(d.r, buf)
-	if d.sum {
-		d.crc = CRC64(d.crc, buf[:m])
-	}
-	d.pos += int64(m)
-	if err != nil {
-		return nil, d.eof(err)
+	if err := d.fill(buf); err != nil {
+		return nil, err
 	}
 	return buf, nil
 }

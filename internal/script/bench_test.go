@@ -33,22 +33,7 @@ func BenchmarkEvalshaLockRelease(b *testing.B) {
 	e.Call(cl, [][]byte{[]byte("SCRIPT"), []byte("LOAD"), []byte(release)}, w)
 	e.Unlock()
 	args := [][]byte{[]byte("EVALSHA"), []byte("ae3671744a5dbb24ea37ef607b8b10ac7856d43e"), []byte("1"), nil, []byte("token")}
-	keys := lockKeys()
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0 := sysinfo.ProcessCPU()
-	for i := 0; i < b.N; i++ {
-		args[3] = keys[i%len(keys)]
-		w.Reset()
-		e.Lock()
-		e.Call(cl, args, w)
-		e.Unlock()
-	}
-	// The process's CPU time: steadier than wall time on a shared machine.
-	b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
-	if string(w.Buf) != ":0\r\n" {
-		b.Fatalf("reply %q", w.Buf)
-	}
+	runLockRelease(b, e, cl, w, args)
 }
 
 // BenchmarkFcallLockRelease measures FCALL of the lock-release script as
@@ -65,6 +50,13 @@ func BenchmarkFcallLockRelease(b *testing.B) {
 	e.Call(cl, [][]byte{[]byte("FUNCTION"), []byte("LOAD"), []byte(lib)}, w)
 	e.Unlock()
 	args := [][]byte{[]byte("FCALL"), []byte("release"), []byte("1"), nil, []byte("token")}
+	runLockRelease(b, e, cl, w, args)
+}
+
+// runLockRelease calls args (a lock release whose fourth argument is the
+// key) over lockKeys, reporting the process's CPU time per call: steadier
+// than wall time on a shared machine.
+func runLockRelease(b *testing.B, e *engine.Engine, cl *engine.Client, w *resp.Writer, args [][]byte) {
 	keys := lockKeys()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -76,7 +68,6 @@ func BenchmarkFcallLockRelease(b *testing.B) {
 		e.Call(cl, args, w)
 		e.Unlock()
 	}
-	// The process's CPU time: steadier than wall time on a shared machine.
 	b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	if string(w.Buf) != ":0\r\n" {
 		b.Fatalf("reply %q", w.Buf)
