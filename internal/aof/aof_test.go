@@ -148,6 +148,34 @@ func files(t testing.TB, dir string) []string {
 	return out
 }
 
+// readRecords scans the records in buf (a file's body after its magic),
+// calling fn with each record's payload and its commands, %q-formatted.
+func readRecords(t *testing.T, buf []byte, fn func(p []byte, cmds []string)) {
+	t.Helper()
+	data := append([]byte(fileMagic), buf...)
+	sc := newScanner(bytes.NewReader(data), "x", int64(len(data)))
+	if err := sc.header(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p, err := sc.next()
+		if err != nil {
+			if err.Error() != "EOF" {
+				t.Fatal(err)
+			}
+			return
+		}
+		var cmds []string
+		if err := parseCommands(p, func(args [][]byte) error {
+			cmds = append(cmds, fmt.Sprintf("%q", args))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		fn(p, cmds)
+	}
+}
+
 func TestRecordRoundTrip(t *testing.T) {
 	r := newRecordBuf()
 	r.add([][]byte{[]byte("SET"), []byte("k"), []byte("v\r\n\x00")})
@@ -155,27 +183,8 @@ func TestRecordRoundTrip(t *testing.T) {
 	r.end()
 	r.add([][]byte{[]byte("PING")})
 	r.end()
-	data := append([]byte(fileMagic), r.buf...)
-	sc := newScanner(bytes.NewReader(data), "x", int64(len(data)))
-	if err := sc.header(); err != nil {
-		t.Fatal(err)
-	}
 	var got []string
-	for {
-		p, err := sc.next()
-		if err != nil {
-			if err.Error() != "EOF" {
-				t.Fatal(err)
-			}
-			break
-		}
-		if err := parseCommands(p, func(args [][]byte) error {
-			got = append(got, fmt.Sprintf("%q", args))
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	readRecords(t, r.buf, func(_ []byte, cmds []string) { got = append(got, cmds...) })
 	want := `["SET" "k" "v\r\n\x00"]|["DEL" ""]|["PING"]`
 	if strings.Join(got, "|") != want {
 		t.Fatalf("got %s", strings.Join(got, "|"))
@@ -201,34 +210,15 @@ func TestFrameCutsBetweenCommands(t *testing.T) {
 	r.addStrings("SELECT", "3") // an open record, as the rewrite's SELECT leaves it
 	want = append([]string{fmt.Sprintf("%q", [][]byte{[]byte("SELECT"), []byte("3")})}, want...)
 	r.frame(payload)
-	data := append([]byte(fileMagic), r.buf...)
-	sc := newScanner(bytes.NewReader(data), "x", int64(len(data)))
-	if err := sc.header(); err != nil {
-		t.Fatal(err)
-	}
 	var got []string
 	records := 0
-	for {
-		p, err := sc.next()
-		if err != nil {
-			if err.Error() != "EOF" {
-				t.Fatal(err)
-			}
-			break
-		}
+	readRecords(t, r.buf, func(p []byte, cmds []string) {
 		records++
-		n := 0
-		if err := parseCommands(p, func(args [][]byte) error {
-			got = append(got, fmt.Sprintf("%q", args))
-			n++
-			return nil
-		}); err != nil {
-			t.Fatal(err)
+		got = append(got, cmds...)
+		if len(p) > recordBytes+64 && len(cmds) > 1 {
+			t.Errorf("a record of %d bytes holds %d commands", len(p), len(cmds))
 		}
-		if len(p) > recordBytes+64 && n > 1 {
-			t.Errorf("a record of %d bytes holds %d commands", len(p), n)
-		}
-	}
+	})
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("%d commands replayed, want %d (or not in order)", len(got), len(want))
 	}

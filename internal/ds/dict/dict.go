@@ -382,16 +382,7 @@ func (d *Dict[V]) encode(val V) (tag uint64, inline string) {
 	var sv strObj
 	switch d.mode {
 	case dictAny:
-		var i uint32
-		if n := len(d.valsFree); n > 0 {
-			i = d.valsFree[n-1]
-			d.valsFree = d.valsFree[:n-1]
-			d.vals[i] = val
-		} else {
-			i = uint32(len(d.vals))
-			d.vals = append(d.vals, val)
-		}
-		return uint64(i), ""
+		return uint64(takeSlot(&d.vals, &d.valsFree, val)), ""
 	case dictSet:
 		return 0, ""
 	case dictInt:
@@ -405,17 +396,22 @@ func (d *Dict[V]) encode(val V) (tag uint64, inline string) {
 	if sv.o == nil && len(sv.s) < BigValue {
 		return uint64(len(sv.s)) << 1, sv.s
 	}
-	var i uint32
-	if n := len(d.sideFree); n > 0 {
-		i = d.sideFree[n-1]
-		d.sideFree = d.sideFree[:n-1]
-		d.side[i] = sv
-	} else {
-		i = uint32(len(d.side))
-		d.side = append(d.side, sv)
-	}
+	i := takeSlot(&d.side, &d.sideFree, sv)
 	d.sideBytes += int64(len(sv.s))
 	return uint64(i)<<1 | 1, ""
+}
+
+// takeSlot stores v in a free slot of *slots (one listed in *free), or
+// appends it, and returns its index.
+func takeSlot[T any](slots *[]T, free *[]uint32, v T) uint32 {
+	if n := len(*free); n > 0 {
+		i := (*free)[n-1]
+		*free = (*free)[:n-1]
+		(*slots)[i] = v
+		return i
+	}
+	*slots = append(*slots, v)
+	return uint32(len(*slots) - 1)
 }
 
 // release frees what the value tag holds outside the record.
