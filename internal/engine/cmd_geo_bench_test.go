@@ -5,9 +5,6 @@ import (
 	"math"
 	"strconv"
 	"testing"
-
-	"github.com/ordo-db/ordo/internal/engine"
-	"github.com/ordo-db/ordo/internal/resp"
 )
 
 // BenchmarkGeoSearch measures GEOSEARCH over 1,000,000 random points in a
@@ -19,16 +16,7 @@ import (
 func BenchmarkGeoSearch(b *testing.B) {
 	const n = 1_000_000
 	const earthR = 6372797.560856
-	e := engine.New(nil)
-	defer e.Close()
-	cl := e.NewClient("embedded")
-	w := &resp.Writer{Proto: 2}
-	call := func(a [][]byte) {
-		w.Reset()
-		e.Lock()
-		e.Call(cl, a, w)
-		e.Unlock()
-	}
+	call := benchCaller(b)
 	rnd := uint64(1)
 	next := func() float64 {
 		rnd = rnd*6364136223846793005 + 1442695040888963407

@@ -18,16 +18,7 @@ import (
 func BenchmarkZRangeByScore(b *testing.B) {
 	const n = 1_000_000
 	const span = 1 << 52
-	e := engine.New(nil)
-	defer e.Close()
-	cl := e.NewClient("embedded")
-	w := &resp.Writer{Proto: 2}
-	call := func(a [][]byte) {
-		w.Reset()
-		e.Lock()
-		e.Call(cl, a, w)
-		e.Unlock()
-	}
+	call := benchCaller(b)
 	rnd := uint64(1)
 	next := func() uint64 {
 		rnd = rnd*6364136223846793005 + 1442695040888963407
@@ -97,4 +88,19 @@ func BenchmarkZRangeByScore(b *testing.B) {
 		}
 		b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	})
+}
+
+// benchCaller returns a function that runs one command on a fresh engine
+// (closed when b ends), as an embedded client would, discarding the reply.
+func benchCaller(b *testing.B) func(a [][]byte) {
+	e := engine.New(nil)
+	b.Cleanup(e.Close)
+	cl := e.NewClient("embedded")
+	w := &resp.Writer{Proto: 2}
+	return func(a [][]byte) {
+		w.Reset()
+		e.Lock()
+		e.Call(cl, a, w)
+		e.Unlock()
+	}
 }
