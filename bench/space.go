@@ -27,6 +27,7 @@ import (
 
 	"github.com/ordo-db/ordo/backend"
 	"github.com/ordo-db/ordo/index"
+	"github.com/ordo-db/ordo/internal/sysinfo"
 )
 
 const (
@@ -308,6 +309,7 @@ type spaceLat struct {
 	lat                   []float64
 	hits, scanned, ranges int
 	serverUS              float64 // the server's own time per query, µs
+	clientUS              float64 // this process's CPU time per query, µs
 }
 
 func (l spaceLat) pct(p float64) float64 {
@@ -422,9 +424,9 @@ func runSpace(b *rawBackend, sp *index.Space, kind string, qs []spaceQuery) (geo
 			break
 		}
 		for _, g := range []bool{i%2 == 0, i%2 == 1} {
-			t0 := time.Now()
+			c0, t0 := sysinfo.ProcessCPU(), time.Now()
 			n, st, err := spaceOne(b, sp, kind, g, q)
-			el := float64(time.Since(t0)) / 1e6
+			el, cpu := float64(time.Since(t0))/1e6, sysinfo.ProcessCPU()-c0
 			if err != nil {
 				return geo, space, fmt.Errorf("%s: %w", map[bool]string{true: "GEOSEARCH", false: "Space"}[g], err)
 			}
@@ -433,6 +435,7 @@ func runSpace(b *rawBackend, sp *index.Space, kind string, qs []spaceQuery) (geo
 				l = &geo
 			}
 			l.lat = append(l.lat, el)
+			l.clientUS += float64(cpu) / 1e3
 			l.hits += n
 			l.scanned += st.Scanned
 			l.ranges += st.Ranges
@@ -444,6 +447,8 @@ func runSpace(b *rawBackend, sp *index.Space, kind string, qs []spaceQuery) (geo
 	}
 	geo.serverUS = us["geosearch"] / float64(max(len(geo.lat), 1))
 	space.serverUS = (us["zrange"] + us["zcard"]) / float64(max(len(space.lat), 1))
+	geo.clientUS /= float64(max(len(geo.lat), 1))
+	space.clientUS /= float64(max(len(space.lat), 1))
 	return geo, space, nil
 }
 
@@ -594,9 +599,12 @@ func spaceRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 			med := func(ls []spaceLat, p float64) float64 {
 				var xs []float64
 				for _, l := range ls {
-					if p < 0 {
+					switch {
+					case p == -2:
+						xs = append(xs, l.clientUS)
+					case p < 0:
 						xs = append(xs, l.serverUS)
-					} else {
+					default:
 						xs = append(xs, l.pct(p))
 					}
 				}
@@ -614,8 +622,8 @@ func spaceRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 				gq, gh, _, _ := sum(g)
 				sq, sh, ss, sr := sum(s)
 				allHits, allScanned = allHits+sh, allScanned+ss
-				note := fmt.Sprintf("p50 %.3f / %.3f ms, p99 %.3f / %.3f ms; server time per query (INFO commandstats) %.0f / %.0f µs; points returned per query %.0f / %.0f; Space: %.2f members read per point, %.1f ranges; %d / %d queries, in turns.",
-					med(g, 0.5), med(s, 0.5), med(g, 0.99), med(s, 0.99), med(g, -1), med(s, -1),
+				note := fmt.Sprintf("p50 %.3f / %.3f ms, p99 %.3f / %.3f ms; server time per query (INFO commandstats) %.0f / %.0f µs; the bench's CPU per query (its client: sending, reading the reply and, for Space, the decomposition and filtering) %.0f / %.0f µs; points returned per query %.0f / %.0f; Space: %.2f members read per point, %.1f ranges; %d / %d queries, in turns.",
+					med(g, 0.5), med(s, 0.5), med(g, 0.99), med(s, 0.99), med(g, -1), med(s, -1), med(g, -2), med(s, -2),
 					float64(gh)/float64(max(gq, 1)), float64(sh)/float64(max(sq, 1)),
 					float64(ss)/float64(max(sh, 1)), float64(sr)/float64(max(sq, 1)), gq, sq)
 				base := map[string]string{"box": "GEOSEARCH BYBOX", "within": "GEOSEARCH BYRADIUS ASC", "nearest": "GEOSEARCH BYRADIUS ASC COUNT k"}[kind] + " on the same server"
@@ -627,8 +635,8 @@ func spaceRows(o Options, sel *regexp.Regexp, tmp string) []Result {
 				}
 				add(r50)
 				add(r99)
-				o.Log("space %-8s %5d hits on %-12s p50 %7.3f / %7.3f ms  p99 %7.3f / %7.3f ms  server %6.0f / %6.0f µs  read/hit %.2f %s",
-					kind, h, srv, r50.Redis, r50.Ordo, r99.Redis, r99.Ordo, med(g, -1), med(s, -1), float64(ss)/float64(max(sh, 1)), r50.Err)
+				o.Log("space %-8s %5d hits on %-12s p50 %7.3f / %7.3f ms  p99 %7.3f / %7.3f ms  server %6.0f / %6.0f µs  client %6.0f / %6.0f µs  read/hit %.2f %s",
+					kind, h, srv, r50.Redis, r50.Ordo, r99.Redis, r99.Ordo, med(g, -1), med(s, -1), med(g, -2), med(s, -2), float64(ss)/float64(max(sh, 1)), r50.Err)
 			}
 			add(Result{Group: "space", Name: scanName(kind, h), Unit: "members/point", Redis: 1,
 				Ordo: float64(allScanned) / float64(max(allHits, 1)), Goal: 2,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/ordo-db/ordo/internal/sysinfo"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -93,6 +94,69 @@ func BenchmarkSpaceNearest(b *testing.B) {
 				scanned += st.Scanned
 			}
 			b.ReportMetric(float64(scanned)/float64(k*b.N), "read/point")
+			b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// BenchmarkSpaceBox measures Box's own work (the server's replaced by
+// codeBackend) over 1,000,000 random 2-D points of 26 bits, for boxes of
+// about 100 and 1,000 points, as the bench's space rows ask.
+func BenchmarkSpaceBox(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 1_000_000
+	cb := &codeBackend{codes: make([]uint64, n), ids: make([]string, n)}
+	for i := range cb.codes {
+		cb.codes[i] = r.Uint64N(1 << 52)
+	}
+	slices.Sort(cb.codes)
+	for i := range cb.ids {
+		cb.ids[i] = "p" + strconv.Itoa(i)
+	}
+	s, _ := index.NewSpace(cb, "pts", 2, 26)
+	ctx := context.Background()
+	for _, k := range []int{100, 1000} {
+		b.Run(strconv.Itoa(k), func(b *testing.B) {
+			b.ReportAllocs()
+			// A square of k expected points: side = 2^26 * sqrt(k/n).
+			side := uint64(float64(1<<26) * math.Sqrt(float64(k)/n))
+			scanned, got := 0, 0
+			cpu0 := sysinfo.ProcessCPU()
+			for b.Loop() {
+				lo := []uint64{r.Uint64N(1<<26 - side), r.Uint64N(1<<26 - side)}
+				hi := []uint64{lo[0] + side, lo[1] + side}
+				hits, st, err := s.BoxStats(ctx, lo, hi)
+				if err != nil {
+					b.Fatal(err)
+				}
+				scanned += st.Scanned
+				got += len(hits)
+			}
+			b.ReportMetric(float64(scanned)/float64(max(got, 1)), "read/point")
+			b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// BenchmarkSpaceDecompose measures the decomposition of a box of about
+// 100, 1,000 and 10,000 of 1,000,000 points into ranges (Space.Ranges:
+// no server involved).
+func BenchmarkSpaceDecompose(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	cb := &codeBackend{}
+	s, _ := index.NewSpace(cb, "pts", 2, 26)
+	for _, k := range []int{100, 1000, 10000} {
+		b.Run(strconv.Itoa(k), func(b *testing.B) {
+			b.ReportAllocs()
+			side := uint64(float64(1<<26) * math.Sqrt(float64(k)/1e6))
+			cpu0 := sysinfo.ProcessCPU()
+			for b.Loop() {
+				lo := []uint64{r.Uint64N(1<<26 - side), r.Uint64N(1<<26 - side)}
+				hi := []uint64{lo[0] + side, lo[1] + side}
+				if _, err := s.Ranges(lo, hi); err != nil {
+					b.Fatal(err)
+				}
+			}
 			b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
