@@ -63,13 +63,9 @@ func (b *codeBackend) Eval(context.Context, *backend.Script, []string, ...any) (
 	return nil, errors.New("codeBackend: no scripts")
 }
 
-// BenchmarkSpaceNearest measures Nearest's own work (the server's
-// replaced by codeBackend) over 1,000,000 random 2-D points of 26 bits,
-// and reports members read per point returned and the process's CPU time
-// per query (steadier than ns/op on a shared machine).
-func BenchmarkSpaceNearest(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 2))
-	const n = 1_000_000
+// codeSpace is a 2-D space of 26 bits over n random points held by a
+// codeBackend.
+func codeSpace(r *rand.Rand, n int) *index.Space {
 	cb := &codeBackend{codes: make([]uint64, n), ids: make([]string, n)}
 	for i := range cb.codes {
 		cb.codes[i] = r.Uint64N(1 << 52)
@@ -79,6 +75,17 @@ func BenchmarkSpaceNearest(b *testing.B) {
 		cb.ids[i] = "p" + strconv.Itoa(i)
 	}
 	s, _ := index.NewSpace(cb, "pts", 2, 26)
+	return s
+}
+
+// BenchmarkSpaceNearest measures Nearest's own work (the server's
+// replaced by codeBackend) over 1,000,000 random 2-D points of 26 bits,
+// and reports members read per point returned and the process's CPU time
+// per query (steadier than ns/op on a shared machine).
+func BenchmarkSpaceNearest(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 1_000_000
+	s := codeSpace(r, n)
 	ctx := context.Background()
 	for _, k := range []int{100, 1000} {
 		b.Run(strconv.Itoa(k), func(b *testing.B) {
@@ -105,15 +112,7 @@ func BenchmarkSpaceNearest(b *testing.B) {
 func BenchmarkSpaceBox(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	const n = 1_000_000
-	cb := &codeBackend{codes: make([]uint64, n), ids: make([]string, n)}
-	for i := range cb.codes {
-		cb.codes[i] = r.Uint64N(1 << 52)
-	}
-	slices.Sort(cb.codes)
-	for i := range cb.ids {
-		cb.ids[i] = "p" + strconv.Itoa(i)
-	}
-	s, _ := index.NewSpace(cb, "pts", 2, 26)
+	s := codeSpace(r, n)
 	ctx := context.Background()
 	for _, k := range []int{100, 1000} {
 		b.Run(strconv.Itoa(k), func(b *testing.B) {
