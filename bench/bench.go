@@ -8,6 +8,12 @@
 // Redis, Ordo, ...), is repeated (three times by default) and the median
 // is reported, so a noisy machine does not decide the result. Nothing is
 // smoothed or hard-coded: a row where Ordo is behind is printed as such.
+//
+// A run writes results.json (each row with the run it comes from: date,
+// machine, commit, command, load average), and RESULTS.md and ratios.svg
+// are generated from that file alone (Render). A partial run with
+// Options.Merge replaces only its own rows there, so every row of
+// RESULTS.md keeps the run that measured it and the chart draws them all.
 package bench
 
 import (
@@ -39,8 +45,13 @@ type Options struct {
 	Repeat   int    // measurements per row and server (median reported)
 	Elements int    // elements loaded for the memory and load rows
 	Rows     string // regexp selecting rows by name ("" = all)
-	Out      string // directory for RESULTS.md and ratios.svg
+	Out      string // directory for results.json, RESULTS.md and ratios.svg
 	OrdoBin  string // ordo-server binary ("" = build ./cmd/ordo-server)
+	// Merge puts the rows this run measures into Out's existing
+	// results.json, replacing the rows of the same names and keeping
+	// every other row with the run it came from (see merge). Without it
+	// the run's rows replace the whole file.
+	Merge bool
 	// OrdoProcs is GOMAXPROCS for ordo-server: 0 means all cores but one,
 	// left to redis-benchmark, which runs on the same machine (Redis's
 	// single main thread likewise leaves the other cores to the client).
@@ -49,28 +60,44 @@ type Options struct {
 	// selected by -rows like the others, e.g. -rows soak -soak 150s).
 	Soak time.Duration
 	Log  func(format string, args ...any)
+
+	userOrdoBin string // OrdoBin as given (the run's command names it)
 }
 
 // Result is one row: the median figure of each server and their ratio.
+// It is also a row of results.json (the JSON names).
 type Result struct {
-	Group       string // "throughput", "memory", "load", "restart", "cache", "soak", "index", "data"
-	Name        string
-	Unit        string
-	Redis, Ordo float64
+	Group string  `json:"group"` // "throughput", "memory", "load", "restart", "cache", "soak", "index", "data", ...
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit"`
+	Redis float64 `json:"redis"`
+	Ordo  float64 `json:"ordo"`
+	// StoredRatio is the ratio as results.json holds it (from the
+	// unrounded figures; Ratio returns it when set).
+	StoredRatio float64 `json:"ratio"`
 	// HigherBetter tells how to read the ratio ordo/redis.
-	HigherBetter bool
-	Extra        string // p50/p99 latencies, bytes per element ...
-	Err          string
+	HigherBetter bool   `json:"higher_better"`
+	Extra        string `json:"notes,omitempty"` // p50/p99 latencies, bytes per element ...
+	Err          string `json:"error,omitempty"`
 	// Base, when set, says what the Redis column holds instead of
 	// redis-server (e.g. ordo-server without an index).
-	Base string
+	Base string `json:"base,omitempty"`
 	// Goal, when set, is the ratio the row must reach (at least, or at
 	// most if !HigherBetter) to be marked ✔, instead of 1.
-	Goal float64
+	Goal float64 `json:"goal,omitempty"`
+	// Run is the RunInfo.ID of the run in results.json the row comes from.
+	Run int `json:"run"`
 }
+
+// key is the row's "group name", what -rows matches and what names a
+// row in results.json.
+func (r Result) key() string { return r.Group + " " + r.Name }
 
 // Ratio is Ordo's figure over Redis's.
 func (r Result) Ratio() float64 {
+	if r.StoredRatio != 0 {
+		return r.StoredRatio
+	}
 	if r.Redis == 0 {
 		return 0
 	}
@@ -124,12 +151,33 @@ func (o *Options) defaults() {
 	}
 }
 
-// Run measures every selected row and writes RESULTS.md and ratios.svg.
+// rowGroups are the row groups in the order Run measures them.
+var rowGroups = []struct {
+	name string
+	rows func(Options, *regexp.Regexp, string) []Result
+}{
+	{"throughput", throughputRows}, {"stream", streamRows}, {"memory", memoryRows}, {"load", loadRows},
+	{"restart", restartRows}, {"cache", cacheRows}, {"soak", soakRows}, {"index", indexRows},
+	{"space", spaceRows}, {"repl", replRows}, {"data", dataRows},
+}
+
+// Run measures every selected row and writes results.json, RESULTS.md
+// and ratios.svg into o.Out: the run's rows alone, or with o.Merge its
+// rows merged into the results already there.
 func Run(o Options) ([]Result, error) {
+	o.userOrdoBin = o.OrdoBin
 	o.defaults()
 	sel, err := regexp.Compile(o.Rows)
 	if err != nil {
 		return nil, fmt.Errorf("bench: -rows: %w", err)
+	}
+	var old *File
+	if o.Merge {
+		// Read before measuring: a run that cannot be merged fails now,
+		// not after an hour.
+		if old, err = ReadFile(filepath.Join(o.Out, ResultsFile)); err != nil {
+			return nil, fmt.Errorf("bench: -merge: %w", err)
+		}
 	}
 	for _, tool := range []string{"redis-server", "redis-benchmark", "redis-cli"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -161,25 +209,40 @@ func Run(o Options) ([]Result, error) {
 		}
 	}
 	start := time.Now()
+	fl := flagsOf(o)
+	run := RunInfo{ID: 1, Command: fl.command(), Flags: fl, Machine: machine(),
+		Redis: version("redis-server", "--version"), Ordo: version(o.OrdoBin, "--version"),
+		Go: runtime.Version(), Commit: gitDescribe(), GroupLoad: map[string][]float64{}}
+	l0 := loadAvg()
 	var results []Result
-	results = append(results, throughputRows(o, sel, tmp)...)
-	results = append(results, streamRows(o, sel, tmp)...)
-	results = append(results, memoryRows(o, sel, tmp)...)
-	results = append(results, loadRows(o, sel, tmp)...)
-	results = append(results, restartRows(o, sel, tmp)...)
-	results = append(results, cacheRows(o, sel, tmp)...)
-	results = append(results, soakRows(o, sel, tmp)...)
-	results = append(results, indexRows(o, sel, tmp)...)
-	results = append(results, spaceRows(o, sel, tmp)...)
-	results = append(results, replRows(o, sel, tmp)...)
-	results = append(results, dataRows(o, sel, tmp)...)
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return results, err
+	for _, g := range rowGroups {
+		before := loadAvg()
+		rs := g.rows(o, sel, tmp)
+		if len(rs) > 0 {
+			run.GroupLoad[g.name] = []float64{before, loadAvg()}
+		}
+		results = append(results, rs...)
 	}
-	if err := writeReport(o, results, time.Since(start)); err != nil {
-		return results, err
+	run.LoadAvg = []float64{l0, loadAvg()}
+	// Two rows of one name would make results.json unreadable: keep both.
+	seen := map[string]int{}
+	for i := range results {
+		k := results[i].key()
+		if seen[k]++; seen[k] > 1 {
+			results[i].Name += fmt.Sprintf(" #%d", seen[k])
+			o.Log("bench: two rows named %q; the second is written as %q", k, results[i].key())
+		}
 	}
-	return results, writeChart(filepath.Join(o.Out, "ratios.svg"), results)
+	run.Date = time.Now().UTC().Truncate(time.Second)
+	run.Took = time.Since(start).Round(time.Second).String()
+	f := &File{Version: 1, Runs: []RunInfo{run}, Rows: results}
+	for i := range f.Rows {
+		f.Rows[i].Run = run.ID
+	}
+	if o.Merge {
+		f = merge(old, run, results, o, sel, o.Log)
+	}
+	return results, WriteAll(o.Out, f)
 }
 
 func startRedis(o Options, tmp string, extra ...string) (*server, error) {
@@ -873,45 +936,6 @@ func version(bin string, args ...string) string {
 		return "unknown"
 	}
 	return strings.TrimSpace(string(out))
-}
-
-func writeReport(o Options, rs []Result, took time.Duration) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Ordo vs Redis, side by side\n\n")
-	fmt.Fprintf(&b, "Generated by `go run ./cmd/ordo bench` on %s in %s.\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), took.Round(time.Second))
-	fmt.Fprintf(&b, "- Machine: %s\n", machine())
-	fmt.Fprintf(&b, "- redis-server: %s\n", version("redis-server", "--version"))
-	fmt.Fprintf(&b, "- ordo-server: %s\n", version(o.OrdoBin, "--version"))
-	fmt.Fprintf(&b, "- Go: %s\n", runtime.Version())
-	fmt.Fprintf(&b, "- Settings: redis-benchmark -c %d -n %d -r %d; %d elements for memory/load/restart rows; each figure is the median of %d runs, the servers alternating (Redis, Ordo, Redis, Ordo ...). Both servers run without persistence except in the restart row. The load generator runs on the same machine: ordo-server gets GOMAXPROCS=%d (all cores but one, as Redis's single main thread leaves the rest to the client; `-ordo-procs` changes it).\n\n",
-		o.Clients, o.N, o.Keyspace, o.Elements, o.Repeat, o.OrdoProcs)
-	fmt.Fprintf(&b, "Ratio = Ordo / Redis. For throughput higher is better; for memory and time lower is better. ✔ marks rows where Ordo is ahead or equal (or, where a row states a goal, meets it).\n\n")
-	fmt.Fprintf(&b, "![ratios](ratios.svg)\n\n")
-	group := ""
-	for _, r := range rs {
-		if r.Group != group {
-			group = r.Group
-			fmt.Fprintf(&b, "\n## %s\n\n| row | unit | Redis | Ordo | Ordo/Redis | | notes |\n|---|---|---:|---:|---:|---|---|\n", group)
-		}
-		mark := "✘"
-		if r.OrdoBetter() {
-			mark = "✔"
-		}
-		notes := r.Extra
-		if r.Base != "" {
-			notes = strings.TrimSpace("Redis column: " + r.Base + ". " + notes)
-		}
-		if r.Goal != 0 {
-			notes = strings.TrimSpace(notes + fmt.Sprintf(" Goal: ratio %s %.2f.", map[bool]string{true: "≥", false: "≤"}[r.HigherBetter], r.Goal))
-		}
-		if r.Err != "" {
-			notes = strings.TrimSpace(notes + " **error:** " + r.Err)
-			mark = "!"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %s | %s |\n", r.Name, r.Unit, fmtNum(r.Redis), fmtNum(r.Ordo), r.Ratio(), mark, notes)
-	}
-	fmt.Fprintf(&b, "\nReproduce one row: `go run ./cmd/ordo bench -rows 'ZADD -P 16'` (a regular expression over \"group name\"). See bench/README.md.\n")
-	return os.WriteFile(filepath.Join(o.Out, "RESULTS.md"), []byte(b.String()), 0o644)
 }
 
 func fmtNum(x float64) string {

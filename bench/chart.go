@@ -5,19 +5,15 @@ import (
 	"encoding/xml"
 	"fmt"
 	"math"
-	"os"
 )
 
-// writeChart writes an SVG with one horizontal bar per row: the ratio
+// chartSVG draws an SVG with one horizontal bar per row: the ratio
 // Ordo/Redis on a log scale around 1.0 (log2 clamped to [-3, 3], so the
 // ends are 1/8 and 8x), green where Ordo is ahead, red where it is
 // behind. For lower-is-better rows the bar is mirrored, so right of the
 // 1.0 line always means Ordo ahead. Each bar is labelled with the ratio
 // itself; a row without a ratio (an error, no Redis figure) says n/a.
-func writeChart(path string, rs []Result) error {
-	return os.WriteFile(path, chartSVG(rs), 0o644)
-}
-
+// Every row of the results is drawn, whichever run it comes from.
 func chartSVG(rs []Result) []byte {
 	const (
 		rowH   = 18

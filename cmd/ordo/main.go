@@ -1,11 +1,12 @@
 // Command ordo is Ordo's tool:
 //
-//	ordo bench [-rows REGEXP] [-n 200000] [-repeat 3] [-elements 1000000] [-out bench]
+//	ordo bench [-rows REGEXP] [-merge] [-n 200000] [-repeat 3] [-elements 1000000] [-out bench]
+//	ordo bench -render [-out bench]
 //	ordo load [-h host] [-p port] [-a password] [FILE|-]
 //	ordo gen --cmd TEMPLATE [--zadd 'key score member'] [FILE|-]
 //
 // bench measures ordo-server against redis-server side by side and writes
-// bench/RESULTS.md and bench/ratios.svg.
+// bench/results.json, and from it bench/RESULTS.md and bench/ratios.svg.
 package main
 
 import (
@@ -72,15 +73,19 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Keyspace, "r", 1000000, "random keyspace size")
 	fs.IntVar(&o.Repeat, "repeat", 3, "measurements per row and server (median reported)")
 	fs.IntVar(&o.Elements, "elements", 1000000, "elements for memory, load and restart rows")
-	fs.StringVar(&o.Out, "out", "bench", "directory for RESULTS.md and ratios.svg")
+	fs.StringVar(&o.Out, "out", "bench", "directory for results.json, RESULTS.md and ratios.svg")
+	fs.BoolVar(&o.Merge, "merge", false, "merge the rows this run measures into the results.json in -out (each other row keeps its own run) instead of replacing it")
+	render := fs.Bool("render", false, "run nothing: regenerate RESULTS.md and ratios.svg in -out from its results.json")
+	importMD := fs.String("import", "", "run nothing: make -out's results.json (which must not exist) from this RESULTS.md, then render")
 	fs.StringVar(&o.OrdoBin, "ordo-server", "", "ordo-server binary (default: build ./cmd/ordo-server)")
 	fs.DurationVar(&o.Soak, "soak", 0, "length of each soak run (sustained mixed load with AOF rewrites); 0 skips the soak rows")
 	fs.IntVar(&o.OrdoProcs, "ordo-procs", 0, "GOMAXPROCS of ordo-server (default: all cores but one, left to redis-benchmark)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: ordo bench [-rows REGEXP] [-soak 150s] [-n 200000] [-repeat 3] [-elements 1000000] [-out bench]
+		fmt.Fprintln(fs.Output(), `usage: ordo bench [-rows REGEXP] [-merge] [-soak 150s] [-n 200000] [-repeat 3] [-elements 1000000] [-out bench]
+       ordo bench -render [-out bench]
 
 Measures ordo-server against redis-server side by side and writes
-RESULTS.md and ratios.svg (see bench/README.md).`)
+results.json, RESULTS.md and ratios.svg (see bench/README.md).`)
 		fs.PrintDefaults()
 	}
 	// The flag package prints the usage itself on -h, -help and --help:
@@ -99,6 +104,23 @@ RESULTS.md and ratios.svg (see bench/README.md).`)
 	if err != nil {
 		stderr.Write(msg.Bytes())
 		return 2
+	}
+	switch {
+	case *render && *importMD != "":
+		fmt.Fprintln(stderr, "ordo bench: -render and -import exclude each other")
+		return 2
+	case *render:
+		if err := bench.Render(o.Out); err != nil {
+			fmt.Fprintln(stderr, "ordo bench:", err)
+			return 1
+		}
+		return 0
+	case *importMD != "":
+		if err := bench.Import(o.Out, *importMD); err != nil {
+			fmt.Fprintln(stderr, "ordo bench:", err)
+			return 1
+		}
+		return 0
 	}
 	if _, err := bench.Run(o); err != nil {
 		fmt.Fprintln(stderr, "ordo bench:", err)
