@@ -1,6 +1,7 @@
 package repl_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -207,4 +208,65 @@ func TestReplicaLogRestartAfterSync(t *testing.T) {
 	replicaOf(t, c3, r.Addr)
 	waitSynced(t, master, c3)
 	compare(t, master, c3)
+}
+
+// TestReplicaLogRestartPause measures how long clients of a replica with
+// appendonly yes wait while it syncs 1M keys from an ordo-server and makes
+// them durable: the longest PING round trip from a client of the replica,
+// from REPLICAOF until the log holds the new data set. A measurement, not
+// an assertion (run with ORDO_REPL_PAUSE=1; see the package doc).
+func TestReplicaLogRestartPause(t *testing.T) {
+	if os.Getenv("ORDO_REPL_PAUSE") == "" {
+		t.Skip("a measurement: ORDO_REPL_PAUSE=1 go test ./internal/repl -run TestReplicaLogRestartPause -v")
+	}
+	m := redistest.StartOrdo(t, "repl-diskless-sync", "no")
+	mc := redistest.Dial(t, m.Addr)
+	const keys = 1_000_000
+	mc.FillMSET(keys, "key:", "value-")
+	var lines []string
+	var mu sync.Mutex
+	collect := func(format string, args ...any) {
+		mu.Lock()
+		lines = append(lines, strings.TrimSpace(fmt.Sprintf(format, args...)))
+		mu.Unlock()
+	}
+	o, _ := startWithLog(t, t.TempDir(), collect)
+	o.Server.Logf = collect // the replica's lines
+	rc := redistest.Dial(t, o.Addr)
+	pinger := redistest.Dial(t, o.Addr)
+	start := time.Now()
+	replicaOf(t, rc, m.Addr)
+	var worst, worstAfterUp time.Duration
+	var up time.Duration
+	pings := 0
+	for i := 0; ; i++ {
+		t0 := time.Now()
+		pinger.Do("PING")
+		d := time.Since(t0)
+		worst = max(worst, d)
+		if up > 0 {
+			worstAfterUp = max(worstAfterUp, d)
+		}
+		pings++
+		if i%16 == 0 {
+			if up == 0 && info(rc, "master_link_status") == "up" {
+				up = time.Since(start)
+			}
+			f := persistence(rc.Do("INFO", "persistence").Str)
+			if up > 0 && f["aof_rewrites"] == "1" && f["aof_rewrite_in_progress"] == "0" {
+				break
+			}
+		}
+		if time.Since(start) > 3*time.Minute {
+			t.Fatal("not durable within 3 minutes")
+		}
+	}
+	mu.Lock()
+	for _, l := range lines {
+		t.Log(l)
+	}
+	mu.Unlock()
+	t.Logf("%d keys: link up after %v, durable after %v; longest PING on the replica %v (after the link was up %v; %d PINGs)",
+		keys, up.Round(time.Millisecond), time.Since(start).Round(time.Millisecond),
+		worst.Round(time.Microsecond), worstAfterUp.Round(time.Microsecond), pings)
 }
