@@ -39,10 +39,11 @@ type liveState struct {
 // RestartAfterSync makes the data set just swapped in (engine lock held)
 // durable with a background rewrite; see above. The caller stops a
 // running rewrite first (StopRewrite): its base is of the old data set.
-// Without the log (appendonly no) it does nothing.
+// Without the log (appendonly no) there is nothing to restart: it
+// returns an error, and the caller saves otherwise.
 func (a *AOF) RestartAfterSync() error {
 	if !a.enabled {
-		return nil
+		return errors.New("aof: the log is off")
 	}
 	if a.closed.Load() {
 		return errors.New("ERR shutting down")
@@ -290,6 +291,9 @@ func (a *AOF) finishLive(sw *switchState, tmp string, size int64) error {
 	old := a.man
 	a.man = m
 	a.mu.Lock()
+	for a.busy { // the leader's (fileSize is its own while it writes)
+		a.cond.Wait()
+	}
 	incr := a.fileSize
 	a.mu.Unlock()
 	a.installed(m, size, incr)

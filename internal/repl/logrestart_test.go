@@ -270,3 +270,43 @@ func TestReplicaLogRestartPause(t *testing.T) {
 		keys, up.Round(time.Millisecond), time.Since(start).Round(time.Millisecond),
 		worst.Round(time.Microsecond), worstAfterUp.Round(time.Microsecond), pings)
 }
+
+// A rewrite of the replica's old data set running when the full sync
+// swaps the new one in is stopped first (Redis kills its rewrite child):
+// had it been installed, the log would hold the old data set and the
+// changes after it. A restart on the replica's directory has the
+// master's data set and nothing of the old one.
+func TestReplicaLogRestartStopsOldRewrite(t *testing.T) {
+	r := redistest.StartRedis(t, "--repl-diskless-sync-delay", "0")
+	master := redistest.Dial(t, r.Addr)
+	writeAll(t, master, "m:")
+	dir := t.TempDir()
+	o, p := startWithLog(t, dir, nil)
+	replica := redistest.Dial(t, o.Addr)
+	replica.FillMSET(300_000, "old:", "v")
+	if v := replica.Do("BGREWRITEAOF"); v.Str != "Background append only file rewriting started" {
+		t.Fatalf("BGREWRITEAOF: %v", v)
+	}
+	replicaOf(t, replica, r.Addr)
+	waitSynced(t, master, replica)
+	for deadline := time.Now().Add(time.Minute); ; {
+		if f := persistence(replica.Do("INFO", "persistence").Str); f["aof_rewrite_in_progress"] == "0" {
+			if f["aof_last_bgrewrite_status"] != "ok" || f["aof_rewrite_scheduled"] != "0" {
+				t.Fatalf("after the rewrite: %v", f)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the rewrite after the sync did not complete within a minute")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	master.Do("SET", "after", "the sync")
+	waitSynced(t, master, replica)
+	o.Server.Close()
+	if err := p.Close(false); err != nil {
+		t.Fatal(err)
+	}
+	o2, _ := startWithLog(t, dir, nil)
+	compare(t, master, redistest.Dial(t, o2.Addr))
+}
