@@ -223,6 +223,8 @@ type AOF struct {
 	loadExpired      atomic.Int64
 	delayedFsync     atomic.Int64
 
+	live liveState // a replica's restart of the log (restart.go)
+
 	rwDone   chan struct{} // closed when the running rewrite ends
 	rwCancel atomic.Bool   // stops the running rewrite (Close)
 	stop     chan struct{}

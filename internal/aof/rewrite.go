@@ -285,6 +285,7 @@ type switchState struct {
 	paused time.Duration // how long writes waited for the switch
 	seq    int           // of the new base and incremental file
 	newf   *os.File      // the new incremental file, once created
+	live   bool          // newf is already the log's file (restart.go)
 }
 
 // newIncr creates the switch's new incremental file (not listed by the
@@ -332,6 +333,9 @@ func (a *AOF) drainAfterMark(sw *switchState) error {
 // dropSwitch gives up a switch and removes its new incremental file.
 func (a *AOF) dropSwitch(sw *switchState, holdBusy bool) {
 	a.abortSwitch(holdBusy)
+	if sw.live {
+		return // the log's file: changes keep going to it
+	}
 	if sw.newf != nil {
 		sw.newf.Close()
 		os.Remove(filepath.Join(a.dir, a.incrName(sw.seq)))
@@ -420,6 +424,9 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 		}
 		a.installed(m, size, 0)
 		return nil
+	}
+	if sw.live {
+		return a.finishLive(sw, tmp, size)
 	}
 	if err := a.newIncr(sw); err != nil {
 		a.dropSwitch(sw, false)

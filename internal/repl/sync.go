@@ -121,19 +121,44 @@ func (r *Replica) fullSync(gen int64, br *bufio.Reader, id string, off int64) er
 	cl := e.NewClient(engine.KindMaster) // applies the file's state
 	cl.Authenticated = true
 	defer e.RemoveClient(cl)
-	e.Lock()
-	if r.stale(gen) {
+	// With the log on, a rewrite running now writes the old data set: it
+	// is stopped before the swap (as Redis kills its rewrite child), and
+	// one started meanwhile too.
+	var lr logRestarter
+	if p := e.Persistence; p != nil && keep == nil {
+		lr, _ = p.(logRestarter)
+	}
+	for {
+		if lr != nil {
+			lr.StopRewrite()
+		}
+		e.Lock()
+		if r.stale(gen) {
+			e.Unlock()
+			ds.Discard()
+			return errStale
+		}
+		if lr == nil || !lr.RewriteRunning() {
+			break
+		}
 		e.Unlock()
-		ds.Discard()
-		return errStale
 	}
 	functions, state, hasState := ds.Functions, ds.State, ds.HasState
 	e.SwapDataset(ds)
 	r.applyState(cl, functions, state, hasState)
 	if p := e.Persistence; p != nil && keep == nil {
-		// The swap bypassed the log: make the new dataset durable.
-		if err := p.Save(); err != nil {
-			r.logf("MASTER <-> REPLICA sync: saving the loaded dataset failed: %v", err)
+		// The swap bypassed the log: make the new dataset durable, with
+		// a background rewrite whose T0 is now (restartAOFAfterSYNC), or
+		// a synchronous save if that cannot start.
+		err := errors.New("the persistence has no background restart")
+		if lr != nil {
+			err = lr.RestartAfterSync()
+		}
+		if err != nil {
+			r.logf("MASTER <-> REPLICA sync: starting the AOF rewrite failed (%v): saving the loaded dataset now", err)
+			if err := p.Save(); err != nil {
+				r.logf("MASTER <-> REPLICA sync: saving the loaded dataset failed: %v", err)
+			}
 		}
 	}
 	r.mu.Lock()
@@ -151,6 +176,14 @@ func (r *Replica) fullSync(gen int64, br *bufio.Reader, id string, off int64) er
 	e.Unlock()
 	r.logf("MASTER <-> REPLICA sync: Finished with success")
 	return nil
+}
+
+// logRestarter is the log's side of a full sync (internal/aof's
+// RestartAfterSync).
+type logRestarter interface {
+	StopRewrite()
+	RewriteRunning() bool
+	RestartAfterSync() error
 }
 
 // countingSource counts the bytes of the RDB transfer read so far
