@@ -49,7 +49,7 @@ type field struct {
 // key, tags and terms; numbers and points are in their fields' columns)
 // is, so that a change can remove exactly that.
 type doc struct {
-	rec     uint32  // offset of the document's record in index.recs
+	rec     uint32  // where the document's record is in index.recs (recArena.at)
 	maxFreq uint32  // the largest term frequency (TFIDF's norm)
 	length  uint32  // the sum of term frequencies (TFIDF.DOCNORM, BM25)
 	seq     uint64  // order of indexing: RediSearch's document id, which breaks score ties; 0: a free id
@@ -100,7 +100,7 @@ type index struct {
 	odd   []uint64 // bit per id: the document's score is not the index's, or a term occurs in it more than once (doc.odd)
 	live  int
 	keys  keyTable // key -> id
-	recs  []byte   // the documents' records (recordOf), appended
+	recs  recArena // the documents' records, appended
 	dead  int      // bytes of recs no document uses
 	recSc []byte   // addSource's record, reused
 
@@ -161,20 +161,79 @@ func (ix *index) doc(id uint32) *doc { return &ix.docs[id>>pageBits][id&(pageSiz
 // length, the key, then for each TAG field (in schema order) uvarint
 // count and its tags' ids, then uvarint count and the ids of its terms.
 // Records are only appended (a changed document gets a new one), so a
-// key read from one stays valid; recs is compacted into a new array when
+// key read from one stays valid; recs is compacted into a new arena when
 // more than half of it is dead.
+
+// recArena holds the records in pages of at most recPage bytes (a record
+// larger than that has a page of its own), each filled and never moved: a
+// record's place is its page << recPageBits | its offset there. One
+// growing array was copied whole at each growth (Go grows a large slice
+// by a quarter: about five bytes allocated and copied per byte kept,
+// more than the record itself cost to build); pages cost one allocation
+// per recPage bytes, and at most the last page's room is slack. First
+// pages are small (an index of a few documents holds a few hundred
+// bytes), doubling up to recPage. At most 2^(32-recPageBits) pages: 4 GiB
+// of records, as a 32-bit offset into one array allowed.
+type recArena struct {
+	pages [][]byte
+	used  int // bytes of records, over all pages
+	room  int // bytes allocated, over all pages
+}
+
+const (
+	recPageBits = 16
+	recPage     = 1 << recPageBits
+)
+
+// at returns the bytes from record place off on.
+func (a *recArena) at(off uint32) []byte {
+	return a.pages[off>>recPageBits][off&(recPage-1):]
+}
+
+// add appends a record: b prefixed by its uvarint length; its place.
+func (a *recArena) add(b []byte) uint32 {
+	need := uvarintLen(uint64(len(b))) + len(b)
+	np := len(a.pages)
+	if np == 0 || cap(a.pages[np-1])-len(a.pages[np-1]) < need {
+		size := recPage
+		if np == 0 || cap(a.pages[np-1]) < recPage/2 {
+			size = 256
+			if np > 0 {
+				size = 2 * cap(a.pages[np-1])
+			}
+		}
+		a.pages = append(a.pages, make([]byte, 0, max(size, need)))
+		a.room += max(size, need)
+		np++
+	}
+	pg := &a.pages[np-1]
+	off := uint32(np-1)<<recPageBits | uint32(len(*pg))
+	*pg = binary.AppendUvarint(*pg, uint64(len(b)))
+	*pg = append(*pg, b...)
+	a.used += need
+	return off
+}
+
+// uvarintLen is the length of x's uvarint encoding.
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
 
 // key returns document id's key. The string is a view of recs, immutable.
 func (ix *index) key(id uint32) string {
-	off := int(ix.doc(id).rec)
-	_, w := binary.Uvarint(ix.recs[off:])
-	off += w
-	n, w := binary.Uvarint(ix.recs[off:])
-	off += w
+	b := ix.recs.at(ix.doc(id).rec)
+	_, w := binary.Uvarint(b)
+	b = b[w:]
+	n, w := binary.Uvarint(b)
 	if n == 0 {
 		return ""
 	}
-	return unsafe.String(&ix.recs[off], int(n))
+	return unsafe.String(&b[w], int(n))
 }
 
 // idOf returns the id of the document at key.
@@ -242,7 +301,7 @@ func (ix *index) clear() {
 	ix.scan.active = false
 	ix.docs, ix.top, ix.live, ix.odd = nil, 0, 0, nil
 	ix.keys = keyTable{}
-	ix.recs, ix.dead = nil, 0
+	ix.recs, ix.dead = recArena{}, 0
 	ix.handles = nil
 	ix.initFields()
 }
@@ -450,9 +509,7 @@ func (ix *index) addSource(key string, h source) bool {
 		b = binary.AppendUvarint(b, uint64(tid))
 	}
 	ix.recSc = b
-	d.rec = uint32(len(ix.recs))
-	ix.recs = binary.AppendUvarint(ix.recs, uint64(len(b)))
-	ix.recs = append(ix.recs, b...)
+	d.rec = ix.recs.add(b)
 	*ix.doc(id) = d
 	if d.odd(ix) {
 		ix.setOdd(id)
@@ -750,9 +807,9 @@ func (ix *index) removeDoc(id uint32, unkey bool) {
 	if unkey {
 		ix.keys.remove(ix.key(id), id)
 	}
-	off := int(d.rec)
-	n, w := binary.Uvarint(ix.recs[off:])
-	b := ix.recs[off+w : off+w+int(n)]
+	b := ix.recs.at(d.rec)
+	n, w := binary.Uvarint(b)
+	b = b[w : w+int(n)]
 	ix.dead += w + int(n)
 	kl, w := binary.Uvarint(b)
 	b = b[w+int(kl):]
@@ -802,7 +859,7 @@ func (ix *index) removeDoc(id uint32, unkey bool) {
 	}
 	*d = doc{}
 	ix.live--
-	if ix.dead > 1<<16 && ix.dead*2 > len(ix.recs) {
+	if ix.dead > 1<<16 && ix.dead*2 > ix.recs.used {
 		ix.compact()
 	}
 }
@@ -941,15 +998,14 @@ func (ix *index) renumber() {
 	ix.docs, ix.top, ix.odd = docs, n, odd
 }
 
-// compact copies the live records into a new array (keys read before stay
+// compact copies the live records into a new arena (keys read before stay
 // views of the old one, which no longer changes).
 func (ix *index) compact() {
-	recs := make([]byte, 0, (len(ix.recs)-ix.dead)*5/4+64)
+	var recs recArena
 	ix.eachDoc(func(_ uint32, d *doc) bool {
-		off := int(d.rec)
-		n, w := binary.Uvarint(ix.recs[off:])
-		d.rec = uint32(len(recs))
-		recs = append(recs, ix.recs[off:off+w+int(n)]...)
+		b := ix.recs.at(d.rec)
+		n, w := binary.Uvarint(b)
+		d.rec = recs.add(b[w : w+int(n)])
 		return true
 	})
 	ix.recs, ix.dead = recs, 0
@@ -1016,7 +1072,7 @@ func (ix *index) memory() memory {
 		return true
 	})
 	m.keyTable = ix.keys.bytes() + keys
-	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + cap(ix.recs) - keys
+	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + ix.recs.room + cap(ix.recs.pages)*24 - keys
 	m.docTable += ix.handlesBytes()
 	return m
 }

@@ -339,9 +339,9 @@ const (
 // chunks, chunkMax per write when it does not. An eighth keeps that near
 // 8 at any size, where 4096 moved about 50 per write at 200,000 values
 // and 128 from 500,000 on.
-func (t *numTree) full() bool {
-	return len(t.adds)+len(t.dels) >= max(numBatch, min(t.n/8, numBatchMax))
-}
+func (t *numTree) full() bool { return len(t.adds)+len(t.dels) >= t.batch() }
+
+func (t *numTree) batch() int { return max(numBatch, min(t.n/8, numBatchMax)) }
 
 // less orders entries by value's double, then id.
 func numLess(fa float64, ida uint32, fb float64, idb uint32) bool {
@@ -412,6 +412,10 @@ func (t *numTree) insert(id uint32, f float64, exact string) {
 		t.exact[id] = exact
 	}
 	t.n++
+	if cap(t.adds) == 0 {
+		// One allocation for the batch (the bound grows with n meanwhile).
+		t.adds = make([]numEntry, 0, t.batch()*5/4)
+	}
 	t.adds = append(t.adds, numEntry{f, id})
 	if t.full() {
 		t.flush()

@@ -111,15 +111,15 @@ func TestRecordCompaction(t *testing.T) {
 	compacted := false
 	for i := range 3000 {
 		key := fmt.Sprint("k", i%7, long)
-		before := len(ix.recs)
+		before := ix.recs.used
 		if id, ok := ix.idOf(key); ok {
 			ix.remove(id)
 		}
 		ix.add(key, mapSource{"t": fmt.Sprint("a,", i%3), "x": fmt.Sprint("w", i%5, " common")})
-		compacted = compacted || len(ix.recs) < before
+		compacted = compacted || ix.recs.used < before
 	}
-	if !compacted || ix.dead*2 > len(ix.recs)+1<<16 {
-		t.Fatalf("compacted %v, %d dead bytes of %d", compacted, ix.dead, len(ix.recs))
+	if !compacted || ix.dead*2 > ix.recs.used+1<<16 {
+		t.Fatalf("compacted %v, %d dead bytes of %d", compacted, ix.dead, ix.recs.used)
 	}
 	for k := range 7 {
 		key := fmt.Sprint("k", k, long)
