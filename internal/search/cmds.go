@@ -439,7 +439,7 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 		if expiring && ix.expired(e, id, now) {
 			continue
 		}
-		h := hit{id: id, seq: d.seq}
+		h := hit{id: id, seq: uint64(id)}
 		if scored {
 			if r := qc.matchDoc(q, id); r != nil {
 				h.score = ix.scoreDoc(o.scorer, r, d)

@@ -215,7 +215,7 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 					total++
 					if ix.isOdd(id) {
 						d := ix.doc(id)
-						odd.push(scored{score: ix.scoreDoc(o.scorer, resNumeric, d), seq: d.seq, id: id})
+						odd.push(scored{score: ix.scoreDoc(o.scorer, resNumeric, d), seq: uint64(id), id: id})
 					} else if len(t.h) < t.k || id < t.h[0] {
 						t.push(id)
 					}
@@ -223,7 +223,7 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 				return true
 			})
 			for _, id := range t.h {
-				odd.push(scored{score: s0, seq: ix.doc(id).seq, id: id})
+				odd.push(scored{score: s0, seq: uint64(id), id: id})
 			}
 			hits = odd.hits()
 			if o.explain && o.withScores {
@@ -240,7 +240,7 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 			}
 			total++
 			d := ix.doc(id)
-			t.push(scored{score: ix.scoreDoc(o.scorer, resNumeric, d), seq: d.seq, id: id})
+			t.push(scored{score: ix.scoreDoc(o.scorer, resNumeric, d), seq: uint64(id), id: id})
 			return true
 		})
 		hits = t.hits()
@@ -298,7 +298,7 @@ func (ix *index) sortedPage(e *engine.Engine, nt *numTree, n *node, o *searchOpt
 		}
 		total++
 		last = f
-		hits = append(hits, hit{id: id, seq: ix.doc(id).seq})
+		hits = append(hits, hit{id: id, seq: uint64(id)})
 		return true
 	})
 	if counted {
@@ -530,7 +530,7 @@ func (ix *index) sortedTop(e *engine.Engine, o *searchOpts, now int64, src *node
 			if x.has && nt.exact != nil {
 				x.k = nt.exact[id]
 			}
-			x.seq = ix.doc(id).seq
+			x.seq = uint64(id)
 			if len(h) < k {
 				h = append(h, x)
 				for i := len(h) - 1; i > 0; {

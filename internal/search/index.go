@@ -48,11 +48,15 @@ type field struct {
 // what scoring reads, and where the rest of what was indexed for it (its
 // key, tags and terms; numbers and points are in their fields' columns)
 // is, so that a change can remove exactly that.
+//
+// Its order of indexing (RediSearch's document id, which breaks score
+// ties) is its id's order: ids are handed out increasing and renumbering
+// keeps their order, so no sequence number is stored (8 bytes a
+// document); FT.INFO's max_doc_id counts in index.seq.
 type doc struct {
-	rec     uint32  // where the document's record is in index.recs (recArena.at)
+	rec     uint32  // where the document's record is in index.recs (recArena.at); 0: a free id
 	maxFreq uint32  // the largest term frequency (TFIDF's norm)
 	length  uint32  // the sum of term frequencies (TFIDF.DOCNORM, BM25)
-	seq     uint64  // order of indexing: RediSearch's document id, which breaks score ties; 0: a free id
 	has     uint64  // bit i: the hash has field i (INDEXMISSING); fields past 64 always present
 	score   float64 // the document's score (SCORE_FIELD, else the index's SCORE)
 }
@@ -92,7 +96,7 @@ type index struct {
 	records  int      // index entries (FT.INFO num_records)
 	textRecs int      // text entries (term, document)
 	offsets  int      // their positions
-	seq      uint64   // the last document's seq
+	seq      uint64   // documents indexed so far (FT.INFO max_doc_id)
 
 	docs  [][]doc  // by id, in pages of pageSize
 	top   uint32   // ids handed out so far
@@ -154,8 +158,11 @@ func (ix *index) initFields() {
 	}
 }
 
-// doc returns document id's record (seq 0: a free id).
+// doc returns document id's record (not live: a free id).
 func (ix *index) doc(id uint32) *doc { return &ix.docs[id>>pageBits][id&(pageSize-1)] }
+
+// live reports whether the record is a document's (not a free id's).
+func (d *doc) live() bool { return d.rec != 0 }
 
 // A document's record in recs: uvarint length of the rest, uvarint key
 // length, the key, then for each TAG field (in schema order) uvarint
@@ -166,7 +173,8 @@ func (ix *index) doc(id uint32) *doc { return &ix.docs[id>>pageBits][id&(pageSiz
 
 // recArena holds the records in pages of at most recPage bytes (a record
 // larger than that has a page of its own), each filled and never moved: a
-// record's place is its page << recPageBits | its offset there. One
+// record's place is its page << recPageBits | its offset there, plus 1
+// (0 is no record: a free id). One
 // growing array was copied whole at each growth (Go grows a large slice
 // by a quarter: about five bytes allocated and copied per byte kept,
 // more than the record itself cost to build); pages cost one allocation
@@ -187,6 +195,7 @@ const (
 
 // at returns the bytes from record place off on.
 func (a *recArena) at(off uint32) []byte {
+	off--
 	return a.pages[off>>recPageBits][off&(recPage-1):]
 }
 
@@ -207,7 +216,7 @@ func (a *recArena) add(b []byte) uint32 {
 		np++
 	}
 	pg := &a.pages[np-1]
-	off := uint32(np-1)<<recPageBits | uint32(len(*pg))
+	off := uint32(np-1)<<recPageBits | uint32(len(*pg)) + 1
 	*pg = binary.AppendUvarint(*pg, uint64(len(b)))
 	*pg = append(*pg, b...)
 	a.used += need
@@ -243,7 +252,7 @@ func (ix *index) idOf(key string) (uint32, bool) { return ix.keys.find(key, ix.k
 func (ix *index) eachDoc(fn func(id uint32, d *doc) bool) {
 	for p, page := range ix.docs {
 		for i := range page {
-			if d := &page[i]; d.seq != 0 {
+			if d := &page[i]; d.live() {
 				if !fn(uint32(p<<pageBits|i), d) {
 					return
 				}
@@ -470,7 +479,6 @@ func (ix *index) addSource(key string, h source) bool {
 	}
 	id := ix.allocID()
 	ix.seq++
-	d.seq = ix.seq
 	records := len(sc.tids) + len(sc.nums)
 	// The record: key, tags' ids per TAG field, terms' ids.
 	b := ix.recSc[:0]
@@ -899,7 +907,7 @@ func (ix *index) renumber() {
 	m := make([]uint32, ix.top) // old id -> new id + 1; 0: a hole
 	n := uint32(0)
 	for id := range ix.top {
-		if ix.doc(id).seq != 0 {
+		if ix.doc(id).live() {
 			n++
 			m[id] = n
 		}
