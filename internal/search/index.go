@@ -57,7 +57,6 @@ type doc struct {
 	rec     uint32  // where the document's record is in index.recs (recArena.at); 0: a free id
 	maxFreq uint32  // the largest term frequency (TFIDF's norm)
 	length  uint32  // the sum of term frequencies (TFIDF.DOCNORM, BM25)
-	has     uint64  // bit i: the hash has field i (INDEXMISSING); fields past 64 always present
 	score   float64 // the document's score (SCORE_FIELD, else the index's SCORE)
 }
 
@@ -128,6 +127,11 @@ type index struct {
 	hsrc    hashSource  // update's source for a hash
 
 	handles []*engine.Hash // by id: the document's hash in the keyspace (handles.go)
+
+	// By id, bit i: the hash has field i (fields past 64 always count as
+	// present); kept only by an index with an INDEXMISSING field, the one
+	// reader (ismissing), so that other indexes spare 8 bytes a document.
+	present []uint64
 }
 
 const (
@@ -156,6 +160,22 @@ func (ix *index) initFields() {
 			ix.tags[i] = newDict[struct{}, plist[struct{}]]()
 		}
 	}
+}
+
+// keepsPresent reports whether the index has an INDEXMISSING field
+// (index.present).
+func (ix *index) keepsPresent() bool {
+	for _, f := range ix.fields {
+		if f.missing {
+			return true
+		}
+	}
+	return false
+}
+
+// hasField reports whether document id's hash has field fi.
+func (ix *index) hasField(id uint32, fi int) bool {
+	return fi >= 64 || int(id) < len(ix.present) && ix.present[id]&(1<<fi) != 0
 }
 
 // doc returns document id's record (not live: a free id).
@@ -311,7 +331,7 @@ func (ix *index) clear() {
 	ix.docs, ix.top, ix.live, ix.odd = nil, 0, 0, nil
 	ix.keys = keyTable{}
 	ix.recs, ix.dead = recArena{}, 0
-	ix.handles = nil
+	ix.handles, ix.present = nil, nil
 	ix.initFields()
 }
 
@@ -382,6 +402,7 @@ type geoScratch struct {
 // it could not be (an indexing failure).
 func (ix *index) addSource(key string, h source) bool {
 	d := doc{score: ix.score}
+	var has uint64 // the fields present (index.present)
 	sc := ix.scratch.reset(ix)
 	var scoreV, langV string
 	var hasScore, hasLang bool
@@ -432,7 +453,7 @@ func (ix *index) addSource(key string, h source) bool {
 			continue
 		}
 		if i < 64 {
-			d.has |= 1 << i
+			has |= 1 << i
 		}
 		if f.noindex {
 			continue
@@ -519,6 +540,12 @@ func (ix *index) addSource(key string, h source) bool {
 	ix.recSc = b
 	d.rec = ix.recs.add(b)
 	*ix.doc(id) = d
+	if ix.keepsPresent() {
+		for int(id) >= len(ix.present) {
+			ix.present = append(ix.present, 0)
+		}
+		ix.present[id] = has
+	}
 	if d.odd(ix) {
 		ix.setOdd(id)
 	}
@@ -860,6 +887,9 @@ func (ix *index) removeDoc(id uint32, unkey bool) {
 		records++
 	}
 	ix.dropHandle(id)
+	if int(id) < len(ix.present) {
+		ix.present[id] = 0
+	}
 	ix.totalLen -= uint64(d.length)
 	ix.records -= records
 	if int(id>>6) < len(ix.odd) {
@@ -986,6 +1016,15 @@ func (ix *index) renumber() {
 			ix.geos[i] = out
 		}
 	}
+	if ix.present != nil {
+		out := make([]uint64, n)
+		for id, v := range ix.present {
+			if m[id] != 0 {
+				out[m[id]-1] = v
+			}
+		}
+		ix.present = out
+	}
 	for i, s := range ix.keys.slots {
 		if s != 0 {
 			ix.keys.slots[i] = s&^(1<<32-1) | uint64(m[uint32(s)-1])
@@ -1081,7 +1120,7 @@ func (ix *index) memory() memory {
 	})
 	m.keyTable = ix.keys.bytes() + keys
 	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + ix.recs.room + cap(ix.recs.pages)*24 - keys
-	m.docTable += ix.handlesBytes()
+	m.docTable += ix.handlesBytes() + cap(ix.present)*8
 	return m
 }
 

@@ -10,10 +10,11 @@ import (
 // TestRenumber: an index that closes its id holes after every few
 // removals answers exactly as one that never does: the same documents in
 // the same order, the same scores, values and counts, after random
-// upserts and deletions.
+// upserts and deletions (ismissing included: which fields a document
+// has is kept by id too).
 func TestRenumber(t *testing.T) {
 	mk := func(holes int) *index {
-		args := []string{"FT.CREATE", "i", "SCHEMA", "n", "NUMERIC", "t", "TAG", "title", "TEXT", "g", "GEO"}
+		args := []string{"FT.CREATE", "i", "SCHEMA", "n", "NUMERIC", "t", "TAG", "title", "TEXT", "g", "GEO", "INDEXMISSING"}
 		b := make([][]byte, len(args))
 		for i, a := range args {
 			b[i] = []byte(a)
@@ -28,7 +29,7 @@ func TestRenumber(t *testing.T) {
 	a, b := mk(1<<30), mk(3)
 	r := rand.New(rand.NewPCG(11, 12))
 	words := []string{"alpha", "beta", "gamma", "running", "runs", "delta"}
-	queries := []string{"*", "@n:[10 50]", "@t:{x|y}", "alpha", "run*", "@title:(beta gamma)", "-@t:{z} @n:[(0 +inf]", "@g:[2 48 500 km]"}
+	queries := []string{"*", "@n:[10 50]", "@t:{x|y}", "alpha", "run*", "@title:(beta gamma)", "-@t:{z} @n:[(0 +inf]", "@g:[2 48 500 km]", "ismissing(@g)", "ismissing(@g) @n:[0 50]"}
 	for step := range 4000 {
 		key := fmt.Sprint("d", r.IntN(200))
 		for _, ix := range []*index{a, b} {
