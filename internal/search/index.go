@@ -54,10 +54,40 @@ type field struct {
 // keeps their order, so no sequence number is stored (8 bytes a
 // document); FT.INFO's max_doc_id counts in index.seq.
 type doc struct {
-	rec     uint32  // where the document's record is in index.recs (recArena.at); 0: a free id
-	maxFreq uint32  // the largest term frequency (TFIDF's norm)
-	length  uint32  // the sum of term frequencies (TFIDF.DOCNORM, BM25)
-	score   float64 // the document's score (SCORE_FIELD, else the index's SCORE)
+	rec     uint32 // where the document's record is in index.recs (recArena.at); 0: a free id
+	maxFreq uint32 // the largest term frequency (TFIDF's norm)
+	length  uint32 // the sum of term frequencies (TFIDF.DOCNORM, BM25)
+}
+
+// sdoc is what a scorer reads of a document: its record and its score.
+type sdoc struct {
+	*doc
+	score float64
+}
+
+// sdoc returns document id's record and score.
+func (ix *index) sdoc(id uint32) sdoc { return sdoc{ix.doc(id), ix.docScore(id)} }
+
+// docScore is document id's score (SCORE_FIELD, else the index's SCORE).
+func (ix *index) docScore(id uint32) float64 {
+	if int(id) < len(ix.scores) {
+		return ix.scores[id]
+	}
+	return ix.score
+}
+
+// setScore records document id's score (addSource: ids come in
+// increasing order, so the column grows at its end). The column exists
+// once a document's score is not the index's; ids past it have the
+// index's.
+func (ix *index) setScore(id uint32, s float64) {
+	if s == ix.score && int(id) >= len(ix.scores) {
+		return
+	}
+	for int(id) >= len(ix.scores) {
+		ix.scores = append(ix.scores, ix.score)
+	}
+	ix.scores[id] = s
 }
 
 // tentry is one term of one document: its frequency (occurrences
@@ -132,6 +162,11 @@ type index struct {
 	// present); kept only by an index with an INDEXMISSING field, the one
 	// reader (ismissing), so that other indexes spare 8 bytes a document.
 	present []uint64
+
+	// By id, the documents' scores, up to the last whose score is not the
+	// index's (nil while every score is the index's, as it is unless a
+	// SCORE_FIELD sets one: 8 bytes a document spared).
+	scores []float64
 }
 
 const (
@@ -331,7 +366,7 @@ func (ix *index) clear() {
 	ix.docs, ix.top, ix.live, ix.odd = nil, 0, 0, nil
 	ix.keys = keyTable{}
 	ix.recs, ix.dead = recArena{}, 0
-	ix.handles, ix.present = nil, nil
+	ix.handles, ix.present, ix.scores = nil, nil, nil
 	ix.initFields()
 }
 
@@ -401,7 +436,8 @@ type geoScratch struct {
 // addSource indexes the document at key (absent from the index); false if
 // it could not be (an indexing failure).
 func (ix *index) addSource(key string, h source) bool {
-	d := doc{score: ix.score}
+	var d doc
+	score := ix.score
 	var has uint64 // the fields present (index.present)
 	sc := ix.scratch.reset(ix)
 	var scoreV, langV string
@@ -438,7 +474,7 @@ func (ix *index) addSource(key string, h source) bool {
 	}
 	if hasScore {
 		if f, err := strconv.ParseFloat(scoreV, 64); err == nil && f >= 0 && f <= 1 {
-			d.score = f
+			score = f
 		}
 	}
 	lang := ix.lang
@@ -546,7 +582,8 @@ func (ix *index) addSource(key string, h source) bool {
 		}
 		ix.present[id] = has
 	}
-	if d.odd(ix) {
+	ix.setScore(id, score)
+	if score != ix.score || d.maxFreq > 1 {
 		ix.setOdd(id)
 	}
 	for _, n := range sc.nums {
@@ -890,6 +927,9 @@ func (ix *index) removeDoc(id uint32, unkey bool) {
 	if int(id) < len(ix.present) {
 		ix.present[id] = 0
 	}
+	if int(id) < len(ix.scores) {
+		ix.scores[id] = ix.score
+	}
 	ix.totalLen -= uint64(d.length)
 	ix.records -= records
 	if int(id>>6) < len(ix.odd) {
@@ -901,10 +941,6 @@ func (ix *index) removeDoc(id uint32, unkey bool) {
 		ix.compact()
 	}
 }
-
-// odd reports whether d's score is not the index's, or a term occurs in
-// it more than once (its TFIDF norm is not 1).
-func (d *doc) odd(ix *index) bool { return d.score != ix.score || d.maxFreq > 1 }
 
 func (ix *index) setOdd(id uint32) {
 	for int(id>>6) >= len(ix.odd) {
@@ -925,7 +961,7 @@ func (ix *index) isOdd(id uint32) bool {
 func (ix *index) uniform(scorer string) (float64, bool) {
 	switch scorer {
 	case scorerTFIDF, scorerBM25, scorerDocScore, scorerDisMax, scorerHamming:
-		return ix.scoreDoc(scorer, resNumeric, &doc{score: ix.score, maxFreq: 1, length: 1}), true
+		return ix.scoreDoc(scorer, resNumeric, sdoc{&doc{maxFreq: 1, length: 1}, ix.score}), true
 	}
 	return 0, false
 }
@@ -1015,6 +1051,18 @@ func (ix *index) renumber() {
 			}
 			ix.geos[i] = out
 		}
+	}
+	if ix.scores != nil {
+		out := make([]float64, n)
+		for id := range out {
+			out[id] = ix.score
+		}
+		for id, v := range ix.scores {
+			if m[id] != 0 {
+				out[m[id]-1] = v
+			}
+		}
+		ix.scores = out
 	}
 	if ix.present != nil {
 		out := make([]uint64, n)
@@ -1120,7 +1168,7 @@ func (ix *index) memory() memory {
 	})
 	m.keyTable = ix.keys.bytes() + keys
 	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + ix.recs.room + cap(ix.recs.pages)*24 - keys
-	m.docTable += ix.handlesBytes() + cap(ix.present)*8
+	m.docTable += ix.handlesBytes() + cap(ix.present)*8 + cap(ix.scores)*8
 	return m
 }
 

@@ -10,8 +10,8 @@ import (
 // TestRenumber: an index that closes its id holes after every few
 // removals answers exactly as one that never does: the same documents in
 // the same order, the same scores, values and counts, after random
-// upserts and deletions (ismissing included: which fields a document
-// has is kept by id too).
+// upserts and deletions (ismissing and document scores included: which
+// fields a document has and its score are kept by id too).
 func TestRenumber(t *testing.T) {
 	mk := func(holes int) *index {
 		args := []string{"FT.CREATE", "i", "SCHEMA", "n", "NUMERIC", "t", "TAG", "title", "TEXT", "g", "GEO", "INDEXMISSING"}
@@ -45,6 +45,9 @@ func TestRenumber(t *testing.T) {
 			}
 			if r.IntN(2) == 0 {
 				h["g"] = fmt.Sprintf("%d,48", r.IntN(5))
+			}
+			if r.IntN(3) == 0 {
+				h["__score"] = fmt.Sprintf("0.%d", r.IntN(10))
 			}
 			a.add(key, h)
 			b.add(key, h)
@@ -96,7 +99,7 @@ func keysOf(ix *index, n *node) []string {
 	for _, id := range qc.eval(n) {
 		s := 0.0
 		if r := qc.matchDoc(n, id); r != nil {
-			s = ix.scoreDoc(scorerTFIDF, r, ix.doc(id))
+			s = ix.scoreDoc(scorerTFIDF, r, ix.sdoc(id))
 		}
 		out = append(out, fmt.Sprint(ix.key(id), s))
 	}
