@@ -412,9 +412,10 @@ func (t *numTree) insert(id uint32, f float64, exact string) {
 		t.exact[id] = exact
 	}
 	t.n++
-	if cap(t.adds) == 0 {
-		// One allocation for the batch (the bound grows with n meanwhile).
-		t.adds = make([]numEntry, 0, t.batch()*5/4)
+	if b := t.batch(); cap(t.adds) == 0 && b > numBatch {
+		// One allocation for a large batch (the bound grows with n
+		// meanwhile); a small tree's buffer grows as it fills.
+		t.adds = make([]numEntry, 0, b*5/4)
 	}
 	t.adds = append(t.adds, numEntry{f, id})
 	if t.full() {
