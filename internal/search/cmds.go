@@ -439,12 +439,13 @@ func (s *state) runSearch(e *engine.Engine, ix *index, q *node, o *searchOpts, n
 		if expiring && ix.expired(e, id, now) {
 			continue
 		}
-		h := hit{id: id, seq: d.seq}
+		h := hit{id: id, seq: uint64(id)}
 		if scored {
 			if r := qc.matchDoc(q, id); r != nil {
-				h.score = ix.scoreDoc(o.scorer, r, d)
+				sd := sdoc{d, ix.docScore(id)}
+				h.score = ix.scoreDoc(o.scorer, r, sd)
 				if o.explain && o.withScores {
-					h.expl = ix.explain(o.scorer, r, d)
+					h.expl = ix.explain(o.scorer, r, sd)
 				}
 			}
 		}

@@ -284,8 +284,8 @@ func (q *qctx) eval(n *node) []uint32 {
 	case opMissing:
 		fi := ix.fieldIndex(n.field)
 		var out []uint32
-		ix.eachDoc(func(id uint32, d *doc) bool {
-			if fi < 64 && d.has&(1<<fi) == 0 {
+		ix.eachDoc(func(id uint32, _ *doc) bool {
+			if !ix.hasField(id, fi) {
 				out = append(out, id)
 			}
 			return true

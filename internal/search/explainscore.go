@@ -28,7 +28,7 @@ func (e *expl) write(w *resp.Writer) {
 }
 
 // explain is scoreDoc's explanation.
-func (ix *index) explain(scorer string, r *rres, d *doc) *expl {
+func (ix *index) explain(scorer string, r *rres, d sdoc) *expl {
 	switch scorer {
 	case scorerDocScore:
 		return &expl{s: fmt.Sprintf("Document's score is %.2f", d.score)}
@@ -46,7 +46,7 @@ func (ix *index) explain(scorer string, r *rres, d *doc) *expl {
 		}
 		if scorer == scorerBM25STD {
 			return &expl{s: fmt.Sprintf("Final BM25STD : words BM25 %.2f * document score %.2f / slop %d",
-				r.bm25std(ix, d, avg), d.score, r.minOffsetDelta())}
+				r.bm25std(ix, d.doc, avg), d.score, r.minOffsetDelta())}
 		}
 		return &expl{s: fmt.Sprintf("Final BM25 : words BM25 %.2f * document score %.2f / slop %d",
 			r.bm25(avg), d.score, r.minOffsetDelta()), kids: []*expl{r.bm25Expl(avg)}}

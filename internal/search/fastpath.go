@@ -214,8 +214,7 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 					}
 					total++
 					if ix.isOdd(id) {
-						d := ix.doc(id)
-						odd.push(scored{score: ix.scoreDoc(o.scorer, resNumeric, d), seq: d.seq, id: id})
+						odd.push(scored{score: ix.scoreDoc(o.scorer, resNumeric, ix.sdoc(id)), seq: uint64(id), id: id})
 					} else if len(t.h) < t.k || id < t.h[0] {
 						t.push(id)
 					}
@@ -223,12 +222,12 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 				return true
 			})
 			for _, id := range t.h {
-				odd.push(scored{score: s0, seq: ix.doc(id).seq, id: id})
+				odd.push(scored{score: s0, seq: uint64(id), id: id})
 			}
 			hits = odd.hits()
 			if o.explain && o.withScores {
 				for i := range hits {
-					hits[i].expl = ix.explain(o.scorer, resNumeric, ix.doc(hits[i].id))
+					hits[i].expl = ix.explain(o.scorer, resNumeric, ix.sdoc(hits[i].id))
 				}
 			}
 			return total, hits, true
@@ -239,14 +238,13 @@ func (s *state) searchNumRange(e *engine.Engine, ix *index, n *node, o *searchOp
 				return true
 			}
 			total++
-			d := ix.doc(id)
-			t.push(scored{score: ix.scoreDoc(o.scorer, resNumeric, d), seq: d.seq, id: id})
+			t.push(scored{score: ix.scoreDoc(o.scorer, resNumeric, ix.sdoc(id)), seq: uint64(id), id: id})
 			return true
 		})
 		hits = t.hits()
 		if o.explain && o.withScores {
 			for i := range hits {
-				hits[i].expl = ix.explain(o.scorer, resNumeric, ix.doc(hits[i].id))
+				hits[i].expl = ix.explain(o.scorer, resNumeric, ix.sdoc(hits[i].id))
 			}
 		}
 		return total, hits, true
@@ -298,7 +296,7 @@ func (ix *index) sortedPage(e *engine.Engine, nt *numTree, n *node, o *searchOpt
 		}
 		total++
 		last = f
-		hits = append(hits, hit{id: id, seq: ix.doc(id).seq})
+		hits = append(hits, hit{id: id, seq: uint64(id)})
 		return true
 	})
 	if counted {
@@ -319,7 +317,7 @@ func (ix *index) finishSorted(e *engine.Engine, o *searchOpts, hits []hit, f *fi
 	for i := range hits {
 		h := &hits[i]
 		if o.withScores {
-			d := ix.doc(h.id)
+			d := ix.sdoc(h.id)
 			h.score = ix.scoreDoc(o.scorer, resNumeric, d)
 			if o.explain {
 				h.expl = ix.explain(o.scorer, resNumeric, d)
@@ -530,7 +528,7 @@ func (ix *index) sortedTop(e *engine.Engine, o *searchOpts, now int64, src *node
 			if x.has && nt.exact != nil {
 				x.k = nt.exact[id]
 			}
-			x.seq = ix.doc(id).seq
+			x.seq = uint64(id)
 			if len(h) < k {
 				h = append(h, x)
 				for i := len(h) - 1; i > 0; {

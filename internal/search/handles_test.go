@@ -92,7 +92,7 @@ func TestHandlesFollowKeyspace(t *testing.T) {
 		for id := range ix.top {
 			d := ix.doc(id)
 			got := ix.handle(id)
-			if d.seq == 0 {
+			if !d.live() {
 				if got != nil {
 					t.Fatalf("step %d: removed id %d keeps a handle", step, id)
 				}

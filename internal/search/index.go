@@ -48,13 +48,46 @@ type field struct {
 // what scoring reads, and where the rest of what was indexed for it (its
 // key, tags and terms; numbers and points are in their fields' columns)
 // is, so that a change can remove exactly that.
+//
+// Its order of indexing (RediSearch's document id, which breaks score
+// ties) is its id's order: ids are handed out increasing and renumbering
+// keeps their order, so no sequence number is stored (8 bytes a
+// document); FT.INFO's max_doc_id counts in index.seq.
 type doc struct {
-	rec     uint32  // offset of the document's record in index.recs
-	maxFreq uint32  // the largest term frequency (TFIDF's norm)
-	length  uint32  // the sum of term frequencies (TFIDF.DOCNORM, BM25)
-	seq     uint64  // order of indexing: RediSearch's document id, which breaks score ties; 0: a free id
-	has     uint64  // bit i: the hash has field i (INDEXMISSING); fields past 64 always present
-	score   float64 // the document's score (SCORE_FIELD, else the index's SCORE)
+	rec     uint32 // where the document's record is in index.recs (recArena.at); 0: a free id
+	maxFreq uint32 // the largest term frequency (TFIDF's norm)
+	length  uint32 // the sum of term frequencies (TFIDF.DOCNORM, BM25)
+}
+
+// sdoc is what a scorer reads of a document: its record and its score.
+type sdoc struct {
+	*doc
+	score float64
+}
+
+// sdoc returns document id's record and score.
+func (ix *index) sdoc(id uint32) sdoc { return sdoc{ix.doc(id), ix.docScore(id)} }
+
+// docScore is document id's score (SCORE_FIELD, else the index's SCORE).
+func (ix *index) docScore(id uint32) float64 {
+	if int(id) < len(ix.scores) {
+		return ix.scores[id]
+	}
+	return ix.score
+}
+
+// setScore records document id's score (addSource: ids come in
+// increasing order, so the column grows at its end). The column exists
+// once a document's score is not the index's; ids past it have the
+// index's.
+func (ix *index) setScore(id uint32, s float64) {
+	if s == ix.score && int(id) >= len(ix.scores) {
+		return
+	}
+	for int(id) >= len(ix.scores) {
+		ix.scores = append(ix.scores, ix.score)
+	}
+	ix.scores[id] = s
 }
 
 // tentry is one term of one document: its frequency (occurrences
@@ -92,7 +125,7 @@ type index struct {
 	records  int      // index entries (FT.INFO num_records)
 	textRecs int      // text entries (term, document)
 	offsets  int      // their positions
-	seq      uint64   // the last document's seq
+	seq      uint64   // documents indexed so far (FT.INFO max_doc_id)
 
 	docs  [][]doc  // by id, in pages of pageSize
 	top   uint32   // ids handed out so far
@@ -100,7 +133,7 @@ type index struct {
 	odd   []uint64 // bit per id: the document's score is not the index's, or a term occurs in it more than once (doc.odd)
 	live  int
 	keys  keyTable // key -> id
-	recs  []byte   // the documents' records (recordOf), appended
+	recs  recArena // the documents' records, appended
 	dead  int      // bytes of recs no document uses
 	recSc []byte   // addSource's record, reused
 
@@ -124,6 +157,16 @@ type index struct {
 	hsrc    hashSource  // update's source for a hash
 
 	handles []*engine.Hash // by id: the document's hash in the keyspace (handles.go)
+
+	// By id, bit i: the hash has field i (fields past 64 always count as
+	// present); kept only by an index with an INDEXMISSING field, the one
+	// reader (ismissing), so that other indexes spare 8 bytes a document.
+	present []uint64
+
+	// By id, the documents' scores, up to the last whose score is not the
+	// index's (nil while every score is the index's, as it is unless a
+	// SCORE_FIELD sets one: 8 bytes a document spared).
+	scores []float64
 }
 
 const (
@@ -154,27 +197,107 @@ func (ix *index) initFields() {
 	}
 }
 
-// doc returns document id's record (seq 0: a free id).
+// keepsPresent reports whether the index has an INDEXMISSING field
+// (index.present).
+func (ix *index) keepsPresent() bool {
+	for _, f := range ix.fields {
+		if f.missing {
+			return true
+		}
+	}
+	return false
+}
+
+// hasField reports whether document id's hash has field fi.
+func (ix *index) hasField(id uint32, fi int) bool {
+	return fi >= 64 || int(id) < len(ix.present) && ix.present[id]&(1<<fi) != 0
+}
+
+// doc returns document id's record (not live: a free id).
 func (ix *index) doc(id uint32) *doc { return &ix.docs[id>>pageBits][id&(pageSize-1)] }
+
+// live reports whether the record is a document's (not a free id's).
+func (d *doc) live() bool { return d.rec != 0 }
 
 // A document's record in recs: uvarint length of the rest, uvarint key
 // length, the key, then for each TAG field (in schema order) uvarint
 // count and its tags' ids, then uvarint count and the ids of its terms.
 // Records are only appended (a changed document gets a new one), so a
-// key read from one stays valid; recs is compacted into a new array when
+// key read from one stays valid; recs is compacted into a new arena when
 // more than half of it is dead.
+
+// recArena holds the records in pages of at most recPage bytes (a record
+// larger than that has a page of its own), each filled and never moved: a
+// record's place is its page << recPageBits | its offset there, plus 1
+// (0 is no record: a free id). One
+// growing array was copied whole at each growth (Go grows a large slice
+// by a quarter: about five bytes allocated and copied per byte kept,
+// more than the record itself cost to build); pages cost one allocation
+// per recPage bytes, and at most the last page's room is slack. First
+// pages are small (an index of a few documents holds a few hundred
+// bytes), doubling up to recPage. At most 2^(32-recPageBits) pages: 4 GiB
+// of records, as a 32-bit offset into one array allowed.
+type recArena struct {
+	pages [][]byte
+	used  int // bytes of records, over all pages
+	room  int // bytes allocated, over all pages
+}
+
+const (
+	recPageBits = 16
+	recPage     = 1 << recPageBits
+)
+
+// at returns the bytes from record place off on.
+func (a *recArena) at(off uint32) []byte {
+	off--
+	return a.pages[off>>recPageBits][off&(recPage-1):]
+}
+
+// add appends a record: b prefixed by its uvarint length; its place.
+func (a *recArena) add(b []byte) uint32 {
+	need := uvarintLen(uint64(len(b))) + len(b)
+	np := len(a.pages)
+	if np == 0 || cap(a.pages[np-1])-len(a.pages[np-1]) < need {
+		size := recPage
+		if np == 0 || cap(a.pages[np-1]) < recPage/2 {
+			size = 256
+			if np > 0 {
+				size = 2 * cap(a.pages[np-1])
+			}
+		}
+		a.pages = append(a.pages, make([]byte, 0, max(size, need)))
+		a.room += max(size, need)
+		np++
+	}
+	pg := &a.pages[np-1]
+	off := uint32(np-1)<<recPageBits | uint32(len(*pg)) + 1
+	*pg = binary.AppendUvarint(*pg, uint64(len(b)))
+	*pg = append(*pg, b...)
+	a.used += need
+	return off
+}
+
+// uvarintLen is the length of x's uvarint encoding.
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
 
 // key returns document id's key. The string is a view of recs, immutable.
 func (ix *index) key(id uint32) string {
-	off := int(ix.doc(id).rec)
-	_, w := binary.Uvarint(ix.recs[off:])
-	off += w
-	n, w := binary.Uvarint(ix.recs[off:])
-	off += w
+	b := ix.recs.at(ix.doc(id).rec)
+	_, w := binary.Uvarint(b)
+	b = b[w:]
+	n, w := binary.Uvarint(b)
 	if n == 0 {
 		return ""
 	}
-	return unsafe.String(&ix.recs[off], int(n))
+	return unsafe.String(&b[w], int(n))
 }
 
 // idOf returns the id of the document at key.
@@ -184,7 +307,7 @@ func (ix *index) idOf(key string) (uint32, bool) { return ix.keys.find(key, ix.k
 func (ix *index) eachDoc(fn func(id uint32, d *doc) bool) {
 	for p, page := range ix.docs {
 		for i := range page {
-			if d := &page[i]; d.seq != 0 {
+			if d := &page[i]; d.live() {
 				if !fn(uint32(p<<pageBits|i), d) {
 					return
 				}
@@ -242,8 +365,8 @@ func (ix *index) clear() {
 	ix.scan.active = false
 	ix.docs, ix.top, ix.live, ix.odd = nil, 0, 0, nil
 	ix.keys = keyTable{}
-	ix.recs, ix.dead = nil, 0
-	ix.handles = nil
+	ix.recs, ix.dead = recArena{}, 0
+	ix.handles, ix.present, ix.scores = nil, nil, nil
 	ix.initFields()
 }
 
@@ -313,7 +436,9 @@ type geoScratch struct {
 // addSource indexes the document at key (absent from the index); false if
 // it could not be (an indexing failure).
 func (ix *index) addSource(key string, h source) bool {
-	d := doc{score: ix.score}
+	var d doc
+	score := ix.score
+	var has uint64 // the fields present (index.present)
 	sc := ix.scratch.reset(ix)
 	var scoreV, langV string
 	var hasScore, hasLang bool
@@ -349,7 +474,7 @@ func (ix *index) addSource(key string, h source) bool {
 	}
 	if hasScore {
 		if f, err := strconv.ParseFloat(scoreV, 64); err == nil && f >= 0 && f <= 1 {
-			d.score = f
+			score = f
 		}
 	}
 	lang := ix.lang
@@ -364,7 +489,7 @@ func (ix *index) addSource(key string, h source) bool {
 			continue
 		}
 		if i < 64 {
-			d.has |= 1 << i
+			has |= 1 << i
 		}
 		if f.noindex {
 			continue
@@ -411,7 +536,6 @@ func (ix *index) addSource(key string, h source) bool {
 	}
 	id := ix.allocID()
 	ix.seq++
-	d.seq = ix.seq
 	records := len(sc.tids) + len(sc.nums)
 	// The record: key, tags' ids per TAG field, terms' ids.
 	b := ix.recSc[:0]
@@ -450,11 +574,16 @@ func (ix *index) addSource(key string, h source) bool {
 		b = binary.AppendUvarint(b, uint64(tid))
 	}
 	ix.recSc = b
-	d.rec = uint32(len(ix.recs))
-	ix.recs = binary.AppendUvarint(ix.recs, uint64(len(b)))
-	ix.recs = append(ix.recs, b...)
+	d.rec = ix.recs.add(b)
 	*ix.doc(id) = d
-	if d.odd(ix) {
+	if ix.keepsPresent() {
+		for int(id) >= len(ix.present) {
+			ix.present = append(ix.present, 0)
+		}
+		ix.present[id] = has
+	}
+	ix.setScore(id, score)
+	if score != ix.score || d.maxFreq > 1 {
 		ix.setOdd(id)
 	}
 	for _, n := range sc.nums {
@@ -750,9 +879,9 @@ func (ix *index) removeDoc(id uint32, unkey bool) {
 	if unkey {
 		ix.keys.remove(ix.key(id), id)
 	}
-	off := int(d.rec)
-	n, w := binary.Uvarint(ix.recs[off:])
-	b := ix.recs[off+w : off+w+int(n)]
+	b := ix.recs.at(d.rec)
+	n, w := binary.Uvarint(b)
+	b = b[w : w+int(n)]
 	ix.dead += w + int(n)
 	kl, w := binary.Uvarint(b)
 	b = b[w+int(kl):]
@@ -795,6 +924,12 @@ func (ix *index) removeDoc(id uint32, unkey bool) {
 		records++
 	}
 	ix.dropHandle(id)
+	if int(id) < len(ix.present) {
+		ix.present[id] = 0
+	}
+	if int(id) < len(ix.scores) {
+		ix.scores[id] = ix.score
+	}
 	ix.totalLen -= uint64(d.length)
 	ix.records -= records
 	if int(id>>6) < len(ix.odd) {
@@ -802,14 +937,10 @@ func (ix *index) removeDoc(id uint32, unkey bool) {
 	}
 	*d = doc{}
 	ix.live--
-	if ix.dead > 1<<16 && ix.dead*2 > len(ix.recs) {
+	if ix.dead > 1<<16 && ix.dead*2 > ix.recs.used {
 		ix.compact()
 	}
 }
-
-// odd reports whether d's score is not the index's, or a term occurs in
-// it more than once (its TFIDF norm is not 1).
-func (d *doc) odd(ix *index) bool { return d.score != ix.score || d.maxFreq > 1 }
 
 func (ix *index) setOdd(id uint32) {
 	for int(id>>6) >= len(ix.odd) {
@@ -830,7 +961,7 @@ func (ix *index) isOdd(id uint32) bool {
 func (ix *index) uniform(scorer string) (float64, bool) {
 	switch scorer {
 	case scorerTFIDF, scorerBM25, scorerDocScore, scorerDisMax, scorerHamming:
-		return ix.scoreDoc(scorer, resNumeric, &doc{score: ix.score, maxFreq: 1, length: 1}), true
+		return ix.scoreDoc(scorer, resNumeric, sdoc{&doc{maxFreq: 1, length: 1}, ix.score}), true
 	}
 	return 0, false
 }
@@ -842,7 +973,7 @@ func (ix *index) renumber() {
 	m := make([]uint32, ix.top) // old id -> new id + 1; 0: a hole
 	n := uint32(0)
 	for id := range ix.top {
-		if ix.doc(id).seq != 0 {
+		if ix.doc(id).live() {
 			n++
 			m[id] = n
 		}
@@ -921,6 +1052,27 @@ func (ix *index) renumber() {
 			ix.geos[i] = out
 		}
 	}
+	if ix.scores != nil {
+		out := make([]float64, n)
+		for id := range out {
+			out[id] = ix.score
+		}
+		for id, v := range ix.scores {
+			if m[id] != 0 {
+				out[m[id]-1] = v
+			}
+		}
+		ix.scores = out
+	}
+	if ix.present != nil {
+		out := make([]uint64, n)
+		for id, v := range ix.present {
+			if m[id] != 0 {
+				out[m[id]-1] = v
+			}
+		}
+		ix.present = out
+	}
 	for i, s := range ix.keys.slots {
 		if s != 0 {
 			ix.keys.slots[i] = s&^(1<<32-1) | uint64(m[uint32(s)-1])
@@ -941,15 +1093,14 @@ func (ix *index) renumber() {
 	ix.docs, ix.top, ix.odd = docs, n, odd
 }
 
-// compact copies the live records into a new array (keys read before stay
+// compact copies the live records into a new arena (keys read before stay
 // views of the old one, which no longer changes).
 func (ix *index) compact() {
-	recs := make([]byte, 0, (len(ix.recs)-ix.dead)*5/4+64)
+	var recs recArena
 	ix.eachDoc(func(_ uint32, d *doc) bool {
-		off := int(d.rec)
-		n, w := binary.Uvarint(ix.recs[off:])
-		d.rec = uint32(len(recs))
-		recs = append(recs, ix.recs[off:off+w+int(n)]...)
+		b := ix.recs.at(d.rec)
+		n, w := binary.Uvarint(b)
+		d.rec = recs.add(b[w : w+int(n)])
 		return true
 	})
 	ix.recs, ix.dead = recs, 0
@@ -1016,8 +1167,8 @@ func (ix *index) memory() memory {
 		return true
 	})
 	m.keyTable = ix.keys.bytes() + keys
-	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + cap(ix.recs) - keys
-	m.docTable += ix.handlesBytes()
+	m.docTable = len(ix.docs)*pageSize*int(unsafe.Sizeof(doc{})) + ix.recs.room + cap(ix.recs.pages)*24 - keys
+	m.docTable += ix.handlesBytes() + cap(ix.present)*8 + cap(ix.scores)*8
 	return m
 }
 

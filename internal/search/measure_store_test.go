@@ -62,7 +62,7 @@ func TestMeasureIndexStore(t *testing.T) {
 	pages := len(ix.docs) * pageSize * int(unsafe.Sizeof(doc{}))
 	tb, _ := ix.terms.bytes()
 	t.Logf("doc pages %s (%d B/doc), recs %s (cap %d, len %d), key table %s, odd %s",
-		per(pages), unsafe.Sizeof(doc{}), per(cap(ix.recs)), cap(ix.recs), len(ix.recs), per(ix.keys.bytes()), per(cap(ix.odd)*8))
+		per(pages), unsafe.Sizeof(doc{}), per(ix.recs.room), ix.recs.room, ix.recs.used, per(ix.keys.bytes()), per(cap(ix.odd)*8))
 	t.Logf("terms: %d, postings %s, dict %s; over %d", ix.terms.len(), per(tb), per(ix.terms.keysBytes()), len(ix.over))
 	for i, f := range ix.fields {
 		switch f.typ {

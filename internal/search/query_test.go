@@ -177,8 +177,8 @@ func FuzzParseQuery(f *testing.F) {
 				qc.slop = slop
 				for _, id := range qc.eval(n) {
 					if r := qc.match(n, id); r != nil {
-						fuzzIndex.scoreDoc(scorerTFIDF, r, fuzzIndex.doc(id))
-						fuzzIndex.scoreDoc(scorerBM25, r, fuzzIndex.doc(id))
+						fuzzIndex.scoreDoc(scorerTFIDF, r, fuzzIndex.sdoc(id))
+						fuzzIndex.scoreDoc(scorerBM25, r, fuzzIndex.sdoc(id))
 					}
 				}
 			}
@@ -220,8 +220,8 @@ func FuzzCreateAndSearch(f *testing.F) {
 		for _, id := range qc.eval(n) {
 			if r := qc.matchDoc(n, id); r != nil {
 				for _, sc := range []string{scorerTFIDF, scorerDocNorm, scorerBM25, scorerBM25STD, scorerDisMax} {
-					ix.scoreDoc(sc, r, ix.doc(id))
-					ix.explain(sc, r, ix.doc(id))
+					ix.scoreDoc(sc, r, ix.sdoc(id))
+					ix.explain(sc, r, ix.sdoc(id))
 				}
 			}
 		}

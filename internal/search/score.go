@@ -397,7 +397,7 @@ func validScorer(s string) bool {
 }
 
 // score is the scorer's value for document d matched with result r.
-func (ix *index) scoreDoc(scorer string, r *rres, d *doc) float64 {
+func (ix *index) scoreDoc(scorer string, r *rres, d sdoc) float64 {
 	switch scorer {
 	case scorerDocScore:
 		return d.score
@@ -417,7 +417,7 @@ func (ix *index) scoreDoc(scorer string, r *rres, d *doc) float64 {
 		if scorer == scorerBM25 {
 			s = d.score * r.bm25(avg)
 		} else {
-			s = d.score * r.bm25std(ix, d, avg)
+			s = d.score * r.bm25std(ix, d.doc, avg)
 		}
 		return s / float64(r.minOffsetDelta())
 	}

@@ -52,9 +52,9 @@ func (ix *index) tnInit() {
 // docTags calls fn with each TAG field and tag id of document id, read
 // from its record.
 func (ix *index) docTags(id uint32, fn func(tf int, tid uint32)) {
-	off := int(ix.doc(id).rec)
-	_, w := binary.Uvarint(ix.recs[off:])
-	b := ix.recs[off+w:]
+	b := ix.recs.at(ix.doc(id).rec)
+	_, w := binary.Uvarint(b)
+	b = b[w:]
 	kl, w := binary.Uvarint(b)
 	b = b[w+int(kl):]
 	read := func() uint32 {

@@ -49,7 +49,7 @@ func TestUpdateKeySlots(t *testing.T) {
 			if !ok {
 				continue
 			}
-			if ix.key(id) != key || ix.doc(id).seq == 0 {
+			if ix.key(id) != key || !ix.doc(id).live() {
 				t.Fatalf("step %d: %s has document %d of key %q", step, key, id, ix.key(id))
 			}
 			if got := ix.nums[0].key(id); got != exactKey(mustNum(n)) {
