@@ -126,11 +126,10 @@ func (un *aclUniverse) lookup(name string) *aclCmd {
 func newACLUniverse(t *Table) *aclUniverse {
 	specs := redisMeta()
 	un := &aclUniverse{byName: map[string]*aclCmd{}, byCmd: map[*Command]*aclCmd{}}
-	add := func(name string, infoOf func() resp.Value, redis bool) *aclCmd {
+	add := func(name string, info resp.Value, redis bool) *aclCmd {
 		if c := un.byName[name]; c != nil {
 			return c
 		}
-		info := infoOf()
 		c := &aclCmd{name: name}
 		if len(info.Elems) > 6 {
 			for _, f := range info.Elems[2].Elems {
@@ -164,8 +163,7 @@ func newACLUniverse(t *Table) *aclUniverse {
 	}
 	sort.Strings(names) // a container sorts before "container|sub"
 	for _, name := range names {
-		raw := specs[name]
-		add(name, func() resp.Value { return parseInfoHead(raw) }, true)
+		add(name, specs[name], true)
 	}
 	var cmdNames []string
 	for name := range t.cmds {
@@ -174,7 +172,7 @@ func newACLUniverse(t *Table) *aclUniverse {
 	sort.Strings(cmdNames)
 	for _, name := range cmdNames {
 		cmd := t.cmds[name]
-		un.byCmd[cmd] = add(name, cmd.infoHead, false)
+		un.byCmd[cmd] = add(name, cmd.info, false)
 		var subNames []string
 		for s := range cmd.Sub {
 			subNames = append(subNames, s)
@@ -182,7 +180,7 @@ func newACLUniverse(t *Table) *aclUniverse {
 		sort.Strings(subNames)
 		for _, s := range subNames {
 			sub := cmd.Sub[s]
-			un.byCmd[sub] = add(sub.Name, sub.infoHead, false)
+			un.byCmd[sub] = add(sub.Name, sub.info, false)
 		}
 	}
 	sort.Slice(un.top, func(i, j int) bool { return un.top[i].name < un.top[j].name })

@@ -91,8 +91,8 @@ func writeValue(w *resp.Writer, v resp.Value) {
 func sortedSubs(cmd *Command) []*Command {
 	var out []*Command
 	done := map[string]bool{}
-	if info := cmd.infoValue(); len(info.Elems) > 9 {
-		for _, s := range info.Elems[9].Elems {
+	if len(cmd.info.Elems) > 9 {
+		for _, s := range cmd.info.Elems[9].Elems {
 			if len(s.Elems) == 0 {
 				continue
 			}
@@ -120,7 +120,7 @@ func sortedSubs(cmd *Command) []*Command {
 // commandInfo is cmd's COMMAND INFO entry, listing only the subcommands
 // Ordo implements.
 func commandInfo(cmd *Command) resp.Value {
-	v := cmd.infoValue()
+	v := cmd.info
 	if cmd.Sub == nil || len(v.Elems) < 10 {
 		return v
 	}
@@ -245,11 +245,10 @@ func commandListCommand(c *Ctx) {
 			filter = func(*Command) bool { return false }
 		case c.ArgIs(3, "aclcat"):
 			filter = func(cmd *Command) bool {
-				info := cmd.infoValue()
-				if len(info.Elems) < 7 {
+				if len(cmd.info.Elems) < 7 {
 					return false
 				}
-				for _, cat := range info.Elems[6].Elems {
+				for _, cat := range cmd.info.Elems[6].Elems {
 					if strings.EqualFold(strings.TrimPrefix(cat.Str, "@"), arg) {
 						return true
 					}

@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -85,13 +83,8 @@ type Command struct {
 	Handler   Handler
 	Sub       map[string]*Command
 
-	// info is Redis's COMMAND INFO entry as RESP, a slice of the embedded
-	// redis_command_info.resp parsed when used (infoValue); nil for a
-	// command Redis does not have, whose entry is spec.
-	info        []byte
-	spec        resp.Value
-	specs       []keySpec // Redis's key specs, parsed from info
-	hasKeySpecs bool
+	info  resp.Value // Redis's COMMAND INFO entry, or one built for Ordo
+	specs []keySpec  // Redis's key specs, parsed from info
 	// noKeys: every key spec is not_key (the shard channel of SPUBLISH,
 	// SSUBSCRIBE, SUNSUBSCRIBE), so the command has no keys.
 	noKeys bool
@@ -190,24 +183,7 @@ func (cmd *Command) HasKeys() bool {
 	if cmd.noKeys {
 		return false
 	}
-	return cmd.Keys != nil || cmd.hasKeySpecs
-}
-
-// infoValue is the command's COMMAND INFO entry, parsed anew from info
-// for a command Redis has (COMMAND, ACL and registration read it).
-func (cmd *Command) infoValue() resp.Value {
-	if cmd.info == nil {
-		return cmd.spec
-	}
-	return parseInfo(cmd.info)
-}
-
-// infoHead is infoValue without the subcommands (parseInfoHead).
-func (cmd *Command) infoHead() resp.Value {
-	if cmd.info == nil {
-		return cmd.spec
-	}
-	return parseInfoHead(cmd.info)
+	return cmd.Keys != nil || len(cmd.info.Elems) > 8 && len(cmd.info.Elems[8].Elems) > 0
 }
 
 // KeyIndexes returns the indexes of the key arguments in args.
@@ -439,14 +415,8 @@ func newTable() *Table {
 	return t
 }
 
-// redisMeta holds Redis's own metadata, by name ("get", "config|get"):
-// each command's COMMAND INFO entry as its RESP bytes in the embedded
-// file, found once on first use (it is immutable, so engines share it)
-// and parsed where used (parseInfo): registration, the ACL categories,
-// COMMAND. Parsed and kept, the entries were 0.74 MB of heap objects
-// (resp.Value is 56 bytes a node) for the life of every server, 0.7 of
-// the 1.05 MB an idle ordo-server has live; a COMMAND reply now parses
-// its entries again (about a millisecond for all of them).
+// redisMeta holds Redis's own metadata, by name ("get", "config|get"),
+// parsed once on first use: it is immutable, so engines share it.
 // redisDocs (COMMAND DOCS) is parsed apart, on the first COMMAND DOCS: it
 // is about 0.9 MB of heap objects that most servers never read, and the
 // heap goal doubles whatever is live.
@@ -455,97 +425,25 @@ var (
 	redisDocs = sync.OnceValue(loadRedisDocs)
 )
 
-func loadRedisSpec() map[string][]byte {
-	spec := map[string][]byte{}
-	var add func(raw []byte)
-	add = func(raw []byte) {
-		elems := respElems(raw)
-		spec[parseInfo(elems[0]).Str] = raw
-		if len(elems) > 9 {
-			for _, s := range respElems(elems[9]) {
+func loadRedisSpec() map[string]resp.Value {
+	spec := map[string]resp.Value{}
+	v, _, err := resp.ParseReply(redisCommandInfo)
+	if err != nil {
+		panic("engine: redis_command_info.resp: " + err.Error())
+	}
+	var add func(e resp.Value)
+	add = func(e resp.Value) {
+		spec[e.Elems[0].Str] = e
+		if len(e.Elems) > 9 {
+			for _, s := range e.Elems[9].Elems {
 				add(s)
 			}
 		}
 	}
-	for _, e := range respElems(redisCommandInfo) {
+	for _, e := range v.Elems {
 		add(e)
 	}
 	return spec
-}
-
-// parseInfo parses RESP from redis_command_info.resp.
-func parseInfo(raw []byte) resp.Value {
-	v, _, err := resp.ParseReply(raw)
-	if err != nil {
-		panic("engine: redis_command_info.resp: " + err.Error())
-	}
-	return v
-}
-
-// parseInfoHead parses the first 9 elements of a COMMAND INFO entry, from
-// its name to its key specs, leaving out its subcommands: what
-// registration and ACL read, without building the subcommands' entries
-// (registering every command and the ACL categories allocated 3 MB
-// otherwise, and set off a collection while the server started).
-func parseInfoHead(raw []byte) resp.Value {
-	elems := respElems(raw)
-	v := resp.Value{Kind: resp.Kind(raw[0]), Elems: make([]resp.Value, min(len(elems), 9))}
-	for i := range v.Elems {
-		v.Elems[i] = parseInfo(elems[i])
-	}
-	return v
-}
-
-// respSkip returns the length of the RESP value at the start of b, which
-// is from redis_command_info.resp, without building it.
-func respSkip(b []byte) int {
-	end := bytes.Index(b, []byte("\r\n"))
-	if end < 1 {
-		panic("engine: redis_command_info.resp: truncated")
-	}
-	off := end + 2
-	n, err := strconv.Atoi(string(b[1:end]))
-	switch b[0] {
-	case '$', '=', '!':
-		if err != nil {
-			panic("engine: redis_command_info.resp: bad length")
-		}
-		if n < 0 { // null
-			return off
-		}
-		return off + n + 2
-	case '%', '|':
-		n *= 2
-		fallthrough
-	case '*', '~', '>':
-		if err != nil {
-			panic("engine: redis_command_info.resp: bad length")
-		}
-		for i := 0; i < n; i++ {
-			off += respSkip(b[off:])
-		}
-	}
-	return off
-}
-
-// respElems returns the RESP bytes of each element of the array, set or
-// map (keys and values) in b, which is from redis_command_info.resp.
-func respElems(b []byte) [][]byte {
-	end := bytes.Index(b, []byte("\r\n"))
-	n, err := strconv.Atoi(string(b[1:max(end, 1)]))
-	if end < 0 || err != nil {
-		panic("engine: redis_command_info.resp: not an aggregate")
-	}
-	if b[0] == '%' {
-		n *= 2
-	}
-	out := make([][]byte, 0, n)
-	for off := end + 2; len(out) < n; {
-		w := respSkip(b[off:])
-		out = append(out, b[off:off+w:off+w])
-		off += w
-	}
-	return out
 }
 
 func loadRedisDocs() map[string]resp.Value {
@@ -591,11 +489,11 @@ func (t *Table) RegisterSpec(name string, h Handler, s Spec) *Command {
 func (t *Table) RegisterContainer(name string) *Command { return t.registerContainer(name) }
 
 func (t *Table) register(name string, h Handler) *Command {
-	raw, ok := redisMeta()[name]
+	spec, ok := redisMeta()[name]
 	if !ok {
 		panic("engine: no Redis metadata for command " + name)
 	}
-	return t.install(name, h, raw, parseInfoHead(raw))
+	return t.install(name, h, spec)
 }
 
 func (t *Table) registerSpec(name string, h Handler, s Spec) *Command {
@@ -613,17 +511,11 @@ func (t *Table) registerSpec(name string, h Handler, s Spec) *Command {
 		{Kind: resp.KindInt, Int: int64(s.Step)}, cats,
 		{Kind: resp.KindSet}, {Kind: resp.KindSet}, {Kind: resp.KindSet},
 	}}
-	return t.install(name, h, nil, info)
+	return t.install(name, h, info)
 }
 
-// install adds a command whose COMMAND INFO entry is info, parsed from
-// raw for a command Redis has (raw nil: one built for Ordo's own).
-func (t *Table) install(name string, h Handler, raw []byte, info resp.Value) *Command {
-	cmd := &Command{Name: name, Handler: h, info: raw, specs: parseKeySpecs(info)}
-	if raw == nil {
-		cmd.spec = info
-	}
-	cmd.hasKeySpecs = len(info.Elems) > 8 && len(info.Elems[8].Elems) > 0
+func (t *Table) install(name string, h Handler, info resp.Value) *Command {
+	cmd := &Command{Name: name, Handler: h, info: info, specs: parseKeySpecs(info)}
 	cmd.event = name
 	if ev, ok := eventNames[name]; ok {
 		cmd.event = ev
