@@ -10,7 +10,7 @@
 //     steps inside its chunk; each chunk remembers the last position it
 //     looked up, so walking the list in either direction costs one step
 //     per element. In a packed chunk (below) reading element i decodes
-//     at most 31 entries (each a header byte and the bytes it adds),
+//     at most 63 entries (each a header byte and the bytes it adds),
 //     reading on forwards one entry per element, and changing one
 //     unpacks the chunk (a few µs for 4 KiB).
 //   - Insert is O(n) (it shifts the shorter side); SetAt is O(chunk
@@ -50,9 +50,9 @@
 // after RPUSH of 1,000,000 "element:N", redis-server 7.0 / ordo-server):
 // 27.7 / 33.0 MiB before packing, when the elements cost what Redis's
 // listpacks cost (2 bytes each over the text). Packed, "element:N"
-// costs about 3 bytes (2.5 in a packed chunk of 256: a header byte and
-// the digit that changed, a restart every 32; then the chunk header,
-// its directory slot and the allocator's size-class rounding): 3.0 MB
+// costs about 2.8 bytes (2.3 in a packed chunk of 256: a header byte
+// and the digit that changed, a restart every 64; then the chunk header,
+// its directory slot and the allocator's size-class rounding): 2.8 MB
 // of Go heap for the million, 5.1 MB with the previous packing (two
 // header bytes, a restart every 16, chunks of 128).
 //
