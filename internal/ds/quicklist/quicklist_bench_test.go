@@ -24,6 +24,18 @@ func BenchmarkPushPop(b *testing.B) {
 	}
 }
 
+// BenchmarkPushPopShort is BenchmarkPushPop with redis-benchmark's LPUSH
+// value, "xxx", which packs (a one-element "x" list chunk does not shrink
+// by a quarter in the packed form, "xxx" does).
+func BenchmarkPushPopShort(b *testing.B) {
+	l := filled(10000)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.PushFront("xxx")
+		l.PopBack()
+	}
+}
+
 // BenchmarkIndex reads scattered elements of a 10,000-element list.
 func BenchmarkIndex(b *testing.B) {
 	l := filled(10000)

@@ -283,8 +283,8 @@ func TestZeroAndMemory(t *testing.T) {
 		l.PushBack("element:" + strconv.Itoa(i))
 	}
 	full := l.MemoryUsage()
-	// "element:N" packs to about 3 bytes (pack.go) in the interior chunks.
-	if full < empty+10000*3 || full > empty+10000*40 {
+	// "element:N" packs to about 2.3 bytes (pack.go) in the interior chunks.
+	if full < empty+10000*2 || full > empty+10000*40 {
 		t.Fatalf("MemoryUsage %d for 10000 short elements (empty %d)", full, empty)
 	}
 	for l.Len() > 0 {
@@ -292,5 +292,67 @@ func TestZeroAndMemory(t *testing.T) {
 	}
 	if got := l.MemoryUsage(); got > empty+64 {
 		t.Fatalf("MemoryUsage %d after popping everything, want about %d", got, empty)
+	}
+}
+
+// TestPackedSize checks what a long list of elements that differ from
+// their neighbour in the last bytes costs: at most 3.2 bytes each in all
+// (pack.go's one-byte headers, its restarts, the chunk headers).
+func TestPackedSize(t *testing.T) {
+	l := New()
+	const n = 100000
+	for i := 0; i < n; i++ {
+		l.PushBack("element:" + strconv.Itoa(i))
+	}
+	if per := float64(l.MemoryUsage()) / n; per > 3 {
+		t.Errorf("MemoryUsage %d: %.2f bytes per \"element:N\", want at most 3", l.MemoryUsage(), per)
+	}
+}
+
+// TestPackForms packs chunks of elements of every header form of
+// pack.go (one byte; a long rest, with and without the uvarint after the
+// first byte; a long shared prefix; empty and repeated elements) and of
+// packed chunks of 64 KiB and more (4-byte restart offsets), and reads
+// them back in place (forwards, backwards, at random) and unpacked.
+func TestPackForms(t *testing.T) {
+	long := strings.Repeat("p", 600)
+	forms := map[string]func(i int) string{
+		"short":    func(i int) string { return "element:" + strconv.Itoa(i) },
+		"rest 100": func(i int) string { return long + strings.Repeat(strconv.Itoa(i%10), 100) },
+		"rest 400": func(i int) string { return long + strconv.Itoa(i) + strings.Repeat(strconv.Itoa(i%7), 400) },
+		"prefix":   func(i int) string { return long + strconv.Itoa(i) },
+		"repeated": func(i int) string { return []string{"", "a", "a", "ab", "ab", "a", ""}[i%7] + "xxxxx" },
+	}
+	for name, f := range forms {
+		rng := rand.New(rand.NewPCG(1, 2))
+		l := New()
+		var model []string
+		for i := 0; i < 12*chunkSize+17; i++ {
+			model = append(model, f(i))
+			l.PushBack(model[i])
+		}
+		packed, wide := 0, 0
+		for i := l.lo; i < l.hi; i++ {
+			if ch := l.dir[i]; ch.packed > 0 {
+				packed++
+				if tabWidth(len(ch.b)) == 4 {
+					wide++
+				}
+			}
+		}
+		if packed == 0 {
+			t.Fatalf("%s: no chunk packed", name)
+		}
+		if name == "rest 400" && wide == 0 {
+			t.Errorf("%s: no packed chunk of 64 KiB or more", name)
+		}
+		check(t, 0, name, l, model, rng)
+		// Change an element in every chunk: each is unpacked, and the
+		// two most recent stay so (the others are packed again).
+		for i := chunkSize / 2; i < len(model); i += chunkSize {
+			model[i] = "changed:" + strconv.Itoa(i)
+			l.SetAt(i, model[i])
+		}
+		check(t, 1, name, l, model, rng)
 	}
 }
