@@ -70,6 +70,19 @@ type ordoStore struct {
 }
 
 func openOrdo(dir string) *ordoStore {
+	s := openHashes(dir)
+	err := s.db.CreateIndex(s.ctx, ordo.IndexSpec{Name: "users", Prefixes: []string{"u:"}, Fields: []ordo.IndexField{
+		ordo.TagField("city"), ordo.NumericField("age").Sorted(), ordo.NumericField("score"),
+	}})
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// openHashes is Ordo without the index: the same hashes alone (the
+// memory breakdown's keyspace part).
+func openHashes(dir string) *ordoStore {
 	o := &ordo.Options{Sync: ordo.SyncEverySec}
 	if policy() == "memory" {
 		o = &ordo.Options{InMemory: true}
@@ -78,14 +91,7 @@ func openOrdo(dir string) *ordoStore {
 	if err != nil {
 		panic(err)
 	}
-	s := &ordoStore{db: db, ctx: context.Background()}
-	err = db.CreateIndex(s.ctx, ordo.IndexSpec{Name: "users", Prefixes: []string{"u:"}, Fields: []ordo.IndexField{
-		ordo.TagField("city"), ordo.NumericField("age").Sorted(), ordo.NumericField("score"),
-	}})
-	if err != nil {
-		panic(err)
-	}
-	return s
+	return &ordoStore{db: db, ctx: context.Background()}
 }
 
 func (s *ordoStore) put(i int) {
@@ -233,6 +239,8 @@ func open(kind, dir string) store {
 		return openOrdo(dir)
 	case "coll":
 		return openColl(dir)
+	case "hashes":
+		return openHashes(dir)
 	}
 	return openBunt(dir)
 }
@@ -351,11 +359,16 @@ func TestMain(m *testing.M) {
 	if kind := os.Getenv("ORDO_BENCH_MEMCHILD"); kind != "" {
 		dir, _ := os.MkdirTemp("", "embmem")
 		s := open(kind, dir)
-		load(s)
+		if os.Getenv("ORDO_BENCH_MEMEMPTY") == "" {
+			load(s)
+		}
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		fmt.Printf("MEM %d %d\n", rss(), ms.HeapInuse)
+		fmt.Printf("MEM %d %d %d %d\n", rss(), ms.HeapInuse, ms.HeapIdle-ms.HeapReleased, ms.Sys-ms.HeapSys)
+		if o, ok := s.(*ordoStore); ok {
+			printOrdoMemory(o)
+		}
 		s.close()
 		os.RemoveAll(dir)
 		os.Exit(0)
