@@ -26,9 +26,9 @@ func TestMeasureMemory(t *testing.T) {
 		t.Skip("set MEASURE=1 to measure")
 	}
 	type row struct {
-		what                    string
-		rss, heap, idle, rt     float64
-		used, ftinfo, indexHeap string
+		what                string
+		rss, heap, idle, rt float64
+		used, ftinfo        string
 	}
 	var rows []row
 	for _, k := range []struct{ kind, what string }{
