@@ -247,30 +247,20 @@ func (db *DB) GetDoc(ctx context.Context, key string) (Doc, bool, error) {
 	e := db.e
 	e.Lock()
 	var fields []string
-	var ok bool
 	var err error
-	if h := db.peekHash(key); h != nil && db.gets.fits(h) {
-		fields, ok = db.gets.take(h), true
-	} else {
+	v, ok := db.peek(key, nowLazy)
+	if h, _ := v.Obj().(*engine.Hash); ok && h != nil && db.gets.fits(h) {
+		fields = db.gets.take(h)
+	} else if ok {
 		var sb strings.Builder
-		fields, ok, err = db.peekFields(nil, &sb, key, nowLazy, true)
+		fields, err = valueFields(nil, &sb, v, true)
+		ok = err == nil
 	}
 	e.Unlock()
 	if !ok {
 		return Doc{}, false, err
 	}
 	return Doc{Key: key, Fields: fields}, true, nil
-}
-
-// peekHash returns the live hash at key in database 0, or nil (missing,
-// expired or another type). The lock must be held.
-func (db *DB) peekHash(key string) *engine.Hash {
-	v, at, ok := db.e.Peek(0, key)
-	if !ok || at >= 0 && at <= engine.NowMs() {
-		return nil
-	}
-	h, _ := v.Obj().(*engine.Hash)
-	return h
 }
 
 // docSlab is where GetDoc copies a small hash's fields: documents are
@@ -325,24 +315,38 @@ func (s *docSlab) take(h *engine.Hash) []string {
 // lock must be held. now is nowLazy to read the clock only for a key with
 // a TTL.
 func (db *DB) peekFields(dst []string, sb *strings.Builder, key string, now int64, json bool) (out []string, ok bool, err error) {
+	v, ok := db.peek(key, now)
+	if !ok {
+		return dst, false, nil
+	}
+	out, err = valueFields(dst, sb, v, json)
+	return out, err == nil, err
+}
+
+// peek returns the live value at key in database 0: ok is false for a
+// missing or expired key. The lock must be held.
+func (db *DB) peek(key string, now int64) (engine.Value, bool) {
 	v, at, ok := db.e.Peek(0, key)
 	if at >= 0 && now == nowLazy {
 		now = engine.NowMs()
 	}
-	if !ok || (at >= 0 && at <= now) {
-		return dst, false, nil
-	}
+	return v, ok && (at < 0 || at > now)
+}
+
+// valueFields is peekFields for the value v found.
+func valueFields(dst []string, sb *strings.Builder, v engine.Value, json bool) ([]string, error) {
 	switch o := v.Obj().(type) {
 	case *engine.Hash:
-		// Room for it all first: a point get allocates exactly twice.
+		// Room for it all first: the pairs and the bytes are one
+		// allocation each.
 		sb.Grow(o.PairsBytes())
-		return o.AppendPairs(slices.Grow(dst, 2*o.Len()), sb), true, nil
+		return o.AppendPairs(slices.Grow(dst, 2*o.Len()), sb), nil
 	case *engine.JSON:
 		if json {
-			return append(dst, "$", o.String()), true, nil
+			return append(dst, "$", o.String()), nil
 		}
 	}
-	return dst, false, &Error{Msg: engine.ErrWrongType}
+	return dst, &Error{Msg: engine.ErrWrongType}
 }
 
 // nowLazy, as peekFields' now, reads the clock only if the key has a TTL.
