@@ -12,7 +12,7 @@
 // splits each store's RSS into Go heap, free heap, runtime and the rest,
 // and Ordo's into the hashes and the index. Figures and history:
 // bench/README.md, "Embedded: Ordo against BuntDB". Last (2026-11-25,
-// memory policy, load about 15, CPU time): put 7.8x BuntDB's rate, range
-// query 2.4x, point get 2.2x; RSS 1.50x, of which the index is about 25
-// MB and the hashes alone take less than BuntDB.
+// memory policy, load 15 to 20, CPU time, two runs): put 7.8x BuntDB's
+// rate, range query 2.0x to 2.4x, point get 1.8x to 2.2x; RSS 1.5x, of
+// which the index is about 25 MB: the hashes alone take less than BuntDB.
 package embedded
