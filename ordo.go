@@ -92,6 +92,8 @@ type DB struct {
 
 	// sessions holds Do's sessions between calls (see Do).
 	sessions sync.Pool
+
+	gets docSlab // GetDoc's copies (search.go), under the engine lock
 }
 
 // ErrClosed is returned after Close.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -507,6 +508,50 @@ func TestSearchDocsOwnTheirFields(t *testing.T) {
 	for i, d := range r.Docs {
 		if !slices.Equal(d.Fields, was[i]) {
 			t.Errorf("%s changed with the hash", d.Key)
+		}
+	}
+}
+
+// TestGetDocsOwnTheirFields: point gets share buffers (GetDoc copies small
+// hashes into a few-KiB slab), yet every document keeps HGETALL's answer
+// of its moment: appending to one's Fields leaves the others alone, and
+// later gets, writes and deletes (concurrent ones too) change none.
+func TestGetDocsOwnTheirFields(t *testing.T) {
+	ctx := context.Background()
+	db := openMem(t)
+	const n = 300 // several slabs' worth
+	for i := range n {
+		db.Do(ctx, "HSET", fmt.Sprint("k:", i), "i", i, "pad", strings.Repeat("p", i%40), "", "")
+	}
+	docs := make([]ordo.Doc, n)
+	was := make([][]string, n)
+	for i := range n {
+		d, ok, err := db.GetDoc(ctx, fmt.Sprint("k:", i))
+		want, _ := db.Do(ctx, "HGETALL", fmt.Sprint("k:", i)).StringSlice()
+		if !ok || err != nil || !slices.Equal(d.Fields, want) {
+			t.Fatalf("k:%d: %q %v %v, HGETALL %q", i, d.Fields, ok, err, want)
+		}
+		docs[i], was[i] = d, deepClone(d.Fields)
+	}
+	for _, d := range docs {
+		_ = append(d.Fields, "appended", "by caller") // must not land in the next document
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range n {
+			db.GetDoc(ctx, fmt.Sprint("k:", i))
+		}
+	})
+	for i := range n {
+		db.Do(ctx, "HSET", fmt.Sprint("k:", i), "i", "changed", "new", "field")
+		if i%2 == 0 {
+			db.Do(ctx, "DEL", fmt.Sprint("k:", i))
+		}
+	}
+	wg.Wait()
+	for i, d := range docs {
+		if !slices.Equal(d.Fields, was[i]) {
+			t.Fatalf("k:%d was %q, now %q", i, was[i], d.Fields)
 		}
 	}
 }

@@ -54,6 +54,7 @@ func TestDictModel(t *testing.T) {
 	type kept struct{ s, want string }
 	var keep []kept
 	obj := &Set{}
+	raw := &Set{}
 	check := func() {
 		if d.Len() != len(model) || ds.Len() != len(model) || dt.Len() != len(model) || di.Len() != len(model) {
 			t.Fatalf("len %d %d %d %d, want %d", d.Len(), ds.Len(), dt.Len(), di.Len(), len(model))
@@ -107,8 +108,11 @@ func TestDictModel(t *testing.T) {
 			switch op := rng.IntN(10); {
 			case op < 5:
 				v := Value{s: val()}
-				if rng.IntN(8) == 0 {
-					v = Value{o: obj}
+				switch rng.IntN(8) {
+				case 0:
+					v = Value{o: obj} // an object alone: a slot of objs
+				case 1:
+					v.o = raw // a string and an object (the engine's raw strings): side
 				}
 				w, had := model[k]
 				if rng.IntN(2) == 0 {

@@ -150,6 +150,8 @@ func (d *Dict[V]) Clone() *Dict[V] {
 	c.valsFree = append([]uint32(nil), d.valsFree...)
 	c.side = append([]strObj(nil), d.side...)
 	c.sideFree = append([]uint32(nil), d.sideFree...)
+	c.objs = append([]any(nil), d.objs...)
+	c.objsFree = append([]uint32(nil), d.objsFree...)
 	c.chunks = make([][]byte, len(d.chunks))
 	for i, b := range d.chunks {
 		if b != nil {
