@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -231,6 +232,24 @@ func (h *Hash) set(lim hsLimits, field, value []byte) bool {
 	return true
 }
 
+// presize gives an empty listpack hash the room the field-value pairs
+// of one HSET take, when they fit the listpack's limits: one allocation
+// of the final size rather than a doubling per append, whose garbage and
+// spare capacity a hash made by one HSET (the usual object write) kept.
+func (h *Hash) presize(lim hsLimits, pairs [][]byte) {
+	if int64(len(pairs)/2) > lim.entries {
+		return
+	}
+	need := 0
+	for _, a := range pairs {
+		if int64(len(a)) > lim.value {
+			return
+		}
+		need += (bits.Len64(uint64(len(a))|1)+6)/7 + len(a) // uvarint length, bytes
+	}
+	h.lp = make([]byte, 0, need)
+}
+
 // lpReplace replaces the entry lp[from:to] by an entry holding v.
 func (h *Hash) lpReplace(from, to int, v []byte) {
 	var hdr [binary.MaxVarintLen64]byte
@@ -330,6 +349,9 @@ func hsetCommand(c *Ctx) {
 		return
 	}
 	lim := h.limits(c)
+	if h.ht == nil && cap(h.lp) == 0 {
+		h.presize(lim, c.Args[2:])
+	}
 	added := 0
 	for i := 2; i < len(c.Args); i += 2 {
 		if h.set(lim, c.Args[i], c.Args[i+1]) {
