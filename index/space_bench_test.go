@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/ordo-db/ordo/internal/sysinfo"
 	"math"
 	"math/rand/v2"
@@ -83,48 +84,38 @@ func codeSpace(r *rand.Rand, n int) *index.Space {
 // and reports members read per point returned and the process's CPU time
 // per query (steadier than ns/op on a shared machine).
 func BenchmarkSpaceNearest(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 2))
-	const n = 1_000_000
-	s := codeSpace(r, n)
-	ctx := context.Background()
-	for _, k := range []int{100, 1000} {
-		b.Run(strconv.Itoa(k), func(b *testing.B) {
-			b.ReportAllocs()
-			scanned := 0
-			cpu0 := sysinfo.ProcessCPU()
-			for b.Loop() {
-				c := []uint64{1<<22 + r.Uint64N(1<<26-1<<23), 1<<22 + r.Uint64N(1<<26-1<<23)}
-				hits, st, err := s.Nearest(ctx, c, k)
-				if err != nil || len(hits) != k {
-					b.Fatal(err, len(hits))
-				}
-				scanned += st.Scanned
-			}
-			b.ReportMetric(float64(scanned)/float64(k*b.N), "read/point")
-			b.ReportMetric(float64(sysinfo.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
-		})
-	}
+	benchSpaceQueries(b, func(s *index.Space, r *rand.Rand, k int) ([]index.PointHit, index.SpaceStats, error) {
+		c := []uint64{1<<22 + r.Uint64N(1<<26-1<<23), 1<<22 + r.Uint64N(1<<26-1<<23)}
+		hits, st, err := s.Nearest(context.Background(), c, k)
+		if err == nil && len(hits) != k {
+			err = fmt.Errorf("%d hits, want %d", len(hits), k)
+		}
+		return hits, st, err
+	})
 }
 
-// BenchmarkSpaceBox measures Box's own work (the server's replaced by
-// codeBackend) over 1,000,000 random 2-D points of 26 bits, for boxes of
-// about 100 and 1,000 points, as the bench's space rows ask.
+// BenchmarkSpaceBox is the same for boxes of about 100 and 1,000 points
+// (a square of side 2^26·√(k/n)), as the bench's space rows ask.
 func BenchmarkSpaceBox(b *testing.B) {
+	benchSpaceQueries(b, func(s *index.Space, r *rand.Rand, k int) ([]index.PointHit, index.SpaceStats, error) {
+		side := uint64(float64(1<<26) * math.Sqrt(float64(k)/1e6))
+		lo := []uint64{r.Uint64N(1<<26 - side), r.Uint64N(1<<26 - side)}
+		return s.BoxStats(context.Background(), lo, []uint64{lo[0] + side, lo[1] + side})
+	})
+}
+
+// benchSpaceQueries runs query for k = 100 and 1,000 over codeSpace's
+// 1,000,000 points.
+func benchSpaceQueries(b *testing.B, query func(s *index.Space, r *rand.Rand, k int) ([]index.PointHit, index.SpaceStats, error)) {
 	r := rand.New(rand.NewPCG(1, 2))
-	const n = 1_000_000
-	s := codeSpace(r, n)
-	ctx := context.Background()
+	s := codeSpace(r, 1_000_000)
 	for _, k := range []int{100, 1000} {
 		b.Run(strconv.Itoa(k), func(b *testing.B) {
 			b.ReportAllocs()
-			// A square of k expected points: side = 2^26 * sqrt(k/n).
-			side := uint64(float64(1<<26) * math.Sqrt(float64(k)/n))
 			scanned, got := 0, 0
 			cpu0 := sysinfo.ProcessCPU()
 			for b.Loop() {
-				lo := []uint64{r.Uint64N(1<<26 - side), r.Uint64N(1<<26 - side)}
-				hi := []uint64{lo[0] + side, lo[1] + side}
-				hits, st, err := s.BoxStats(ctx, lo, hi)
+				hits, st, err := query(s, r, k)
 				if err != nil {
 					b.Fatal(err)
 				}
