@@ -130,7 +130,7 @@ func (e *Engine) Unlock() {
 		// them once per event-loop turn (tracking.go).
 		e.broadcastInvalidations()
 	}
-	e.clockOK = false // the next holder reads the clock afresh (Call)
+	e.clock.ok = false // the next holder reads the clock afresh (Call)
 	e.mu.Unlock()
 	// Paired with LockOrBusy's enqueue-then-TryLock: either this load
 	// sees the waiter queued, or the waiter's TryLock sees the lock free.

@@ -3,6 +3,7 @@ package engine
 import (
 	"math/rand/v2"
 	"strings"
+	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/ds/hll"
 )
@@ -10,9 +11,27 @@ import (
 // HyperLogLog commands (Redis's hyperloglog.c): PFADD, PFCOUNT, PFMERGE,
 // PFDEBUG and PFSELFTEST on string values in Redis's own representation
 // (internal/ds/hll), so GET of an HLL returns redis-server's bytes and a
-// string written by redis-server is accepted. As for the bit commands, a
-// write copies the string (at most 12304 bytes), and only when a
-// register actually changes.
+// string written by redis-server is accepted.
+//
+// # Writing in place
+//
+// Strings in the keyspace are immutable Go strings: the keys dict hands
+// them out as they are, and COPY, RENAME and MOVE share or move them. So
+// a bit command copies the string it changes. The HLL commands copy only
+// the first time: the buffer they store is their own (marked encOwned,
+// ownedHLL), and the next PFADD, PFMERGE, PFCOUNT (its cache) or PFDEBUG
+// to the key writes its registers in place, as Redis does, instead of
+// copying 12 KiB per change of a dense HLL. That is safe because nothing
+// keeps the bytes of a string value beyond the command that read it
+// without copying them: replies (GET, GETRANGE, DUMP, a script's
+// redis.call, the embedded API) copy into the reply buffer under the
+// lock; a snapshot (BGSAVE, a replica's full sync, the AOF rewrite)
+// serializes a key before a write command's lookup returns it (the
+// capture in DB.lookup) and a string is never deferred; COPY gives the
+// copy bytes of its own (copyValue); RENAME and MOVE move the value, one
+// holder still. Any other write to the string (SETBIT, APPEND, SET ...)
+// stores a new, unmarked value. Writing in place under the lock is then
+// invisible but through the key itself.
 
 const (
 	ErrHLLType    = "WRONGTYPE Key is not a valid HyperLogLog string value."
@@ -51,6 +70,50 @@ func lookupHLL(c *Ctx, key []byte) (v Value, b []byte, found, ok bool) {
 // room for a sparse update's growth, and does not zero what it copies).
 func cloneHLL(b []byte) []byte { return append([]byte(nil), b...) }
 
+// ownedHLL returns the bytes of v for writing in place if v is a buffer
+// stored by storeHLL (see "Writing in place" above), else nil.
+func ownedHLL(v Value) []byte {
+	if r, ok := v.o.(rawString); ok && r.enc == encOwned {
+		return unsafe.Slice(unsafe.StringData(v.s), len(v.s))
+	}
+	return nil
+}
+
+// writableHLL is b, the bytes of the HLL value v, ready to be written:
+// v's own buffer if it is owned, else a copy.
+func writableHLL(v Value, b []byte) []byte {
+	if w := ownedHLL(v); w != nil {
+		return w
+	}
+	return cloneHLL(b)
+}
+
+// storeHLL stores b, a buffer of the command's (writableHLL, or one
+// allocated by package hll), at key as a changed value: if b is v's own
+// buffer, written in place, the change is only signalled (a snapshot has
+// captured the key at the write command's lookup); else b is stored,
+// marked as the key's own.
+func storeHLL(c *Ctx, key []byte, v Value, b []byte, found bool) {
+	if found && len(b) == len(v.s) && len(b) > 0 && unsafe.StringData(v.s) == &b[0] && ownedHLL(v) != nil {
+		c.Modified(key)
+		return
+	}
+	nv := Value{s: view(b), o: rawString{encOwned}} // b is never written but through the key
+	if found {
+		c.Set(key, nv, true)
+	} else {
+		c.Add(key, nv)
+	}
+}
+
+// unshareHLL is unshareBitmap, keeping an owned value as it is (it is
+// raw already).
+func unshareHLL(c *Ctx, key []byte, v Value) {
+	if ownedHLL(v) == nil {
+		unshareBitmap(c, key, v)
+	}
+}
+
 func hllSparseMax(c *Ctx) int64 { return c.E.Config.hot().hllSparseMaxBytes }
 
 func pfaddCommand(c *Ctx) {
@@ -71,16 +134,16 @@ func pfaddCommand(c *Ctx) {
 			continue
 		}
 		if !owned {
-			b, owned = cloneHLL(b), true
+			b, owned = writableHLL(v, b), true
 		}
 		var r int
 		if b, r = hll.Set(b, idx, n, sparseMax); r < 0 {
 			// Redis keeps what it wrote in place before finding the
 			// corruption, without propagating it.
 			if updated > 0 {
-				storeBitmap(c, key, b, found)
+				storeHLL(c, key, v, b, found)
 			} else {
-				unshareBitmap(c, key, v)
+				unshareHLL(c, key, v)
 			}
 			c.W.Error(ErrHLLCorrupt)
 			return
@@ -89,12 +152,12 @@ func pfaddCommand(c *Ctx) {
 	}
 	if updated > 0 {
 		hll.Invalidate(b)
-		storeBitmap(c, key, b, found)
+		storeHLL(c, key, v, b, found)
 		c.Dirty(updated)
 		c.W.Int(1)
 		return
 	}
-	unshareBitmap(c, key, v)
+	unshareHLL(c, key, v)
 	c.W.Int(0)
 }
 
@@ -124,7 +187,7 @@ func pfcountCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	unshareBitmap(c, key, v)
+	unshareHLL(c, key, v)
 	if card, valid := hll.Cached(b); valid {
 		c.W.Int(int64(card))
 		return
@@ -136,9 +199,9 @@ func pfcountCommand(c *Ctx) {
 	}
 	// The cache is part of the value: storing it is a change, propagated
 	// as Redis propagates it (PFCOUNT itself).
-	b = cloneHLL(b)
+	b = writableHLL(v, b)
 	hll.SetCache(b, card)
-	storeBitmap(c, key, b, true)
+	storeHLL(c, key, v, b, true)
 	c.Dirty(1)
 	c.W.Int(int64(card))
 }
@@ -164,10 +227,10 @@ func pfmergeCommand(c *Ctx) {
 	}
 	key := c.Args[1]
 	c.noStats = true                    // the write's own lookup: not counted (Redis's lookupKeyWrite)
-	_, b, found, _ := lookupHLL(c, key) // checked above
+	v, b, found, _ := lookupHLL(c, key) // checked above
 	c.noStats = false
 	if found {
-		b = cloneHLL(b)
+		b = writableHLL(v, b)
 	} else {
 		b = hll.New()
 	}
@@ -175,7 +238,7 @@ func pfmergeCommand(c *Ctx) {
 		d, err := hll.ToDense(b)
 		if err != nil {
 			if !found { // Redis has already added the new key
-				storeBitmap(c, key, b, found)
+				storeHLL(c, key, v, b, found)
 			}
 			c.W.Error(ErrHLLCorrupt)
 			return
@@ -189,7 +252,7 @@ func pfmergeCommand(c *Ctx) {
 		}
 	}
 	hll.Invalidate(b)
-	storeBitmap(c, key, b, found)
+	storeHLL(c, key, v, b, found)
 	c.Dirty(1)
 	c.W.Simple("OK")
 }
@@ -205,7 +268,7 @@ func pfdebugCommand(c *Ctx) {
 		c.W.Error("ERR The specified key does not exist")
 		return
 	}
-	unshareBitmap(c, key, v)
+	unshareHLL(c, key, v)
 	arity := func() bool {
 		if len(c.Args) != 3 {
 			c.W.Error("ERR Wrong number of arguments for the '" + sub + "' subcommand")
@@ -224,7 +287,7 @@ func pfdebugCommand(c *Ctx) {
 			return false, false
 		}
 		b = d
-		storeBitmap(c, key, b, true)
+		storeHLL(c, key, v, b, true)
 		c.Dirty(1)
 		return true, true
 	}

@@ -370,3 +370,89 @@ func TestHLLWatch(t *testing.T) {
 	watchCase(t, nil, k, []string{"PFCOUNT", "h"})
 	watchCase(t, nil, k, []string{"PFCOUNT", "h", "h2"})
 }
+
+// TestHLLInPlace: the HLL commands write a key's own buffer in place
+// (cmd_hll.go), yet every value handed out before a write keeps its bytes,
+// as in Redis: a COPY (written on either side afterwards), a value moved by
+// RENAME and MOVE, a DUMP restored later, a script's GET held across its
+// PFADD, a MULTI's GETs around a PFADD, and strings written by SETBIT and
+// APPEND on the HLL.
+func TestHLLInPlace(t *testing.T) {
+	d := redistest.NewDiff(t)
+	add := func(key string, from, n int) {
+		d.Do(append([]string{"PFADD", key}, hllElems("e", from, n)...)...)
+	}
+	add("h", 0, 3000) // dense
+	d.Do("PFDEBUG", "ENCODING", "h")
+	add("h", 3000, 500) // written in place from here on
+	d.Do("OBJECT", "ENCODING", "h")
+	d.Do("COPY", "h", "c")
+	add("h", 4000, 500)
+	d.Do("GET", "c")
+	d.Do("GET", "h")
+	d.Do("PFCOUNT", "c")
+	add("c", 10000, 500)
+	d.Do("GET", "h")
+	d.Do("GET", "c")
+	d.Do("PFCOUNT", "h") // stores the cache in place
+	d.Do("GET", "h")
+	d.Do("PFMERGE", "h", "c") // in place
+	d.Do("GET", "h")
+	d.Do("GET", "c")
+	d.Do("RENAME", "h", "r")
+	add("r", 20000, 300)
+	d.Do("GET", "r")
+	d.Do("MOVE", "r", "1")
+	d.Do("SELECT", "1")
+	add("r", 21000, 300)
+	d.Do("GET", "r")
+	dump := d.Do("DUMP", "r")
+	add("r", 22000, 300)
+	d.Do("RESTORE", "fromdump", "0", dump.Str)
+	d.Do("GET", "fromdump")
+	d.Do("PFCOUNT", "fromdump")
+	d.Do("GET", "r")
+	d.Do("SELECT", "0")
+	d.Do("COPY", "c", "c2", "DB", "1")
+	add("c", 30000, 300)
+	d.Do("SELECT", "1")
+	d.Do("GET", "c2")
+	d.Do("SELECT", "0")
+	// A script holds GET's value across the PFADD that changes the key.
+	d.Do("EVAL", `local old = redis.call('GET', KEYS[1])
+redis.call('PFADD', KEYS[1], 'x1', 'x2', 'x3', 'x4', 'x5', 'x6', 'x7', 'x8')
+local new = redis.call('GET', KEYS[1])
+return {old, new, tostring(old == new)}`, "1", "c")
+	d.Do("MULTI")
+	d.Do("GET", "c")
+	d.Do("PFADD", "c", "y1", "y2", "y3", "y4", "y5", "y6", "y7", "y8", "y9")
+	d.Do("GET", "c")
+	d.Do("EXEC")
+	// Other writes to the HLL's string, then PFADD again.
+	d.Do("SETBIT", "c", "200", "1")
+	d.Do("SETBIT", "c", "200", "1") // no change
+	add("c", 40000, 200)
+	d.Do("GET", "c")
+	d.Do("COPY", "c", "c3")
+	d.Do("APPEND", "c3", "tail")
+	d.Do("PFADD", "c3", "z")
+	d.Do("PFADD", "c", "z")
+	d.Do("GET", "c")
+	d.Do("GET", "c3")
+	d.Do("SETRANGE", "c", "20", "\x3f\x3f")
+	add("c", 50000, 200)
+	d.Do("GET", "c")
+	d.Do("PFDEBUG", "GETREG", "c")
+	// A sparse HLL becomes the key's own too.
+	d.Do("PFADD", "s", "a", "b")
+	d.Do("COPY", "s", "s2")
+	d.Do("PFADD", "s", "c", "d")
+	d.Do("PFADD", "s", "e")
+	d.Do("GET", "s")
+	d.Do("GET", "s2")
+	d.Do("PFDEBUG", "TODENSE", "s")
+	d.Do("COPY", "s", "s3")
+	d.Do("PFADD", "s", "f", "g", "h")
+	d.Do("GET", "s3")
+	d.Do("GET", "s")
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/ordo-db/ordo/internal/ds/dict"
@@ -295,6 +296,11 @@ func copyValue(v Value) (Value, bool) {
 			// A copy of a shared integer is an integer of its own, as
 			// Redis's dupStringObject makes it.
 			return Value{s: v.s, o: rawString{encIntUnshared}}, true
+		}
+		if r, ok := v.o.(rawString); ok && r.enc == encOwned {
+			// Written in place by its key's HLL commands: the copy
+			// gets bytes of its own (raw, as dupStringObject makes it).
+			return rawStringValue(strings.Clone(v.s)), true
 		}
 		return v, true // keeping its encoding, as dupStringObject
 	}

@@ -67,21 +67,55 @@ func sortKeys(args [][]byte) []int {
 	return idx
 }
 
-// sortItem is one element of the vector to sort, with its weight.
+// sortItem is one element of the vector to sort, with its numeric
+// weight. It holds no pointer (its string is a span of the command's
+// sortBuf), so the vector is not scanned by the collector nor written
+// with write barriers; an ALPHA sort BY weights keeps them apart
+// (sortOpts.cmps), so that an item is 24 bytes, not 56 as it was with
+// two strings.
 type sortItem struct {
-	obj    string
-	score  float64 // numeric weight
-	cmp    string  // ALPHA weight looked up by BY
-	hasCmp bool
+	obj   span
+	score float64
 }
 
-// sortOpts are the parsed options that the comparison needs.
+// span is a string in a sortBuf: its bytes [off, off+n); n is -1 for
+// none (a BY weight not found).
+type span struct{ off, n int }
+
+// sortBuf holds copies of SORT's elements and ALPHA weights, one buffer
+// for all. Bytes once appended are never written again, so a string of
+// them (str) stays valid as the buffer grows.
+type sortBuf struct{ b []byte }
+
+func (a *sortBuf) add(b []byte) span {
+	a.b = append(a.b, b...)
+	return span{len(a.b) - len(b), len(b)}
+}
+
+func (a *sortBuf) addString(s string) span {
+	a.b = append(a.b, s...)
+	return span{len(a.b) - len(s), len(s)}
+}
+
+// str is the string of sp.
+func (a *sortBuf) str(sp span) string {
+	if sp.n <= 0 {
+		return ""
+	}
+	return unsafe.String(&a.b[sp.off], sp.n)
+}
+
+// sortOpts are the parsed options and what the comparison needs.
 type sortOpts struct {
 	desc, alpha, byPattern, store bool
+	buf                           *sortBuf   // the items' strings
+	items                         []sortItem // the vector
+	cmps                          []span     // ALPHA weights by BY, by item
 }
 
-// compare is Redis's sortCompare.
-func (o *sortOpts) compare(a, b *sortItem) int {
+// compare is Redis's sortCompare of items i and j.
+func (o *sortOpts) compare(i, j int32) int {
+	a, b := &o.items[i], &o.items[j]
 	var cmp int
 	switch {
 	case !o.alpha:
@@ -91,28 +125,29 @@ func (o *sortOpts) compare(a, b *sortItem) int {
 		case a.score < b.score:
 			cmp = -1
 		default:
-			cmp = strings.Compare(a.obj, b.obj)
+			cmp = strings.Compare(o.buf.str(a.obj), o.buf.str(b.obj))
 		}
 	case o.byPattern:
+		ca, cb := o.cmps[i], o.cmps[j]
 		switch {
-		case !a.hasCmp || !b.hasCmp:
+		case ca.n < 0 || cb.n < 0:
 			switch {
-			case a.hasCmp == b.hasCmp:
+			case ca.n < 0 && cb.n < 0:
 				cmp = 0
-			case !a.hasCmp:
+			case ca.n < 0:
 				cmp = -1
 			default:
 				cmp = 1
 			}
 		case o.store:
-			cmp = strings.Compare(a.cmp, b.cmp)
+			cmp = strings.Compare(o.buf.str(ca), o.buf.str(cb))
 		default:
-			cmp = strcoll(a.cmp, b.cmp)
+			cmp = strcoll(o.buf.str(ca), o.buf.str(cb))
 		}
 	case o.store:
-		cmp = strings.Compare(a.obj, b.obj)
+		cmp = strings.Compare(o.buf.str(a.obj), o.buf.str(b.obj))
 	default:
-		cmp = strcoll(a.obj, b.obj)
+		cmp = strcoll(o.buf.str(a.obj), o.buf.str(b.obj))
 	}
 	if o.desc {
 		return -cmp
@@ -235,7 +270,9 @@ func sortGeneric(c *Ctx, readonly bool) {
 	}
 
 	vector := make([]sortItem, 0, max(vectorlen, 0))
-	var elems strArena // copies of the elements, in a few allocations
+	// Copies of the elements (and ALPHA weights): room for short ones.
+	elems := &sortBuf{b: make([]byte, 0, min(max(vectorlen, 0)*8, 64<<10))}
+	o.buf = elems
 	switch {
 	case list != nil && dontsort:
 		// The list's own order (reversed by DESC), from start.
@@ -292,19 +329,25 @@ func sortGeneric(c *Ctx, readonly bool) {
 	var order []int32 // the sorted order of vector (nil: unsorted)
 	convErr := false
 	if !dontsort {
+		if o.alpha && hasBy {
+			o.cmps = make([]span, len(vector))
+		}
 		for j := range vector {
 			it := &vector[j]
-			byval := it.obj
+			byval := elems.str(it.obj)
 			if hasBy {
-				v, ok := sortLookup(c, &keyBuf, &byPat, it.obj)
+				v, ok := sortLookup(c, &keyBuf, &byPat, byval)
 				if !ok {
+					if o.cmps != nil {
+						o.cmps[j] = span{n: -1}
+					}
 					continue
 				}
 				byval = v
 			}
 			if o.alpha {
 				if hasBy {
-					it.cmp, it.hasCmp = strings.Clone(byval), true
+					o.cmps[j] = elems.addString(byval)
 				}
 			} else {
 				var ok bool
@@ -320,7 +363,8 @@ func sortGeneric(c *Ctx, readonly bool) {
 		for i := range order {
 			order[i] = int32(i)
 		}
-		cmp := func(a, b *int32) int { return o.compare(&vector[*a], &vector[*b]) }
+		o.items = vector
+		cmp := func(a, b *int32) int { return o.compare(*a, *b) }
 		switch {
 		case convErr: // the reply is an error: no need to sort
 		case hasBy && (start != 0 || end != len(vector)-1):
@@ -332,9 +376,9 @@ func sortGeneric(c *Ctx, readonly bool) {
 	// obj is the j-th element in sorted order.
 	obj := func(j int) string {
 		if order != nil {
-			return vector[order[j]].obj
+			return elems.str(vector[order[j]].obj)
 		}
-		return vector[j].obj
+		return elems.str(vector[j].obj)
 	}
 
 	count := max(end-start+1, 0)
@@ -373,27 +417,6 @@ func sortGeneric(c *Ctx, readonly bool) {
 		sortStore(c, storekey, out)
 		c.W.Int(int64(outputlen))
 	}
-}
-
-// strArena copies byte strings into shared buffers that are never
-// written again, so that the strings can view them: one allocation per
-// few KiB rather than one per element.
-type strArena struct{ buf []byte }
-
-func (a *strArena) add(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if cap(a.buf)-len(a.buf) < len(b) {
-		a.buf = make([]byte, 0, max(512, len(b), 2*cap(a.buf)))
-	}
-	n := len(a.buf)
-	a.buf = append(a.buf, b...)
-	return unsafe.String(&a.buf[n], len(b))
-}
-
-func (a *strArena) addString(s string) string {
-	return a.add(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // msort is a stable merge sort (glibc's qsort, which Redis calls, is one

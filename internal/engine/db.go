@@ -50,6 +50,11 @@ const (
 	encRaw         strEncoding = iota // "raw"
 	encEmbstr                         // "embstr"
 	encIntUnshared                    // "int", not one of the shared integers
+	// encOwned is "raw" too, for a buffer private to its key that the
+	// HLL commands write in place (cmd_hll.go, ownedHLL). Whatever keeps
+	// such a value beyond the command that read it must copy its bytes
+	// (COPY does: copyValue) or drop the mark.
+	encOwned
 )
 
 func (e strEncoding) String() string {

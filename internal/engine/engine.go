@@ -147,13 +147,8 @@ type Engine struct {
 	executing int           // handlers running (nested in EXEC and scripts)
 	runSeq    uint64        // handlers started, to tell one command's events from the next's
 
-	// clock is when the last command Call ran ended; valid (clockOK)
-	// until the lock is released, so that the next command of the same
-	// batch starts at that reading instead of reading the clock again
-	// (one clock read per command, not three: they cost 10-15% of a
-	// cheap command's CPU on the bench machine).
-	clock   time.Time
-	clockOK bool
+	// clock times commands (cmdstats.go): one clock read per command.
+	clock cmdClock
 	// nested holds the contexts of commands run inside another (Exec,
 	// EXEC), one per nesting depth, reused: a Ctx escapes to the heap
 	// (handlers are called indirectly), and a script's redis.call would
@@ -480,15 +475,11 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	cl.curW = w
 	prevCur := e.current
 	e.current = cl
-	t0 := e.clock
-	if !e.clockOK {
-		t0 = time.Now()
-	}
-	cl.LastActive.Store(t0.UnixMilli()) // CLIENT LIST's idle
+	nowMs := e.clock.start()
+	cl.LastActive.Store(nowMs) // CLIENT LIST's idle
 	off0 := e.replOffset()
-	wt := e.call(cl, args, w, t0)
-	d := time.Since(t0)
-	e.clock, e.clockOK = t0.Add(d), true
+	wt := e.call(cl, args, w, nowMs)
+	d := e.clock.stop()
 	if off := e.replOffset(); off != off0 {
 		cl.woff = off // WAIT waits for this client's last write (cmd_repl.go)
 	}
@@ -518,9 +509,9 @@ func (e *Engine) Call(cl *Client, args [][]byte, w *resp.Writer) *Waiter {
 	return wt
 }
 
-// call runs one command for cl. now is when it arrived: its Ctx.Now and
-// the start of its commandstats time (one clock read per command).
-func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) *Waiter {
+// call runs one command for cl. nowMs is when it arrived (unix ms): its
+// Ctx.Now.
+func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, nowMs int64) *Waiter {
 	if len(e.trk.clients) > 0 {
 		e.limitTrackingTable()
 	}
@@ -529,7 +520,7 @@ func (e *Engine) call(cl *Client, args [][]byte, w *resp.Writer, now time.Time) 
 	// commands in separate contexts), and a fresh Ctx per command would be
 	// one heap allocation per command, since handlers are called indirectly.
 	c := &cl.ctx
-	*c = Ctx{E: e, Client: cl, W: w, Args: args, Now: now.UnixMilli()}
+	*c = Ctx{E: e, Client: cl, W: w, Args: args, Now: nowMs}
 	cmd := cl.lastCmd
 	if cmd == nil || !EqualFold(args[0], cmd.Name) {
 		cmd = e.cmds.Lookup(args)
