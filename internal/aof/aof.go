@@ -186,6 +186,9 @@ type AOF struct {
 	dual      bool
 	afterMark []byte
 	afterOff  int64 // bytes of afterMark already moved to the new file
+	// afterSpare is afterMark's buffer after drainAfterMark wrote it,
+	// reused rather than grown anew every few MB.
+	afterSpare []byte
 	// mirror: the new incremental file of a switch about to complete;
 	// the leader writes to it what it writes to file, after file (see
 	// finishSwitch).
@@ -366,6 +369,9 @@ func (a *AOF) closeRecord() {
 	a.mu.Lock()
 	a.buf = append(a.buf, a.rec.buf...)
 	if a.dual {
+		if a.afterMark == nil {
+			a.afterMark, a.afterSpare = a.afterSpare[:0], nil
+		}
 		a.afterMark = append(a.afterMark, a.rec.buf...)
 	}
 	a.end += int64(len(a.rec.buf))
