@@ -365,7 +365,7 @@ func (a *AOF) drainAfterMark(sw *switchState) error {
 	}
 	a.mu.Lock()
 	kept := a.afterMark
-	a.afterMark = nil
+	a.afterMark, a.afterRec = nil, 0
 	a.afterOff += int64(len(kept))
 	a.mu.Unlock()
 	if len(kept) == 0 {
@@ -409,7 +409,8 @@ func (a *AOF) beginSwitch() *switchState {
 	}
 	a.mu.Lock()
 	sw.mark = a.end
-	a.dual, a.afterMark, a.afterOff = true, nil, 0
+	// Nothing after the switch point joins a record from before it.
+	a.dual, a.afterMark, a.afterOff, a.bufRec, a.afterRec = true, nil, 0, 0, 0
 	a.mu.Unlock()
 	return sw
 }
@@ -420,7 +421,7 @@ func (a *AOF) abortSwitch(holdBusy bool) {
 		return
 	}
 	a.mu.Lock()
-	a.dual, a.afterMark, a.afterOff, a.afterSpare = false, nil, 0, nil
+	a.dual, a.afterMark, a.afterOff, a.afterSpare, a.afterRec = false, nil, 0, nil, 0
 	if holdBusy {
 		a.busy = false
 	}
@@ -524,13 +525,13 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 	}
 	a.busy = true
 	buf, after, off, endNow := a.buf, a.afterMark, a.afterOff, a.end
-	a.buf = a.spare[:0]
+	a.buf, a.bufRec = a.spare[:0], 0
 	f0 := a.file
 	a.mu.Unlock()
 	t0 := time.Now()
 	if off+int64(len(after)) != endNow-sw.mark {
 		a.mu.Lock()
-		a.buf = append(buf, a.buf...)
+		a.buf, a.bufRec = append(buf, a.buf...), 0
 		a.mu.Unlock()
 		return fail(fmt.Errorf("aof: %d bytes kept since the switch point, %d appended", off+int64(len(after)), endNow-sw.mark), true)
 	}
@@ -544,7 +545,7 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 	}
 	a.mu.Lock()
 	if err != nil {
-		a.buf = append(buf, a.buf...) // the next leader retries
+		a.buf, a.bufRec = append(buf, a.buf...), 0 // the next leader retries
 		a.mu.Unlock()
 		return fail(err, true)
 	}
@@ -555,7 +556,7 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 	a.mirrorSynced = sw.mark + pre // in the base, or fsynced in the new file
 	// What follows endNow, kept in afterMark too until now, reaches the
 	// new file through the leaders' writes.
-	a.dual, a.afterMark, a.afterOff, a.afterSpare = false, nil, 0, nil
+	a.dual, a.afterMark, a.afterOff, a.afterSpare, a.afterRec = false, nil, 0, nil, 0
 	a.busy = false
 	a.updPending()
 	a.cond.Broadcast()
