@@ -6,9 +6,9 @@
 //	ordo-server ordo.conf --port 6381
 //
 // Memory: unless the GOGC environment variable is set, ordo-server runs
-// Go's collector at GOGC=50 (gcPercent, gc.go): the heap grows to 1.5
+// Go's collector at GOGC=30 (gcPercent, gc.go): the heap grows to 1.3
 // times its live size between collections instead of twice, which keeps
-// RSS near redis-server's under sustained writes with AOF rewrites.
+// RSS at or below redis-server's under sustained writes with AOF rewrites.
 //
 // Profiling: a binary built with `go build -tags ordo_pprof` serves
 // net/http/pprof at the address in ORDO_PPROF (e.g. 127.0.0.1:6060); the

@@ -101,7 +101,7 @@ func TestRDBImportErrors(t *testing.T) {
 	}
 }
 
-// ordo-server collects at GOGC=50 unless the environment sets GOGC, which
+// ordo-server collects at GOGC=30 unless the environment sets GOGC, which
 // it then leaves alone.
 func TestGCPercent(t *testing.T) {
 	old := debug.SetGCPercent(100)
