@@ -266,9 +266,9 @@ type encoder struct {
 	args [][]byte // a string's SET or a PEXPIREAT
 	num  []byte
 	err  error
-	// emit receives each command: appendCmd (appendValue) or a caller's.
-	emit   func([][]byte)
-	append func([][]byte) // e.appendCmd as a func value, made once
+	// append is e.appendCmd as a func value, made once (a method value
+	// made per call would be allocated per key).
+	append func([][]byte)
 }
 
 func newEncoder() *encoder {
