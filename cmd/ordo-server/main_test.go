@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +98,23 @@ func TestRDBImportErrors(t *testing.T) {
 		if code != 1 || !strings.Contains(errs, tc.want) {
 			t.Errorf("ordo-server %q: status %d, stderr %q; want status 1 and %q", tc.args, code, errs, tc.want)
 		}
+	}
+}
+
+// ordo-server collects at GOGC=30 unless the environment sets GOGC, which
+// it then leaves alone.
+func TestGCPercent(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	t.Setenv("GOGC", "200")
+	os.Unsetenv("GOGC")
+	setGCPercent()
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Fatalf("without GOGC: GC percent %d, want %d", got, gcPercent)
+	}
+	t.Setenv("GOGC", "100")
+	setGCPercent()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("with GOGC=100: GC percent %d, want it left at 100", got)
 	}
 }

@@ -126,6 +126,25 @@ func (r *record) end() {
 	r.start = -1
 }
 
+// canJoin reports whether payload may join the closed record at the
+// start of r (its header, then its payload, which ends r): joined, it
+// stays within recordBytes.
+func canJoin(r, payload []byte) bool {
+	n := int(binary.LittleEndian.Uint32(r[0:4]))
+	return n == len(r)-hdrLen && n+len(payload) <= recordBytes
+}
+
+// joinRecord extends the closed record at the start of r with payload,
+// which the caller appends to r: the header's length and both checksums
+// are updated (CRC32C extends without rereading the payload).
+func joinRecord(r, payload []byte) {
+	h := r[:hdrLen]
+	crc := crc32.Update(binary.LittleEndian.Uint32(h[4:8]), castagnoli, payload)
+	binary.LittleEndian.PutUint32(h[0:4], binary.LittleEndian.Uint32(h[0:4])+uint32(len(payload)))
+	binary.LittleEndian.PutUint32(h[4:8], crc)
+	binary.LittleEndian.PutUint32(h[8:12], crc32.Checksum(h[0:8], castagnoli))
+}
+
 // openLen is the size of the open record (0 if none).
 func (r *record) openLen() int {
 	if r.start < 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"time"
 	"unsafe"
@@ -53,10 +54,6 @@ func (rw *rewrite) reserve(db, keys, expires int) {
 
 func keyBytes(k string) []byte { return unsafe.Slice(unsafe.StringData(k), len(k)) }
 
-func (a *AOF) emitValue(rw *rewrite, dbi int, key string, v engine.Value, at int64) {
-	forEachCommand(key, v, at, func(args [][]byte) { rw.emit(dbi, args) }, &rw.err)
-}
-
 // tmpBase creates the temporary base file of a rewrite.
 func (a *AOF) tmpBase() (*os.File, string, error) {
 	if err := os.MkdirAll(a.dir, 0o755); err != nil {
@@ -95,8 +92,9 @@ func (a *AOF) startRewriteLocked(bgsave bool) error {
 	for _, db := range a.e.DBs() {
 		bg.hints = append(bg.hints, [2]int{db.Len(), db.ExpiresLen()})
 	}
+	enc := newEncoder() // used under the engine lock only
 	bg.snap = a.e.BeginSnapshotEncoded(func(buf []byte, key string, v engine.Value, at int64) []byte {
-		buf, err := appendValue(buf, key, v, at)
+		buf, err := enc.appendValue(buf, key, v, at)
 		if err != nil && bg.err == nil {
 			bg.err = err
 		}
@@ -181,6 +179,11 @@ func (a *AOF) rewriteBody(bg *bgRewrite) (err error) {
 			written = 0
 			err = a.drainAfterMark(sw)
 		}
+		// Let the clients ready now run before the next piece (at most
+		// a slice's or a record's worth): with GOMAXPROCS 1 the runtime
+		// preempts a goroutine only after 10 ms, and a client's request
+		// waited behind the rewrite's serialization that long.
+		runtime.Gosched()
 		return err
 	}
 	cur := -1
@@ -192,6 +195,20 @@ func (a *AOF) rewriteBody(bg *bgRewrite) (err error) {
 				rec.add([][]byte{[]byte(reserveDirective), strconv.AppendInt(nil, int64(h[0]), 10), strconv.AppendInt(nil, int64(h[1]), 10)})
 			}
 			cur = db
+		}
+	}
+	// A big collection's copy is turned into commands here, without
+	// the lock, a record at a time.
+	bigEnc := newEncoder()
+	var bigErr error
+	bigEmit := func(args [][]byte) {
+		rec.add(args)
+		if rec.openLen() > recordBytes {
+			rec.end()
+			if bigErr == nil {
+				bigErr = write(rec.buf)
+			}
+			rec.buf = rec.buf[:0]
 		}
 	}
 	err = write(bg.head)
@@ -206,22 +223,17 @@ func (a *AOF) rewriteBody(bg *bgRewrite) (err error) {
 			Big: func(db int, key string, v engine.Value, at int64) error {
 				rec = record{buf: rec.buf[:0], start: -1}
 				sel(db)
-				var err error
-				forEachCommand(key, v, at, func(args [][]byte) {
-					rec.add(args)
-					if rec.openLen() > recordBytes {
-						rec.end()
-						if err == nil {
-							err = write(rec.buf)
-						}
-						rec.buf = rec.buf[:0]
-					}
-				}, &err)
+				bigErr = nil
+				bigEnc.err = nil
+				bigEnc.each(key, v, at, bigEmit)
 				rec.end()
-				if err == nil {
-					err = write(rec.buf)
+				if bigErr == nil {
+					bigErr = write(rec.buf)
 				}
-				return err
+				if bigErr == nil {
+					bigErr = bigEnc.err
+				}
+				return bigErr
 			},
 			Canceled: a.rwCancel.Load,
 		})
@@ -243,40 +255,74 @@ func (a *AOF) rewriteBody(bg *bgRewrite) (err error) {
 	return a.finishSwitch(sw, f, tmp, size)
 }
 
-// appendValue appends the commands recreating key's value v (at: its
-// absolute expiry, -1 for none) as RESP requests. The engine lock is held
-// or v is a private copy.
-func appendValue(buf []byte, key string, v engine.Value, at int64) ([]byte, error) {
-	var err error
-	forEachCommand(key, v, at, func(args [][]byte) { buf = resp.AppendCommandBytes(buf, args) }, &err)
-	return buf, err
+// encoder turns values into the commands recreating them, reusing its
+// scratch space: a rewrite encodes every key of the data set, and an
+// argument list, a number's digits and a closure per key were most of
+// what a rewrite allocated (and so most of the collections it caused
+// under load, which grew the heap and paused clients; bench/README.md's
+// soak section). One encoder is used by one goroutine at a time.
+type encoder struct {
+	buf  []byte   // appendValue's output
+	args [][]byte // a string's SET or a PEXPIREAT
+	num  []byte
+	err  error
+	// append is e.appendCmd as a func value, made once (a method value
+	// made per call would be allocated per key).
+	append func([][]byte)
 }
 
-// forEachCommand calls emit with each command recreating key's value:
-// SET ... PXAT for a string, Typed.Rewrite and PEXPIREAT for a collection.
-func forEachCommand(key string, v engine.Value, at int64, emit func([][]byte), errp *error) {
+func newEncoder() *encoder {
+	e := &encoder{args: make([][]byte, 0, 5), num: make([]byte, 0, 20)}
+	e.append = e.appendCmd
+	return e
+}
+
+func (e *encoder) appendCmd(args [][]byte) { e.buf = resp.AppendCommandBytes(e.buf, args) }
+
+// appendValue appends the commands recreating key's value v (at: its
+// absolute expiry, -1 for none) as RESP requests to buf. The engine lock
+// is held or v is a private copy.
+func (e *encoder) appendValue(buf []byte, key string, v engine.Value, at int64) ([]byte, error) {
+	e.buf, e.err = buf, nil
+	e.each(key, v, at, e.append)
+	buf, e.buf = e.buf, nil
+	return buf, e.err
+}
+
+// each calls emit with each command recreating key's value: SET ... PXAT
+// for a string, Typed.Rewrite and PEXPIREAT for a collection. The args
+// given to emit are valid only during the call.
+func (e *encoder) each(key string, v engine.Value, at int64, emit func([][]byte)) {
 	kb := keyBytes(key)
 	if v.Obj() == nil {
 		s := v.Str()
-		args := [][]byte{[]byte("SET"), kb, unsafe.Slice(unsafe.StringData(s), len(s))}
+		e.args = append(e.args[:0], setCmd, kb, unsafe.Slice(unsafe.StringData(s), len(s)))
 		if at >= 0 {
-			args = append(args, []byte("PXAT"), strconv.AppendInt(nil, at, 10))
+			e.num = strconv.AppendInt(e.num[:0], at, 10)
+			e.args = append(e.args, pxatArg, e.num)
 		}
-		emit(args)
+		emit(e.args)
 		return
 	}
 	t, ok := v.Obj().(engine.Typed)
 	if !ok {
-		if *errp == nil {
-			*errp = fmt.Errorf("key %q holds a %T, which cannot be rewritten", key, v.Obj())
+		if e.err == nil {
+			e.err = fmt.Errorf("key %q holds a %T, which cannot be rewritten", key, v.Obj())
 		}
 		return
 	}
 	t.Rewrite(key, emit)
 	if at >= 0 {
-		emit([][]byte{[]byte("PEXPIREAT"), kb, strconv.AppendInt(nil, at, 10)})
+		e.num = strconv.AppendInt(e.num[:0], at, 10)
+		emit(append(e.args[:0], pexpireatCmd, kb, e.num))
 	}
 }
+
+var (
+	setCmd       = []byte("SET")
+	pxatArg      = []byte("PXAT")
+	pexpireatCmd = []byte("PEXPIREAT")
+)
 
 // switchState carries a switch from its point (a background rewrite's
 // T0, under the engine lock) to the file operations.
@@ -320,13 +366,18 @@ func (a *AOF) drainAfterMark(sw *switchState) error {
 	}
 	a.mu.Lock()
 	kept := a.afterMark
-	a.afterMark = nil
+	a.afterMark, a.afterRec = nil, 0
 	a.afterOff += int64(len(kept))
 	a.mu.Unlock()
 	if len(kept) == 0 {
 		return nil
 	}
 	_, err := sw.newf.Write(kept)
+	if cap(kept) <= 16<<20 {
+		a.mu.Lock()
+		a.afterSpare = kept[:0]
+		a.mu.Unlock()
+	}
 	return err
 }
 
@@ -362,7 +413,8 @@ func (a *AOF) beginSwitch() *switchState {
 	}
 	a.mu.Lock()
 	sw.mark = a.end
-	a.dual, a.afterMark, a.afterOff = true, nil, 0
+	// Nothing after the switch point joins a record from before it.
+	a.dual, a.afterMark, a.afterOff, a.bufRec, a.afterRec = true, nil, 0, 0, 0
 	a.mu.Unlock()
 	return sw
 }
@@ -373,7 +425,7 @@ func (a *AOF) abortSwitch(holdBusy bool) {
 		return
 	}
 	a.mu.Lock()
-	a.dual, a.afterMark, a.afterOff = false, nil, 0
+	a.dual, a.afterMark, a.afterOff, a.afterSpare, a.afterRec = false, nil, 0, nil, 0
 	if holdBusy {
 		a.busy = false
 	}
@@ -467,6 +519,13 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 	if err != nil {
 		return fail(err, false)
 	}
+	// The fsyncs above can take long on a busy disk (62 ms were seen
+	// under the soak), and what arrived meanwhile would be written
+	// while writers wait: move it to the new file now (not fsynced:
+	// pre stays what is).
+	if err := a.drainAfterMark(sw); err != nil {
+		return fail(err, false)
+	}
 	// Mirror: take the writer's place once, for as long as it takes to
 	// bring both files up to the same point (a write to each, of what
 	// arrived since the drain above); from then on the leader writes what
@@ -480,13 +539,13 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 	}
 	a.busy = true
 	buf, after, off, endNow := a.buf, a.afterMark, a.afterOff, a.end
-	a.buf = a.spare[:0]
+	a.buf, a.bufRec = a.spare[:0], 0
 	f0 := a.file
 	a.mu.Unlock()
 	t0 := time.Now()
 	if off+int64(len(after)) != endNow-sw.mark {
 		a.mu.Lock()
-		a.buf = append(buf, a.buf...)
+		a.buf, a.bufRec = append(buf, a.buf...), 0
 		a.mu.Unlock()
 		return fail(fmt.Errorf("aof: %d bytes kept since the switch point, %d appended", off+int64(len(after)), endNow-sw.mark), true)
 	}
@@ -500,7 +559,7 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 	}
 	a.mu.Lock()
 	if err != nil {
-		a.buf = append(buf, a.buf...) // the next leader retries
+		a.buf, a.bufRec = append(buf, a.buf...), 0 // the next leader retries
 		a.mu.Unlock()
 		return fail(err, true)
 	}
@@ -511,7 +570,7 @@ func (a *AOF) finishSwitch(sw *switchState, f *os.File, tmp string, size int64) 
 	a.mirrorSynced = sw.mark + pre // in the base, or fsynced in the new file
 	// What follows endNow, kept in afterMark too until now, reaches the
 	// new file through the leaders' writes.
-	a.dual, a.afterMark, a.afterOff = false, nil, 0
+	a.dual, a.afterMark, a.afterOff, a.afterSpare, a.afterRec = false, nil, 0, nil, 0
 	a.busy = false
 	a.updPending()
 	a.cond.Broadcast()
@@ -589,17 +648,27 @@ func (a *AOF) saveLocked() error {
 	a.e.RewriteState(rw.emit)
 	size := int64(len(fileMagic))
 	now := engine.NowMs()
+	enc := newEncoder()
+	dbi := 0
+	emit := func(args [][]byte) { rw.emit(dbi, args) }
+	var spare []byte
 	for i, db := range a.e.DBs() {
 		if db.Len() > 0 {
 			rw.reserve(i, db.Len(), db.ExpiresLen())
 		}
+		dbi = i
 		db.Each(now, func(k string, v engine.Value, at int64) bool {
-			a.emitValue(rw, i, k, v, at)
+			enc.each(k, v, at, emit)
+			if enc.err != nil && rw.err == nil {
+				rw.err = enc.err
+			}
 			if len(rw.base.buf) >= chunkBytes && err == nil {
 				rw.base.end()
+				out := rw.base.take(spare)
 				var n int
-				n, err = f.Write(rw.base.take(nil))
+				n, err = f.Write(out)
 				size += int64(n)
+				spare = out
 			}
 			return rw.err == nil && err == nil
 		})

@@ -70,6 +70,11 @@ type Snapshot struct {
 	ended     bool
 	// enc, if set, serializes entries instead of RDB (BeginSnapshotEncoded).
 	enc EntryEncoder
+	// spare is a slice's buffer handed back by WalkTo once its sink has
+	// it: each slice's output is written and done with before the next,
+	// and a fresh buffer grown per slice made as much garbage as the
+	// whole file per rewrite (the lock held).
+	spare []byte
 }
 
 // EntryEncoder serializes one key's value as of the snapshot (at: its
@@ -83,7 +88,7 @@ type EntryEncoder func(buf []byte, key string, v Value, at int64) []byte
 type SnapshotSink struct {
 	// Chunk receives serialized entries of database db (its number at
 	// T0): keys of one database come in a row, all of them before the
-	// next database's. buf is not used by the snapshot afterwards.
+	// next database's. buf is reused by the snapshot once Chunk returns.
 	Chunk func(db int, buf []byte) error
 	// Big receives a big collection's private copy, to be serialized
 	// without the lock, after its database's chunks.
@@ -146,10 +151,10 @@ func (e *Engine) BeginSnapshotEncoded(enc EntryEncoder) *Snapshot {
 }
 
 // WalkTo walks the snapshot as Walk does and hands what it serialized to
-// out as it goes, database by database (a database's captured keys and
-// big collections once its walk is complete: no capture happens after
-// that), so the image is not held in memory whole; then it ends the
-// snapshot. The caller does not hold the lock; out's functions are called
+// out as it goes, database by database (the keys captured meanwhile and
+// big collections as they come, the last captured keys once its walk is
+// complete: no capture happens after that), so the image is not held in
+// memory whole; then it ends the snapshot. The caller does not hold the lock; out's functions are called
 // without it.
 func (s *Snapshot) WalkTo(out SnapshotSink) error {
 	e := s.e
@@ -158,6 +163,7 @@ func (s *Snapshot) WalkTo(out SnapshotSink) error {
 		s.End()
 		e.Unlock()
 	}()
+	var spare []byte
 	for _, d := range s.dbs {
 		for {
 			if out.Canceled != nil && out.Canceled() {
@@ -165,29 +171,39 @@ func (s *Snapshot) WalkTo(out SnapshotSink) error {
 			}
 			e.Lock()
 			t0 := time.Now()
+			s.spare = spare
 			if !d.complete {
 				s.walkSlice(d)
 			}
 			done := d.complete
 			chunks, bigs := d.walk, d.walkBig
 			d.walk, d.walkBig = nil, nil
+			// Captured keys are written as they accumulate, not kept
+			// to the end: each is a key's whole T0 value, written once,
+			// and a big collection's copy (the keys a mixed load writes
+			// all the time are captured first) is freed once written.
+			bigs = append(bigs, d.captBig...)
+			d.captBig = nil
 			var capt snapChunk
-			if done {
+			takeCapt := done || len(d.capt.buf) >= snapSliceBytes
+			if takeCapt {
 				capt = d.capt
 				d.capt = snapChunk{}
-				bigs = append(bigs, d.captBig...)
-				d.captBig = nil
 			}
 			s.hold(t0)
 			e.Unlock()
-			if done {
+			if takeCapt {
 				chunks = append(chunks, &capt)
 			}
+			spare = nil
 			for _, c := range chunks {
 				if len(c.buf) > 0 {
 					if err := out.Chunk(d.id, c.buf); err != nil {
 						return err
 					}
+				}
+				if cap(c.buf) > cap(spare) && cap(c.buf) <= 2*snapSliceBytes {
+					spare = c.buf[:0]
 				}
 			}
 			for _, b := range bigs {
@@ -237,7 +253,8 @@ func (s *Snapshot) hold(t0 time.Time) {
 
 // walkSlice serializes one slice of d's keys (the lock held).
 func (s *Snapshot) walkSlice(d *snapDB) {
-	c := &snapChunk{}
+	c := &snapChunk{buf: s.spare}
+	s.spare = nil
 	n := 0
 	// A big collection's copy ends the slice: several in one (tens of ms
 	// each for 200,000-member sorted sets) held the lock for their sum.
