@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/ordo-db/ordo/internal/engine"
 )
 
 // A replica's full sync replaces the data set without going through the
@@ -114,7 +112,7 @@ func (a *AOF) startLiveLocked() error {
 	// buffered before T0 (runLive).
 	a.busy = true
 	pre, mark, oldf := a.buf, a.end, a.file
-	a.buf = nil
+	a.buf, a.bufRec = nil, 0 // nothing after T0 joins a record of the old file
 	a.file = f
 	a.fileGen++
 	a.fileSize = int64(len(fileMagic))
@@ -122,20 +120,7 @@ func (a *AOF) startLiveLocked() error {
 	a.incrSize.Store(int64(len(fileMagic)))
 
 	bg := &bgRewrite{sw: &switchState{live: true, seq: seq, newf: f}}
-	head := newRewrite()
-	a.e.RewriteState(head.emit)
-	head.base.end()
-	bg.head = head.base.take(nil)
-	for _, db := range a.e.DBs() {
-		bg.hints = append(bg.hints, [2]int{db.Len(), db.ExpiresLen()})
-	}
-	bg.snap = a.e.BeginSnapshotEncoded(func(buf []byte, key string, v engine.Value, at int64) []byte {
-		buf, err := appendValue(buf, key, v, at)
-		if err != nil && bg.err == nil {
-			bg.err = err
-		}
-		return buf
-	})
+	a.beginBase(bg)
 	a.rewriteRunning.Store(true)
 	a.bgsaveRunning.Store(false)
 	a.rewriteStart.Store(time.Now().UnixMilli())

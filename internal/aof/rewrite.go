@@ -82,9 +82,22 @@ func (a *AOF) startRewriteLocked(bgsave bool) error {
 		return errors.New("ERR shutting down")
 	}
 	bg := &bgRewrite{bgsave: bgsave}
-	// State that is not in keys (index definitions) comes first: the keys
-	// loaded after it are indexed as they are replayed. Then each
-	// database's size hint, as of T0.
+	a.beginBase(bg)
+	bg.sw = a.beginSwitch()
+	a.rewriteRunning.Store(true)
+	a.bgsaveRunning.Store(bgsave)
+	a.rewriteStart.Store(time.Now().UnixMilli())
+	a.rwCancel.Store(false)
+	a.rwDone = make(chan struct{})
+	go a.runRewrite(bg, a.rwDone)
+	return nil
+}
+
+// beginBase is T0 of bg's base (engine lock held). State that is not in
+// keys (index definitions) comes first: the keys loaded after it are
+// indexed as they are replayed. Then each database's size hint, as of
+// T0; then the snapshot the keys are written from.
+func (a *AOF) beginBase(bg *bgRewrite) {
 	head := newRewrite()
 	a.e.RewriteState(head.emit)
 	head.base.end()
@@ -100,14 +113,6 @@ func (a *AOF) startRewriteLocked(bgsave bool) error {
 		}
 		return buf
 	})
-	bg.sw = a.beginSwitch()
-	a.rewriteRunning.Store(true)
-	a.bgsaveRunning.Store(bgsave)
-	a.rewriteStart.Store(time.Now().UnixMilli())
-	a.rwCancel.Store(false)
-	a.rwDone = make(chan struct{})
-	go a.runRewrite(bg, a.rwDone)
-	return nil
 }
 
 // bgRewrite is a running background rewrite.
