@@ -24,8 +24,7 @@ import (
 )
 
 func main() {
-	setGCPercent()
-	go releaseWhenQuiet()
+	go releaseWhenQuiet(setGCPercent())
 	if err := server.Main(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo-server:", err)
 		os.Exit(1)

@@ -104,17 +104,24 @@ func TestRDBImportErrors(t *testing.T) {
 // ordo-server collects at GOGC=30 unless the environment sets GOGC, which
 // it then leaves alone.
 func TestGCPercent(t *testing.T) {
-	old := debug.SetGCPercent(100)
+	old := debug.SetGCPercent(50)
 	defer debug.SetGCPercent(old)
 	t.Setenv("GOGC", "200")
 	os.Unsetenv("GOGC")
-	setGCPercent()
-	if got := debug.SetGCPercent(100); got != gcPercent {
-		t.Fatalf("without GOGC: GC percent %d, want %d", got, gcPercent)
+	if !setGCPercent() || debug.SetGCPercent(50) != 100 {
+		t.Fatal("without GOGC: not tuned, or not starting at Go's 100")
 	}
-	t.Setenv("GOGC", "100")
-	setGCPercent()
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Fatalf("with GOGC=100: GC percent %d, want it left at 100", got)
+	t.Setenv("GOGC", "50")
+	if setGCPercent() || debug.SetGCPercent(50) != 50 {
+		t.Fatal("with GOGC=50: tuned anyway, or the percent changed")
+	}
+	// At least gcMinHeadroom (16 MiB) of headroom, between 30 and 100.
+	for _, c := range []struct {
+		live uint64
+		want int
+	}{{0, 100}, {4 << 20, 100}, {16 << 20, 100}, {32 << 20, 50}, {64 << 20, 30}, {1 << 30, 30}} {
+		if got := gcPercentFor(c.live); got != c.want {
+			t.Errorf("gcPercentFor(%d MiB) = %d, want %d", c.live>>20, got, c.want)
+		}
 	}
 }

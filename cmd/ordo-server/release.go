@@ -41,7 +41,7 @@ const (
 	releaseMin   = 2 << 20
 )
 
-func releaseWhenQuiet() {
+func releaseWhenQuiet(tuneGC bool) {
 	samples := []metrics.Sample{
 		{Name: "/gc/cycles/total:gc-cycles"},
 		{Name: "/memory/classes/heap/free:bytes"},    // free, not yet returned
@@ -50,10 +50,15 @@ func releaseWhenQuiet() {
 	}
 	var lastGC uint64
 	var lastCPU time.Duration
+	percent := gcPercentFor(0)
 	for range time.Tick(releaseEvery) {
 		metrics.Read(samples)
 		gcs, free, objects, live := samples[0].Value.Uint64(), samples[1].Value.Uint64(),
 			samples[2].Value.Uint64(), samples[3].Value.Uint64()
+		if p := gcPercentFor(live); tuneGC && p != percent {
+			debug.SetGCPercent(p) // gc.go
+			percent = p
+		}
 		cpu := sysinfo.ProcessCPU() // 0 where unknown: then only collections tell
 		quiet := gcs == lastGC && cpu-lastCPU < releaseEvery/20
 		if quiet && worthReleasing(free, objects, live) {
