@@ -52,6 +52,25 @@ func digestOfRDB(t *testing.T, file []byte) (string, int) {
 	return e.datasetDigest(), st.Keys
 }
 
+// checkSnapshot walks s, writes it, and fails unless the file holds the
+// dataset of ref (an RDB written when s began); it returns the keys
+// WriteRDB reports written.
+func checkSnapshot(t *testing.T, s *Snapshot, ref []byte) int {
+	t.Helper()
+	s.Walk()
+	var got bytes.Buffer
+	n, err := s.WriteRDB(&got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantKeys := digestOfRDB(t, ref)
+	have, haveKeys := digestOfRDB(t, got.Bytes())
+	if have != want || haveKeys != wantKeys || n != wantKeys {
+		t.Errorf("snapshot digest %s with %d keys (%d written), want %s with %d keys (the dataset when it began)", have, haveKeys, n, want, wantKeys)
+	}
+	return n
+}
+
 // A snapshot taken in slices while every kind of change goes on (writes to
 // keys walked and not yet walked, deletions, new keys, expiry, big
 // collections, RENAME, MOVE, SWAPDB, FLUSHDB, FLUSHALL) is the dataset of
@@ -149,17 +168,8 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 		churn(300)
 		st.do("SELECT", "0")
 		churn(300)
-		s.Walk()
-		var got bytes.Buffer
-		n, err := s.WriteRDB(&got)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, wantKeys := digestOfRDB(t, ref.Bytes())
-		have, haveKeys := digestOfRDB(t, got.Bytes())
-		if have != want || haveKeys != wantKeys || n != wantKeys {
-			t.Errorf("flushall=%v: snapshot digest %s with %d keys (%d written), want %s with %d keys", flushAll, have, haveKeys, n, want, wantKeys)
-		}
+		t.Logf("flushall=%v", flushAll)
+		checkSnapshot(t, s, ref.Bytes())
 		st.e.Lock()
 		if len(st.e.snaps) != 0 {
 			t.Errorf("the engine still tracks %d snapshots", len(st.e.snaps))
@@ -198,16 +208,7 @@ func TestSnapshotWhileKeysAreDeleted(t *testing.T) {
 	st.e.Lock()
 	buckets := st.e.dbs[0].keys.Buckets()
 	st.e.Unlock()
-	s.Walk()
-	var got bytes.Buffer
-	if _, err := s.WriteRDB(&got); err != nil {
-		t.Fatal(err)
-	}
-	want, wantKeys := digestOfRDB(t, ref.Bytes())
-	have, haveKeys := digestOfRDB(t, got.Bytes())
-	if have != want || haveKeys != wantKeys {
-		t.Errorf("snapshot digest %s with %d keys, want %s with %d keys", have, haveKeys, want, wantKeys)
-	}
+	checkSnapshot(t, s, ref.Bytes())
 	st.do("DEL", "k0")
 	// The shrink is incremental, as Redis's: each command moves a bucket
 	// (or skips a few empty ones) until the smaller table is all there is.
