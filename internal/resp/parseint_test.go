@@ -2,26 +2,26 @@ package resp
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"testing"
 )
 
-// refParseInt is Redis's string2ll as parseInt implemented it before its
-// fast path for plain digits: strconv's parse, then no '+', no leading
-// zero except "0", no "-0".
+// refParseInt is Redis's string2ll written as its grammar, apart from
+// parseInt's own code: "0" or an optional '-' and digits without a
+// leading zero, within int64 (so no '+', no "-0", no spaces).
 func refParseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
+	if !intGrammar.Match(b) {
 		return 0, false
 	}
 	v, err := strconv.ParseInt(string(b), 10, 64)
 	if err != nil {
 		return 0, false
 	}
-	if b[0] == '+' || (b[0] == '0' && len(b) > 1) || (b[0] == '-' && (len(b) == 1 || b[1] == '0')) {
-		return 0, false
-	}
 	return v, true
 }
+
+var intGrammar = regexp.MustCompile(`^(0|-?[1-9][0-9]*)$`)
 
 // TestParseIntFastPath checks that the multibulk and bulk lengths a
 // request carries are parsed exactly as before the fast path: the same
